@@ -1,0 +1,159 @@
+/**
+ * Read API benchmark: 100,000 assets bulk-inserted in PostgreSQL, then `GET /api/v1/assets?limit=50`
+ * and `GET /api/v1/assets/{id}` with autocannon (max throughput, then a fixed 1,000 req/s run for
+ * p99), beside the same reads through chain calls (ownerOf + tokenURI via ethers against anvil).
+ * Prints figures; asserts nothing. Target: p99 < 50 ms at 1,000 req/s.
+ *
+ * Run: node_modules/.bin/node --import tsx bench/reads.ts  (env BENCH_ASSETS, BENCH_SECONDS)
+ */
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+import { Contract, JsonRpcProvider, Wallet } from "ethers";
+import { startTestStack } from "../test/support/stack.js";
+import { seedReadModel } from "../test/relayer/reads/seed-read-model.js";
+import { FOREIGN_KEYS, mintDirect, TOKEN_ABI } from "../test/relayer/webhooks/chain-helpers.js";
+
+interface Histogram {
+  average: number;
+  p50: number;
+  p99: number;
+}
+interface AutocannonResult {
+  requests: Histogram & { total: number };
+  latency: Histogram & { max: number };
+  non2xx: number;
+  errors: number;
+}
+type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
+const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
+
+const ASSETS = Number(process.env.BENCH_ASSETS ?? 100_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+
+function line(label: string, rps: number, p50: number, p99: number, extra = "") {
+  console.log(
+    `${label.padEnd(44)} ${rps.toFixed(0).padStart(7)} req/s   p50 ${p50.toFixed(1).padStart(6)} ms   p99 ${p99.toFixed(1).padStart(6)} ms ${extra}`,
+  );
+}
+
+async function cannon(label: string, url: string, randomIdPath: string | undefined, rate?: number) {
+  const result = await autocannon({
+    url,
+    connections: rate === undefined ? 32 : 50,
+    duration: SECONDS,
+    ...(rate === undefined ? {} : { overallRate: rate }),
+    ...(randomIdPath === undefined
+      ? {}
+      : {
+          requests: [
+            {
+              setupRequest: (req: { path: string }) => ({
+                ...req,
+                path: `${randomIdPath}${1 + Math.floor(Math.random() * ASSETS)}`,
+              }),
+            },
+          ],
+        }),
+  });
+  line(
+    label,
+    result.requests.average,
+    result.latency.p50,
+    result.latency.p99,
+    `(non-2xx ${result.non2xx}, errors ${result.errors})`,
+  );
+  return result;
+}
+
+async function chainReads(
+  provider: JsonRpcProvider,
+  tokenAddress: string,
+  tokenIds: number[],
+  seconds: number,
+) {
+  const token = new Contract(tokenAddress, TOKEN_ABI, provider);
+  const latencies: number[] = [];
+  const deadline = Date.now() + seconds * 1000;
+  const worker = async () => {
+    while (Date.now() < deadline) {
+      const id = tokenIds[Math.floor(Math.random() * tokenIds.length)]!;
+      const t0 = performance.now();
+      await Promise.all([token.getFunction("ownerOf")(id), token.getFunction("tokenURI")(id)]);
+      latencies.push(performance.now() - t0);
+    }
+  };
+  const t0 = Date.now();
+  await Promise.all(Array.from({ length: 16 }, worker));
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
+  line(
+    "chain: ownerOf+tokenURI (ethers, 16 workers)",
+    latencies.length / ((Date.now() - t0) / 1000),
+    pct(0.5),
+    pct(0.99),
+  );
+}
+
+/** Runs the read benchmark and prints its figures. */
+export async function runReadsBench(): Promise<void> {
+  const stack = await startTestStack({ logLevel: "warn" });
+  try {
+    const t0 = Date.now();
+    await seedReadModel(stack.database.pool, ASSETS);
+    console.log(`seeded ${ASSETS} assets in ${Date.now() - t0} ms; ${SECONDS} s per run`);
+    await cannon("warm-up", `${stack.baseUrl}/api/v1/assets?limit=50`, undefined);
+    console.log("-- max throughput (32 connections)");
+    await cannon(
+      "GET /api/v1/assets?limit=50",
+      `${stack.baseUrl}/api/v1/assets?limit=50`,
+      undefined,
+    );
+    await cannon(
+      "GET /api/v1/assets/{random id}",
+      `${stack.baseUrl}/api/v1/assets/1`,
+      "/api/v1/assets/",
+    );
+    console.log("-- fixed 1,000 req/s (target p99 < 50 ms)");
+    await cannon(
+      "GET /api/v1/assets?limit=50 @1000/s",
+      `${stack.baseUrl}/api/v1/assets?limit=50`,
+      undefined,
+      1000,
+    );
+    await cannon(
+      "GET /api/v1/assets/{random id} @1000/s",
+      `${stack.baseUrl}/api/v1/assets/1`,
+      "/api/v1/assets/",
+      1000,
+    );
+
+    console.log("-- the same read through the chain node");
+    const provider = new JsonRpcProvider(stack.rpcUrl, 1236, {
+      staticNetwork: true,
+      cacheTimeout: -1,
+    });
+    const minter = new Wallet(FOREIGN_KEYS[0], provider);
+    const ids: number[] = [];
+    const token = new Contract(stack.ctx.contracts.assetToken, TOKEN_ABI, provider);
+    const firstId = Number(await token.getFunction("nextTokenId")());
+    for (let i = 0; i < 20; i++) {
+      await mintDirect(stack, minter, i + 1);
+      ids.push(firstId + i);
+    }
+    await chainReads(provider, stack.ctx.contracts.assetToken, ids, SECONDS);
+    provider.destroy();
+  } finally {
+    await stack.stop();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  runReadsBench().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,22 @@
+/**
+ * `npm run bench -- <name>`: runs one benchmark by name (`writes`, `reads`, `webhooks`), or all
+ * of them in turn without a name. Each benchmark prints its own figures and ratios.
+ */
+const BENCHES: Record<string, () => Promise<void>> = {
+  writes: async () => (await import("./writes.js")).runWritesBench(),
+  reads: async () => (await import("./reads.js")).runReadsBench(),
+  webhooks: async () => (await import("./webhooks.js")).runWebhooksBench(),
+};
+
+const names = process.argv.slice(2).filter((arg) => !arg.startsWith("-"));
+const selected = names.length === 0 ? Object.keys(BENCHES) : names;
+for (const name of selected) {
+  const run = BENCHES[name];
+  if (run === undefined) {
+    console.error(`Unknown benchmark "${name}". Known: ${Object.keys(BENCHES).join(", ")}`);
+    process.exit(2);
+  }
+  console.log(`\n== bench: ${name}`);
+  await run();
+}
+process.exit(0);

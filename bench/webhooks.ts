@@ -1,0 +1,80 @@
+/**
+ * Webhook latency benchmark: anvil with 1 s blocks, the indexer (250 ms head polling) and the
+ * delivery workers, a local receiver. For each mint, the time from the block holding the event
+ * (its timestamp, and separately the moment the transaction's receipt reached the sender) to the
+ * signed delivery's arrival at the receiver. Prints p50/p95; asserts nothing.
+ * Target: p50 < block interval + 0.5 s.
+ *
+ * Run: node_modules/.bin/node --import tsx bench/webhooks.ts  (env BENCH_EVENTS, default 20)
+ */
+import { pathToFileURL } from "node:url";
+import { startIndexer } from "../relayer/src/indexer/index.js";
+import { startWebhookWorkers } from "../relayer/src/webhooks/index.js";
+import { startTestStack } from "../test/support/stack.js";
+import { mintDirect, orgSigner, testProvider } from "../test/relayer/webhooks/chain-helpers.js";
+import { startReceiver, verifyDelivery } from "../test/relayer/webhooks/receiver.js";
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 20);
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
+}
+
+/** Runs the webhook latency benchmark and prints its figures. */
+export async function runWebhooksBench(): Promise<void> {
+  const stack = await startTestStack({ blockTime: 1, logLevel: "warn" });
+  const receiver = await startReceiver();
+  const provider = testProvider(stack.rpcUrl);
+  const indexer = await startIndexer(stack.ctx, { pollIntervalMs: 250 });
+  const workers = await startWebhookWorkers(stack.ctx);
+  try {
+    const org = await stack.registerOrg();
+    const hook = await org.api<{ secret: string }>("POST", "/api/enterprise/webhooks", {
+      body: { url: receiver.url("/bench"), events: ["asset.issued"] },
+    });
+    const secret = hook.body.secret;
+    const wallet = await orgSigner(stack, org.orgId, provider);
+    const fromBlock: number[] = [];
+    const fromReceipt: number[] = [];
+    for (let i = 0; i < EVENTS; i++) {
+      const { blockNumber, txHash } = await mintDirect(stack, wallet, (i % 250) + 1);
+      const receiptAt = Date.now();
+      const block = await provider.getBlock(blockNumber);
+      await receiver.waitFor((all) => all.some((d) => d.json.txHash === txHash), 30_000);
+      const delivery = receiver.received.find((d) => d.json.txHash === txHash)!;
+      verifyDelivery(delivery, secret);
+      fromBlock.push(delivery.receivedAt - block!.timestamp * 1000);
+      fromReceipt.push(delivery.receivedAt - receiptAt);
+    }
+    fromBlock.sort((a, b) => a - b);
+    fromReceipt.sort((a, b) => a - b);
+    const avgBlockTime = (await stack.api<{ averageBlockTime: number }>("GET", "/api/v1/status"))
+      .body.averageBlockTime;
+    console.log(
+      `${EVENTS} asset.issued deliveries, block interval ${avgBlockTime} s, indexer poll 250 ms, confirmations 1`,
+    );
+    console.log(
+      `block timestamp -> delivery:  p50 ${percentile(fromBlock, 0.5)} ms   p95 ${percentile(fromBlock, 0.95)} ms   max ${fromBlock.at(-1)} ms`,
+    );
+    console.log(
+      `receipt at sender -> delivery: p50 ${percentile(fromReceipt, 0.5)} ms   p95 ${percentile(fromReceipt, 0.95)} ms   max ${fromReceipt.at(-1)} ms`,
+    );
+    console.log(`target: p50 (from block) < ${(avgBlockTime * 1000 + 500).toFixed(0)} ms`);
+  } finally {
+    await workers.stop();
+    await indexer.stop();
+    provider.destroy();
+    await receiver.close();
+    await stack.stop();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  runWebhooksBench().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

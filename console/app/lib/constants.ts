@@ -1,0 +1,36 @@
+/** Scopes a key can carry (spec section 5); `write:all` stands for the three write scopes. */
+export const SCOPES = [
+  "read",
+  "write:issue",
+  "write:transfer",
+  "write:marketplace",
+  "webhooks",
+  "admin:types",
+  "write:all",
+] as const;
+
+export const WRITE_SCOPES = ["write:issue", "write:transfer", "write:marketplace"] as const;
+
+/** Scopes a new organization gets by default. */
+export const DEFAULT_ORG_SCOPES = [
+  "read",
+  "write:issue",
+  "write:transfer",
+  "write:marketplace",
+  "webhooks",
+] as const;
+
+export const WEBHOOK_EVENTS = [
+  "asset.issued",
+  "asset.transferred",
+  "asset.listed",
+  "asset.sold",
+  "asset.delisted",
+] as const;
+
+export const LISTING_STATES = ["active", "sold", "cancelled", "expired"] as const;
+
+export const PLANS = ["free", "basic", "pro", "enterprise"] as const;
+
+/** Spec section 5: budget about 0.15 coin per asset (0.1 stake + gas, with headroom). */
+export const BUDGET_PER_ASSET_WEI = 150_000_000_000_000_000n;

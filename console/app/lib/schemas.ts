@@ -1,0 +1,77 @@
+import { z } from "zod";
+import { LISTING_STATES, PLANS, SCOPES, WEBHOOK_EVENTS } from "./constants";
+
+/**
+ * Form schemas. They mirror the relayer's own validation so mistakes show next to the field
+ * before a round trip; the relayer still validates everything.
+ */
+
+/** Sign-in: an org API key (`rwa_live_` + 64 hex) or the operator's admin token. */
+export const signInSchema = z.object({
+  credential: z
+    .string()
+    .trim()
+    .min(1, "Paste an API key or the admin token")
+    .regex(
+      /^(rwa_live_[0-9a-fA-F]{64}|ent_admin_[0-9a-f]{64})$/,
+      "Expected rwa_live_ or ent_admin_ followed by 64 hex characters",
+    ),
+});
+
+export const createKeySchema = z.object({
+  label: z.string().trim().max(100, "At most 100 characters"),
+  scopes: z.array(z.enum(SCOPES)).min(1, "Choose at least one scope"),
+});
+
+export const createWebhookSchema = z
+  .object({
+    url: z
+      .string()
+      .trim()
+      .min(1, "Enter the URL that receives events")
+      .max(2048, "At most 2048 characters")
+      .refine((value) => {
+        try {
+          const url = new URL(value);
+          return url.protocol === "https:" || url.protocol === "http:";
+        } catch {
+          return false;
+        }
+      }, "Enter a full URL, e.g. https://example.com/hooks/rwa"),
+    events: z.array(z.enum(WEBHOOK_EVENTS)).min(1, "Choose at least one event"),
+    secretMode: z.enum(["generate", "given"]),
+    secret: z.string(),
+  })
+  .superRefine((value, ctx) => {
+    if (value.secretMode === "given" && (value.secret.length < 16 || value.secret.length > 256)) {
+      ctx.addIssue({ code: "custom", path: ["secret"], message: "16 to 256 characters" });
+    }
+  });
+
+export const registerOrgSchema = z.object({
+  orgName: z.string().trim().min(1, "Enter a name").max(100, "At most 100 characters"),
+  plan: z.enum(PLANS),
+  scopes: z.array(z.enum(SCOPES)).min(1, "Choose at least one scope"),
+});
+
+export const assetTypeSchema = z.object({
+  typeName: z.string().trim().min(1, "Enter a type name").max(64, "At most 64 characters"),
+});
+
+export const assetFilterSchema = z.object({
+  assetType: z.string().trim().max(64, "At most 64 characters"),
+});
+
+export const listingFilterSchema = z.object({
+  status: z.union([z.enum(LISTING_STATES), z.literal("")]),
+});
+
+/** Field name → first message, from a failed `safeParse`. */
+export function fieldErrors(error: z.ZodError): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const key = String(issue.path[0] ?? "form");
+    out[key] ??= issue.message;
+  }
+  return out;
+}

@@ -1,0 +1,112 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname, useRouter } from "next/navigation";
+import { useEffect, useState } from "react";
+import { useSession } from "../../lib/session";
+import { Loading } from "../common/states";
+
+const ORG_NAV = [
+  { href: "/wallet/", label: "Wallet" },
+  { href: "/keys/", label: "API keys" },
+  { href: "/webhooks/", label: "Webhooks" },
+  { href: "/assets/", label: "Assets" },
+  { href: "/listings/", label: "Listings" },
+] as const;
+
+const OPERATOR_NAV = [
+  { href: "/operator/orgs/", label: "Organizations" },
+  { href: "/operator/asset-types/", label: "Asset types" },
+] as const;
+
+/** The first screen after sign-in, by session kind. */
+export function homeOf(kind: "org" | "operator"): string {
+  return kind === "org" ? "/wallet/" : "/operator/orgs/";
+}
+
+function normalize(pathname: string | null): string {
+  const path = pathname ?? "/";
+  return path.endsWith("/") ? path : `${path}/`;
+}
+
+/**
+ * Frame of every screen: header, navigation (a toggle below 768 px) and the session guard.
+ * Signed out, every screen but sign-in sends you to sign-in; signed in, sign-in sends you home;
+ * an org session never sees operator screens and vice versa.
+ */
+export function AppShell({ children }: { children: React.ReactNode }) {
+  const { state, signOut } = useSession();
+  const pathname = normalize(usePathname());
+  const router = useRouter();
+  const [navOpen, setNavOpen] = useState(false);
+  const isSignIn = pathname === "/";
+  const isOperatorPath = pathname.startsWith("/operator/");
+
+  const redirect =
+    state.status === "signed-out" && !isSignIn
+      ? "/"
+      : state.status === "signed-in" &&
+          (isSignIn || isOperatorPath !== (state.session.kind === "operator"))
+        ? homeOf(state.session.kind)
+        : undefined;
+
+  useEffect(() => {
+    if (redirect !== undefined) router.replace(redirect);
+  }, [redirect, router]);
+
+  useEffect(() => setNavOpen(false), [pathname]);
+
+  if (state.status === "loading" || redirect !== undefined) {
+    return (
+      <main className="page page-center">
+        <Loading label="Checking your session…" />
+      </main>
+    );
+  }
+  if (state.status === "signed-out") {
+    return <main className="page page-center">{children}</main>;
+  }
+
+  const session = state.session;
+  const nav = session.kind === "org" ? ORG_NAV : OPERATOR_NAV;
+  return (
+    <div className="shell">
+      <header className="topbar">
+        <button
+          type="button"
+          className="nav-toggle"
+          aria-expanded={navOpen}
+          aria-controls="main-nav"
+          onClick={() => setNavOpen((open) => !open)}
+        >
+          <span aria-hidden="true">☰</span>
+          <span className="visually-hidden">Menu</span>
+        </button>
+        <span className="brand">RWA Console</span>
+        <span className="who" data-testid="who">
+          {session.kind === "org" ? session.orgName : "Operator staff"}
+          <span className="badge">{session.kind === "org" ? session.plan : "operator"}</span>
+        </span>
+        <button type="button" className="button button-small" onClick={() => void signOut()}>
+          Sign out
+        </button>
+      </header>
+      <nav id="main-nav" className={`sidenav${navOpen ? " open" : ""}`} aria-label="Main">
+        <ul>
+          {nav.map((item) => (
+            <li key={item.href}>
+              <Link
+                href={item.href}
+                className={pathname === item.href ? "active" : undefined}
+                aria-current={pathname === item.href ? "page" : undefined}
+              >
+                {item.label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main className="page">{children}</main>
+    </div>
+  );
+}

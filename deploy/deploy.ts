@@ -1,0 +1,449 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import {
+  Contract,
+  ContractFactory,
+  getAddress,
+  isError,
+  JsonRpcProvider,
+  keccak256,
+  Network,
+  NonceManager,
+  Wallet,
+  type ContractTransactionResponse,
+  type Provider,
+  type Signer,
+  type TransactionReceipt,
+} from "ethers";
+import {
+  abiHash,
+  CONTRACT_NAMES,
+  ensureArtifacts,
+  loadAllArtifacts,
+  PROJECT_ROOT,
+  type Artifact,
+  type BuildMode,
+  type ContractName,
+} from "./artifacts.js";
+import { DEFAULT_ASSET_TYPES } from "./asset-types.js";
+import {
+  defaultDeploymentFile,
+  loadDeployment,
+  parseDeployment,
+  writeDeployment,
+  type ContractRecord,
+  type Deployment,
+  type LoadedDeployment,
+} from "./deployment-file.js";
+import {
+  AbiMismatchError,
+  DeployError,
+  InsufficientFundsError,
+  RpcUnreachableError,
+  WrongChainError,
+} from "./errors.js";
+import { probeNode } from "./rpc.js";
+
+/** Options shared by `deployAll` and `deployAllWithSigner`. */
+export interface DeployOptions {
+  /** Where to write the record; default `<root>/deployments/<chainId>.json`. */
+  outFile?: string;
+  /** Progress lines (one per step); default `console.log`. */
+  log?: (line: string) => void;
+  /** Deploy new contracts even when the recorded ABI hashes differ from the current build. */
+  force?: boolean;
+  /** Extra accounts to grant `REGISTRAR_ROLE` on the registry (the deployer always has it). */
+  registrars?: readonly string[];
+  /** Refuse to run unless the node reports this chain id. */
+  expectedChainId?: number;
+  /** Artifacts: build when missing/stale ("auto", default), "always", or "never" (caller built). */
+  build?: BuildMode;
+  /** Repository root holding artifacts/ and deployments/; default this repository. */
+  root?: string;
+  /** Asset types to make sure are registered; default the 29 `DEFAULT_ASSET_TYPES`. */
+  assetTypes?: readonly string[];
+}
+
+/** `deployAll` options: an RPC URL and the deployer's private key. */
+export interface DeployAllOptions extends DeployOptions {
+  rpcUrl: string;
+  deployerPrivateKey: string;
+}
+
+/**
+ * What a run did: `deployed` (no record before), `redeployed` (record replaced: chain reset or
+ * `force`), or `up-to-date` (recorded contracts are live and match; no contract deployed).
+ */
+export type DeployStatus = "deployed" | "redeployed" | "up-to-date";
+
+/** Result of `deployAll`. */
+export interface DeployResult {
+  status: DeployStatus;
+  file: string;
+  deployment: LoadedDeployment;
+  /** Hashes of transactions sent during this run (empty when nothing was sent). */
+  txHashes: string[];
+}
+
+/** The role functions of OpenZeppelin `AccessControl` used here. */
+const ACCESS_CONTROL_ABI = [
+  "function REGISTRAR_ROLE() view returns (bytes32)",
+  "function DEFAULT_ADMIN_ROLE() view returns (bytes32)",
+  "function hasRole(bytes32 role, address account) view returns (bool)",
+  "function grantRole(bytes32 role, address account)",
+] as const;
+
+const REGISTRY_READ_ABI = [
+  "function allTypes() view returns (string[])",
+  "function registerTypes(string[] names)",
+] as const;
+
+/** At most this many names per `registerTypes` transaction (about 75k gas each). */
+const REGISTER_BATCH_SIZE = 40;
+
+/**
+ * Deploys AssetTypeRegistry, AssetToken and Marketplace (or checks an existing deployment),
+ * registers the default asset types, grants roles and writes `deployments/<chainId>.json`.
+ *
+ * Idempotent: when the record's contracts are on chain with the current ABI it sends nothing
+ * (except for missing types or registrar grants). When the record exists but the code is gone
+ * (chain reset) it redeploys and overwrites the record. When ABI hashes differ it throws
+ * `AbiMismatchError` unless `force` is set.
+ *
+ * @param options rpcUrl, deployerPrivateKey and the `DeployOptions`
+ * @returns what was done, the record and its path
+ * @throws RpcUnreachableError, WrongChainError, InsufficientFundsError, AbiMismatchError,
+ *   ArtifactError, DeploymentFileError (all `DeployError`)
+ * @example
+ * const { deployment } = await deployAll({ rpcUrl: "http://127.0.0.1:8545", deployerPrivateKey });
+ * console.log(deployment.addresses.assetToken);
+ */
+export async function deployAll(options: DeployAllOptions): Promise<DeployResult> {
+  const { rpcUrl, deployerPrivateKey, ...rest } = options;
+  // Probe with plain fetch first: ethers' provider retries network detection forever.
+  const node = await probeNode(rpcUrl);
+  const provider = new JsonRpcProvider(rpcUrl, Network.from(node.chainId), {
+    staticNetwork: true,
+    // The default 250 ms response cache can return a stale pending nonce between two deploys.
+    cacheTimeout: -1,
+  });
+  provider.pollingInterval = 250;
+  try {
+    const signer = new Wallet(deployerPrivateKey, provider);
+    return await deployWithSigner(signer, rest, rpcUrl);
+  } finally {
+    provider.destroy();
+  }
+}
+
+/**
+ * Same as `deployAll`, with a signer connected to a provider (for callers that manage their own
+ * provider, nonce manager or keystore).
+ */
+export async function deployAllWithSigner(
+  signer: Signer,
+  options: DeployOptions = {},
+): Promise<DeployResult> {
+  return deployWithSigner(signer, options, "the RPC endpoint");
+}
+
+async function deployWithSigner(
+  baseSigner: Signer,
+  options: DeployOptions,
+  rpcLabel: string,
+): Promise<DeployResult> {
+  // Count nonces locally: transactions follow each other faster than some nodes update "pending".
+  const signer = baseSigner instanceof NonceManager ? baseSigner : new NonceManager(baseSigner);
+  const provider = signer.provider;
+  if (provider === null) throw new DeployError("The signer has no provider");
+  const log = options.log ?? ((line: string) => console.log(line));
+  const root = options.root ?? PROJECT_ROOT;
+
+  const chainId = await rpc(rpcLabel, async () => Number((await provider.getNetwork()).chainId));
+  if (options.expectedChainId !== undefined && options.expectedChainId !== chainId) {
+    throw new WrongChainError(options.expectedChainId, chainId, "the deployment");
+  }
+  const deployer = getAddress(await signer.getAddress());
+  log(`Chain ${chainId}, deployer ${deployer}`);
+
+  await ensureArtifacts({ mode: options.build ?? "auto", root, log });
+  const artifacts = await loadAllArtifacts(root);
+  const currentAbiHashes = Object.fromEntries(
+    CONTRACT_NAMES.map((name) => [name, abiHash(artifacts[name].abi)]),
+  ) as Record<ContractName, string>;
+
+  const file = path.resolve(options.outFile ?? defaultDeploymentFile(chainId, root));
+  const shown = path.relative(process.cwd(), file) || file;
+  const assetTypes = options.assetTypes ?? DEFAULT_ASSET_TYPES;
+  const registrars = (options.registrars ?? []).map((account) => getAddress(account));
+
+  let status: DeployStatus = "deployed";
+  if (existsSync(file)) {
+    const recorded = await loadDeployment(file);
+    if (recorded.chainId !== chainId) {
+      throw new WrongChainError(recorded.chainId, chainId, shown);
+    }
+    const check = await checkRecorded(provider, recorded, currentAbiHashes, rpcLabel);
+    if (check.kind === "live") {
+      log(`Recorded deployment in ${shown} is live (code present, ABI hashes match)`);
+      const txHashes = await converge(signer, recorded.addresses.assetTypeRegistry, {
+        assetTypes,
+        registrars,
+        log,
+      });
+      log(
+        txHashes.length === 0
+          ? "Up to date: nothing to do"
+          : `Up to date; sent ${txHashes.length} setup transaction(s)`,
+      );
+      return { status: "up-to-date", file, deployment: recorded, txHashes };
+    }
+    if (check.kind === "code-missing") {
+      log(
+        `Recorded contracts are not on chain ${chainId} (${check.reason}): the chain was reset. ` +
+          `Redeploying and overwriting ${shown}`,
+      );
+    } else if (options.force === true) {
+      log(`ABI of ${check.contracts.join(", ")} changed; --force given: deploying new contracts`);
+    } else {
+      throw new AbiMismatchError(shown, check.contracts);
+    }
+    status = "redeployed";
+  }
+
+  const balance = await rpc(rpcLabel, () => provider.getBalance(deployer));
+  if (balance === 0n) throw new InsufficientFundsError(deployer, balance);
+
+  const txHashes: string[] = [];
+  const contracts: Partial<Record<ContractName, ContractRecord>> = {};
+  const deployOne = async (name: ContractName, args: unknown[]): Promise<string> => {
+    const artifact: Artifact = artifacts[name];
+    log(`Deploying ${name}...`);
+    const factory = new ContractFactory(artifact.abi, artifact.bytecode, signer);
+    const receipt = await send(`deploy ${name}`, deployer, provider, rpcLabel, async () => {
+      const contract = await factory.deploy(...args);
+      const tx = contract.deploymentTransaction();
+      if (tx === null) throw new DeployError(`deploy ${name}: no deployment transaction`);
+      return tx;
+    });
+    const address = receipt.contractAddress;
+    if (address === null) throw new DeployError(`deploy ${name}: receipt has no contract address`);
+    const code = await rpc(rpcLabel, () => provider.getCode(address));
+    contracts[name] = {
+      address: getAddress(address),
+      txHash: receipt.hash,
+      blockNumber: receipt.blockNumber,
+      abiHash: currentAbiHashes[name],
+      codeHash: keccak256(code),
+    };
+    txHashes.push(receipt.hash);
+    log(`  ${name} at ${address} (block ${receipt.blockNumber}, tx ${receipt.hash})`);
+    return getAddress(address);
+  };
+
+  const registry = await deployOne("AssetTypeRegistry", [deployer]);
+  const token = await deployOne("AssetToken", [registry, deployer]);
+  await deployOne("Marketplace", [token]);
+
+  const setupTxHashes: { step: string; txHash: string }[] = [];
+  const setupHashes = await converge(signer, registry, {
+    assetTypes,
+    registrars,
+    log,
+    record: setupTxHashes,
+  });
+  txHashes.push(...setupHashes);
+
+  const deployment: Deployment = {
+    chainId,
+    deployer,
+    blockNumber: contracts.AssetTypeRegistry!.blockNumber,
+    timestamp: new Date().toISOString(),
+    contracts: contracts as Record<ContractName, ContractRecord>,
+    setupTxHashes,
+  };
+  const loaded = parseDeployment(deployment, "new deployment");
+  await writeDeployment(file, deployment);
+  log(`Wrote ${shown}`);
+  return { status, file, deployment: loaded, txHashes };
+}
+
+type RecordCheck =
+  | { kind: "live" }
+  | { kind: "code-missing"; reason: string }
+  | { kind: "abi-mismatch"; contracts: ContractName[] };
+
+async function checkRecorded(
+  provider: Provider,
+  recorded: Deployment,
+  currentAbiHashes: Record<ContractName, string>,
+  rpcLabel: string,
+): Promise<RecordCheck> {
+  for (const name of CONTRACT_NAMES) {
+    const entry = recorded.contracts[name];
+    const code = await rpc(rpcLabel, () => provider.getCode(entry.address));
+    if (code === "0x")
+      return { kind: "code-missing", reason: `no code at ${name} ${entry.address}` };
+    if (keccak256(code) !== entry.codeHash) {
+      return { kind: "code-missing", reason: `other code at ${name} ${entry.address}` };
+    }
+  }
+  const changed = CONTRACT_NAMES.filter(
+    (name) => recorded.contracts[name].abiHash !== currentAbiHashes[name],
+  );
+  return changed.length === 0 ? { kind: "live" } : { kind: "abi-mismatch", contracts: changed };
+}
+
+/** Registers the asset types that are missing and grants the missing registrar roles. */
+async function converge(
+  signer: Signer,
+  registryAddress: string,
+  options: {
+    assetTypes: readonly string[];
+    registrars: readonly string[];
+    log: (line: string) => void;
+    record?: { step: string; txHash: string }[];
+  },
+): Promise<string[]> {
+  const provider = signer.provider!;
+  const deployer = getAddress(await signer.getAddress());
+  const registry = new Contract(registryAddress, REGISTRY_READ_ABI, signer);
+  const hashes: string[] = [];
+
+  const registered = new Set<string>((await registry.getFunction("allTypes")()) as string[]);
+  const missing = options.assetTypes.filter((name) => !registered.has(name));
+  if (missing.length > 0) {
+    for (let start = 0; start < missing.length; start += REGISTER_BATCH_SIZE) {
+      const batch = missing.slice(start, start + REGISTER_BATCH_SIZE);
+      options.log(`Registering ${batch.length} asset type(s)...`);
+      const receipt = await send(
+        "registerTypes",
+        deployer,
+        provider,
+        "the RPC endpoint",
+        () => registry.getFunction("registerTypes")(batch) as Promise<ContractTransactionResponse>,
+      );
+      hashes.push(receipt.hash);
+      options.record?.push({ step: `registerTypes(${batch.length})`, txHash: receipt.hash });
+      options.log(`  registered (block ${receipt.blockNumber}, gas ${receipt.gasUsed})`);
+    }
+  } else {
+    options.log(`All ${options.assetTypes.length} asset types already registered`);
+  }
+
+  for (const account of options.registrars) {
+    const result = await grantRegistrar(signer, registryAddress, account);
+    if (result.txHash === undefined) {
+      options.log(`${account} already has REGISTRAR_ROLE`);
+    } else {
+      options.log(`Granted REGISTRAR_ROLE to ${account} (tx ${result.txHash})`);
+      hashes.push(result.txHash);
+      options.record?.push({
+        step: `grantRole(REGISTRAR_ROLE, ${account})`,
+        txHash: result.txHash,
+      });
+    }
+  }
+  return hashes;
+}
+
+/**
+ * Grants `REGISTRAR_ROLE` on the registry to `account` unless it already has it. The signer
+ * must hold the registry's `DEFAULT_ADMIN_ROLE`. Waits for the receipt.
+ *
+ * @param signer admin of the registry, connected to a provider
+ * @param registryAddress AssetTypeRegistry address
+ * @param account the account to make a registrar
+ * @returns `granted: false` and no hash when the account already had the role
+ * @example
+ * await grantRegistrar(operator, deployment.addresses.assetTypeRegistry, orgWallet.address);
+ */
+export async function grantRegistrar(
+  signer: Signer,
+  registryAddress: string,
+  account: string,
+): Promise<{ granted: boolean; txHash?: string }> {
+  const provider = signer.provider;
+  if (provider === null) throw new DeployError("The signer has no provider");
+  const registry = new Contract(registryAddress, ACCESS_CONTROL_ABI, signer);
+  const role = (await registry.getFunction("REGISTRAR_ROLE")()) as string;
+  if ((await registry.getFunction("hasRole")(role, account)) as boolean) return { granted: false };
+  const from = getAddress(await signer.getAddress());
+  const receipt = await send(
+    "grantRole(REGISTRAR_ROLE)",
+    from,
+    provider,
+    "the RPC endpoint",
+    () => registry.getFunction("grantRole")(role, account) as Promise<ContractTransactionResponse>,
+  );
+  return { granted: true, txHash: receipt.hash };
+}
+
+/** Whether `account` holds `REGISTRAR_ROLE` on the registry. */
+export async function isRegistrar(
+  provider: Provider,
+  registryAddress: string,
+  account: string,
+): Promise<boolean> {
+  const registry = new Contract(registryAddress, ACCESS_CONTROL_ABI, provider);
+  const role = (await registry.getFunction("REGISTRAR_ROLE")()) as string;
+  return (await registry.getFunction("hasRole")(role, account)) as boolean;
+}
+
+function isConnectionError(error: unknown): boolean {
+  if (isError(error, "NETWORK_ERROR") || isError(error, "TIMEOUT")) return true;
+  const texts: string[] = [];
+  for (let current: unknown = error; current instanceof Error; current = current.cause) {
+    texts.push(
+      current.message,
+      (current as { code?: unknown }).code === undefined
+        ? ""
+        : String((current as { code?: unknown }).code),
+    );
+  }
+  return /ECONNREFUSED|ECONNRESET|fetch failed|socket hang up/i.test(texts.join(" "));
+}
+
+/** Runs a read against the node, turning connection failures into `RpcUnreachableError`. */
+async function rpc<T>(rpcLabel: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (isConnectionError(error)) throw new RpcUnreachableError(rpcLabel, error);
+    throw error;
+  }
+}
+
+/** Sends a transaction, waits for its receipt and turns failures into `DeployError`s. */
+async function send(
+  step: string,
+  from: string,
+  provider: Provider,
+  rpcLabel: string,
+  submit: () => Promise<{
+    hash: string;
+    wait: (confirms?: number) => Promise<TransactionReceipt | null>;
+  }>,
+): Promise<TransactionReceipt> {
+  try {
+    const tx = await submit();
+    const receipt = await tx.wait(1);
+    if (receipt === null) throw new DeployError(`${step}: transaction ${tx.hash} was dropped`);
+    return receipt;
+  } catch (error) {
+    if (error instanceof DeployError) throw error;
+    if (isError(error, "INSUFFICIENT_FUNDS")) {
+      const balance = await provider.getBalance(from).catch(() => 0n);
+      throw new InsufficientFundsError(from, balance, error);
+    }
+    if (isConnectionError(error)) throw new RpcUnreachableError(rpcLabel, error);
+    if (isError(error, "CALL_EXCEPTION")) {
+      const reason = error.reason ?? error.revert?.name ?? error.shortMessage;
+      throw new DeployError(`${step} reverted: ${reason}`, { cause: error });
+    }
+    const message =
+      (error as { shortMessage?: string; message?: string }).shortMessage ??
+      (error as Error).message;
+    throw new DeployError(`${step} failed: ${message}`, { cause: error });
+  }
+}

@@ -1,0 +1,513 @@
+import { ApiError, NetworkError } from "./errors.js";
+import { parseRetryAfter, randomId, retryDelayMs, sleep } from "./retry.js";
+import type {
+  AssetRecord,
+  AssetTypesResult,
+  BatchIssueResult,
+  BuyAssetInput,
+  BuyAssetResult,
+  CoinPriceResult,
+  CreatedKey,
+  CreatedWebhook,
+  CreateKeyInput,
+  CreateWebhookInput,
+  DeletedWebhook,
+  DeliveryLog,
+  DelistAssetInput,
+  DelistAssetResult,
+  GetAssetsParams,
+  GetListingsParams,
+  IssueAssetInput,
+  IssueAssetResult,
+  KeyList,
+  ListAssetInput,
+  ListAssetResult,
+  ListingRecord,
+  NftMetadata,
+  Page,
+  RedeliveryQueued,
+  RegisterAssetTypeInput,
+  RegisterAssetTypeResult,
+  RevokedKey,
+  StatusResult,
+  TestEventQueued,
+  TransactionStatus,
+  TransferInput,
+  TransferResult,
+  WalletBalance,
+  WebhookList,
+  WriteAccepted,
+} from "./types.js";
+
+/** Options of `new RwaClient(...)`. */
+export interface RwaClientOptions {
+  /** `rwa_live_<64 hex>`. Keep it on a server: never ship a live key to a browser. */
+  apiKey: string;
+  /** The relayer's base URL, e.g. `https://api.example.com`. */
+  baseUrl: string;
+  /** A `fetch` implementation (default: the global one). */
+  fetch?: typeof fetch;
+  /** Retries after the first attempt on 429, 503 and (idempotent calls) network errors. Default 3. */
+  maxRetries?: number;
+  /** Per-attempt timeout in ms. Default 70 000 (a synchronous write waits up to 60 s). */
+  timeoutMs?: number;
+  /** First backoff delay in ms (doubling, with jitter). Default 500. */
+  retryBaseDelayMs?: number;
+  /** Longest wait between attempts in ms; a longer `Retry-After` is not waited for. Default 60 000. */
+  maxRetryDelayMs?: number;
+}
+
+/** Per-call options. */
+export interface RequestOptions {
+  signal?: AbortSignal;
+  /** Overrides the client's `timeoutMs` for this call. */
+  timeoutMs?: number;
+}
+
+/** Options of a write. */
+export interface WriteOptions extends RequestOptions {
+  /**
+   * Sent as `Idempotency-Key`. Default: a fresh UUID per call, reused by every retry of that
+   * call, so a retried write never issues twice. Pass your own to make retries across calls
+   * (or processes) safe too.
+   */
+  idempotencyKey?: string;
+  /** `"respond-async"`: answer at once with the transaction id (poll with `waitForTransaction`). */
+  prefer?: "respond-async";
+  /**
+   * When the relayer answers 202 to a synchronous call (the receipt took longer than its wait),
+   * poll the transaction until final for at most this long. Default 300 000 ms.
+   */
+  waitTimeoutMs?: number;
+}
+
+/** A write's result type: with `prefer: "respond-async"` the answer may be the 202 body. */
+export type WriteResult<T, O> = O extends { prefer: "respond-async" } ? T | WriteAccepted : T;
+
+/** Options of `waitForTransaction`. */
+export interface WaitOptions extends RequestOptions {
+  /** Poll interval in ms. Default 1 000. */
+  intervalMs?: number;
+  /** Give up after this many ms. Default 300 000. */
+  waitTimeoutMs?: number;
+}
+
+interface CallSpec {
+  method: "GET" | "POST" | "DELETE";
+  path: string;
+  query?: Record<string, string | number | undefined> | undefined;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Safe to resend after a network error (reads, deletes, writes with an idempotency key). */
+  idempotent: boolean;
+  options: RequestOptions | undefined;
+}
+
+interface CallResult<T> {
+  status: number;
+  body: T;
+}
+
+let browserWarningShown = false;
+
+function isBrowser(): boolean {
+  return typeof (globalThis as { window?: unknown }).window !== "undefined";
+}
+
+function idText(id: string | number | bigint): string {
+  return encodeURIComponent(String(id));
+}
+
+const FINAL_STATES = new Set(["confirmed", "failed", "replaced"]);
+
+/**
+ * Client of the asset-tokenization API. Every method maps to one endpoint (see `/docs`); errors
+ * are thrown as `ApiError` (status + the service's `error` string) or `NetworkError`.
+ *
+ * Retries: 429 and 503 answers are retried with exponential backoff and jitter, waiting at least
+ * `Retry-After`; network errors and timeouts are retried for idempotent calls only (reads,
+ * deletes, and writes, which always carry an `Idempotency-Key` reused across the retries).
+ *
+ * @example
+ * const client = new RwaClient({ apiKey: process.env.RWA_API_KEY!, baseUrl: "https://api.example.com" });
+ * const { tokenId } = await client.issueAsset({ assetType: "Bond", name: "Bond #1", description: "5y" });
+ */
+export class RwaClient {
+  readonly baseUrl: string;
+  private readonly apiKey: string;
+  private readonly fetchImpl: typeof fetch;
+  private readonly maxRetries: number;
+  private readonly timeoutMs: number;
+  private readonly retryBaseDelayMs: number;
+  private readonly maxRetryDelayMs: number;
+
+  constructor(options: RwaClientOptions) {
+    if (typeof options.apiKey !== "string" || options.apiKey === "") {
+      throw new TypeError("RwaClient: apiKey is required");
+    }
+    if (typeof options.baseUrl !== "string" || options.baseUrl === "") {
+      throw new TypeError("RwaClient: baseUrl is required");
+    }
+    this.apiKey = options.apiKey;
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.maxRetries = Math.max(0, options.maxRetries ?? 3);
+    this.timeoutMs = options.timeoutMs ?? 70_000;
+    this.retryBaseDelayMs = options.retryBaseDelayMs ?? 500;
+    this.maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
+    if (isBrowser() && options.apiKey.startsWith("rwa_live_") && !browserWarningShown) {
+      browserWarningShown = true;
+      console.warn(
+        "RwaClient: a live API key (rwa_live_...) is being used in a browser. API keys are bound " +
+          "to a funded custodial wallet and belong on servers only (spec section 5): anyone who " +
+          "opens this page can read the key. Call the API from your backend instead.",
+      );
+    }
+  }
+
+  // ---- writes (POST /api/v1/write/...) ----
+
+  /** `POST /api/v1/write/issue-asset` (scope `write:issue`): mint one asset and stake. */
+  issueAsset<O extends WriteOptions = WriteOptions>(
+    asset: IssueAssetInput,
+    options?: O,
+  ): Promise<WriteResult<IssueAssetResult, O>> {
+    return this.write("/api/v1/write/issue-asset", asset, options);
+  }
+
+  /** `POST /api/v1/write/batch-issue` (scope `write:issue`): 1 to 50 assets, partial failure possible. */
+  batchIssue<O extends WriteOptions = WriteOptions>(
+    assets: IssueAssetInput[] | { assets: IssueAssetInput[] },
+    options?: O,
+  ): Promise<WriteResult<BatchIssueResult, O>> {
+    const body = Array.isArray(assets) ? { assets } : assets;
+    return this.write("/api/v1/write/batch-issue", body, options);
+  }
+
+  /** `POST /api/v1/write/transfer` (scope `write:transfer`). */
+  transfer<O extends WriteOptions = WriteOptions>(
+    input: TransferInput,
+    options?: O,
+  ): Promise<WriteResult<TransferResult, O>> {
+    return this.write("/api/v1/write/transfer", input, options);
+  }
+
+  /** `POST /api/v1/write/marketplace/list` (scope `write:marketplace`). */
+  listAsset<O extends WriteOptions = WriteOptions>(
+    input: ListAssetInput,
+    options?: O,
+  ): Promise<WriteResult<ListAssetResult, O>> {
+    return this.write("/api/v1/write/marketplace/list", input, options);
+  }
+
+  /** `POST /api/v1/write/marketplace/buy` (scope `write:marketplace`). */
+  buyAsset<O extends WriteOptions = WriteOptions>(
+    input: BuyAssetInput,
+    options?: O,
+  ): Promise<WriteResult<BuyAssetResult, O>> {
+    return this.write("/api/v1/write/marketplace/buy", input, options);
+  }
+
+  /** `POST /api/v1/write/marketplace/delist` (scope `write:marketplace`). */
+  delistAsset<O extends WriteOptions = WriteOptions>(
+    input: DelistAssetInput,
+    options?: O,
+  ): Promise<WriteResult<DelistAssetResult, O>> {
+    return this.write("/api/v1/write/marketplace/delist", input, options);
+  }
+
+  /** `POST /api/v1/write/register-asset-type` (scope `admin:types`). */
+  registerAssetType<O extends WriteOptions = WriteOptions>(
+    input: RegisterAssetTypeInput,
+    options?: O,
+  ): Promise<WriteResult<RegisterAssetTypeResult, O>> {
+    return this.write("/api/v1/write/register-asset-type", input, options);
+  }
+
+  /** `GET /api/v1/transactions/{id}`: state of a write of this organization. */
+  getTransaction(transactionId: string, options?: RequestOptions): Promise<TransactionStatus> {
+    return this.get(`/api/v1/transactions/${idText(transactionId)}`, undefined, options);
+  }
+
+  /**
+   * Polls `getTransaction` until the write is final and returns its result (the same body the
+   * synchronous call returns). A failed write throws `ApiError` 500 `Transaction failed: <reason>`.
+   */
+  async waitForTransaction<T = Record<string, unknown>>(
+    transactionId: string,
+    options: WaitOptions = {},
+  ): Promise<T> {
+    const deadline = Date.now() + (options.waitTimeoutMs ?? 300_000);
+    const path = `/api/v1/transactions/${idText(transactionId)}`;
+    for (;;) {
+      const status = await this.getTransaction(transactionId, options);
+      if (status.error !== null && FINAL_STATES.has(status.status)) {
+        throw new ApiError({ status: 500, error: status.error, method: "GET", path, body: status });
+      }
+      if (status.result !== null) return status.result as T;
+      if (Date.now() >= deadline) {
+        throw new NetworkError("GET", path, new Error(`still ${status.status}`), true);
+      }
+      await sleep(options.intervalMs ?? 1_000, options.signal);
+    }
+  }
+
+  // ---- reads (GET /api/v1/...) ----
+
+  /** `GET /api/v1/status`: chain, indexer, database and queue health. */
+  getStatus(options?: RequestOptions): Promise<StatusResult> {
+    return this.get("/api/v1/status", undefined, options);
+  }
+
+  /** `GET /api/v1/coin-price`. */
+  getCoinPrice(options?: RequestOptions): Promise<CoinPriceResult> {
+    return this.get("/api/v1/coin-price", undefined, options);
+  }
+
+  /** `GET /api/v1/assets`: newest first; pass `nextCursor` back as `cursor`. */
+  getAssets(params: GetAssetsParams = {}, options?: RequestOptions): Promise<Page<AssetRecord>> {
+    return this.get("/api/v1/assets", params, options);
+  }
+
+  /** `GET /api/v1/assets/{id}`. */
+  getAsset(tokenId: string | number | bigint, options?: RequestOptions): Promise<AssetRecord> {
+    return this.get(`/api/v1/assets/${idText(tokenId)}`, undefined, options);
+  }
+
+  /** `GET /api/v1/nft/{id}`: the ERC-721 metadata document. */
+  getNft(tokenId: string | number | bigint, options?: RequestOptions): Promise<NftMetadata> {
+    return this.get(`/api/v1/nft/${idText(tokenId)}`, undefined, options);
+  }
+
+  /** `GET /api/v1/marketplace`: listings, newest first. */
+  getListings(
+    params: GetListingsParams = {},
+    options?: RequestOptions,
+  ): Promise<Page<ListingRecord>> {
+    return this.get("/api/v1/marketplace", params, options);
+  }
+
+  /** `GET /api/v1/marketplace/{id}`. */
+  getListing(
+    listingId: string | number | bigint,
+    options?: RequestOptions,
+  ): Promise<ListingRecord> {
+    return this.get(`/api/v1/marketplace/${idText(listingId)}`, undefined, options);
+  }
+
+  /** `GET /api/v1/asset-types`: registered asset types. */
+  getAssetTypes(options?: RequestOptions): Promise<AssetTypesResult> {
+    return this.get("/api/v1/asset-types", undefined, options);
+  }
+
+  /** `GET /healthz`: liveness. */
+  getHealth(options?: RequestOptions): Promise<{ status: "ok" }> {
+    return this.get("/healthz", undefined, options);
+  }
+
+  // ---- management (/api/enterprise) ----
+
+  /** `GET /api/enterprise/wallet` (scope `read`): custodial wallet and balance. */
+  getWallet(options?: RequestOptions): Promise<WalletBalance> {
+    return this.get("/api/enterprise/wallet", undefined, options);
+  }
+
+  /** `GET /api/enterprise/keys` (scope `read`). */
+  listKeys(options?: RequestOptions): Promise<KeyList> {
+    return this.get("/api/enterprise/keys", undefined, options);
+  }
+
+  /** `POST /api/enterprise/keys` (scope `read`): a new key with a subset of this key's scopes. */
+  async createKey(input: CreateKeyInput, options?: RequestOptions): Promise<CreatedKey> {
+    const body = { method: "POST", path: "/api/enterprise/keys", body: input } as const;
+    return (await this.call<CreatedKey>({ ...body, idempotent: false, options })).body;
+  }
+
+  /** `DELETE /api/enterprise/keys` (scope `read`): revoke a key. */
+  async revokeKey(keyId: string, options?: RequestOptions): Promise<RevokedKey> {
+    const spec = { method: "DELETE", path: "/api/enterprise/keys", body: { keyId } } as const;
+    return (await this.call<RevokedKey>({ ...spec, idempotent: true, options })).body;
+  }
+
+  /** `GET /api/enterprise/webhooks` (scope `webhooks` or `read`). */
+  listWebhooks(options?: RequestOptions): Promise<WebhookList> {
+    return this.get("/api/enterprise/webhooks", undefined, options);
+  }
+
+  /** `POST /api/enterprise/webhooks` (scope `webhooks`): the secret is in this answer only. */
+  async createWebhook(
+    input: CreateWebhookInput,
+    options?: RequestOptions,
+  ): Promise<CreatedWebhook> {
+    const spec = { method: "POST", path: "/api/enterprise/webhooks", body: input } as const;
+    return (await this.call<CreatedWebhook>({ ...spec, idempotent: false, options })).body;
+  }
+
+  /** `DELETE /api/enterprise/webhooks` (scope `webhooks`). */
+  async deleteWebhook(webhookId: string, options?: RequestOptions): Promise<DeletedWebhook> {
+    const spec = {
+      method: "DELETE",
+      path: "/api/enterprise/webhooks",
+      body: { webhookId },
+    } as const;
+    return (await this.call<DeletedWebhook>({ ...spec, idempotent: true, options })).body;
+  }
+
+  /** `GET /api/enterprise/webhooks/{webhookId}/deliveries` (scope `webhooks` or `read`). */
+  getWebhookDeliveries(
+    webhookId: string,
+    params: { limit?: number } = {},
+    options?: RequestOptions,
+  ): Promise<DeliveryLog> {
+    return this.get(`/api/enterprise/webhooks/${idText(webhookId)}/deliveries`, params, options);
+  }
+
+  /** `POST /api/enterprise/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver` (scope `webhooks`). */
+  async redeliverWebhook(
+    webhookId: string,
+    deliveryId: string,
+    options?: RequestOptions,
+  ): Promise<RedeliveryQueued> {
+    const path = `/api/enterprise/webhooks/${idText(webhookId)}/deliveries/${idText(deliveryId)}/redeliver`;
+    return (await this.call<RedeliveryQueued>({ method: "POST", path, idempotent: false, options }))
+      .body;
+  }
+
+  /** `POST /api/enterprise/webhooks/{webhookId}/test` (scope `webhooks`): a `webhook.test` ping. */
+  async testWebhook(webhookId: string, options?: RequestOptions): Promise<TestEventQueued> {
+    const path = `/api/enterprise/webhooks/${idText(webhookId)}/test`;
+    return (await this.call<TestEventQueued>({ method: "POST", path, idempotent: false, options }))
+      .body;
+  }
+
+  // ---- transport ----
+
+  private async get<T>(
+    path: string,
+    query: Record<string, string | number | undefined> | undefined,
+    options: RequestOptions | undefined,
+  ): Promise<T> {
+    return (await this.call<T>({ method: "GET", path, query, idempotent: true, options })).body;
+  }
+
+  private async write<T>(path: string, body: unknown, options: WriteOptions = {}): Promise<T> {
+    // One key per call, shared by all of its retries: the relayer answers a repeat with the
+    // first attempt's transaction instead of issuing again.
+    const idempotencyKey = options.idempotencyKey ?? randomId();
+    const headers: Record<string, string> = { "Idempotency-Key": idempotencyKey };
+    if (options.prefer !== undefined) headers.Prefer = options.prefer;
+    const result = await this.call<T | WriteAccepted>({
+      method: "POST",
+      path,
+      body,
+      headers,
+      idempotent: true,
+      options,
+    });
+    if (result.status === 202 && options.prefer !== "respond-async") {
+      const accepted = result.body as WriteAccepted;
+      return this.waitForTransaction<T>(accepted.transactionId, {
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        ...(options.waitTimeoutMs === undefined ? {} : { waitTimeoutMs: options.waitTimeoutMs }),
+      });
+    }
+    return result.body as T;
+  }
+
+  private url(path: string, query: CallSpec["query"]): string {
+    let url = `${this.baseUrl}${path}`;
+    if (query !== undefined) {
+      const search = new URLSearchParams();
+      for (const [key, value] of Object.entries(query)) {
+        if (value !== undefined) search.set(key, String(value));
+      }
+      const text = search.toString();
+      if (text !== "") url += `?${text}`;
+    }
+    return url;
+  }
+
+  private async call<T>(spec: CallSpec): Promise<CallResult<T>> {
+    const url = this.url(spec.path, spec.query);
+    const headers: Record<string, string> = {
+      Accept: "application/json",
+      "X-API-Key": this.apiKey,
+      ...spec.headers,
+    };
+    let payload: string | undefined;
+    if (spec.body !== undefined) {
+      payload = JSON.stringify(spec.body);
+      headers["Content-Type"] = "application/json";
+    }
+    const policy = { baseDelayMs: this.retryBaseDelayMs, maxDelayMs: this.maxRetryDelayMs };
+    const timeoutMs = spec.options?.timeoutMs ?? this.timeoutMs;
+    const userSignal = spec.options?.signal;
+
+    for (let attempt = 0; ; attempt += 1) {
+      const canRetry = attempt < this.maxRetries;
+      const controller = new AbortController();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, timeoutMs);
+      const onAbort = () => controller.abort(userSignal?.reason);
+      userSignal?.addEventListener("abort", onAbort, { once: true });
+      let response: Response;
+      let text: string;
+      try {
+        if (userSignal?.aborted === true) throw userSignal.reason;
+        response = await this.fetchImpl(url, {
+          method: spec.method,
+          headers,
+          body: payload,
+          signal: controller.signal,
+        });
+        text = await response.text();
+      } catch (error) {
+        if (userSignal?.aborted === true) throw error;
+        if (spec.idempotent && canRetry) {
+          await sleep(retryDelayMs(attempt, policy, undefined), userSignal);
+          continue;
+        }
+        throw new NetworkError(spec.method, spec.path, error, timedOut);
+      } finally {
+        clearTimeout(timer);
+        userSignal?.removeEventListener("abort", onAbort);
+      }
+
+      let body: unknown = text;
+      if ((response.headers.get("content-type") ?? "").includes("json") && text !== "") {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = text;
+        }
+      }
+      if (response.ok) return { status: response.status, body: body as T };
+
+      const retryAfter = parseRetryAfter(response.headers.get("retry-after"));
+      const retryAfterMs = retryAfter === undefined ? undefined : retryAfter * 1000;
+      const retryable = response.status === 429 || response.status === 503;
+      if (retryable && canRetry && (retryAfterMs ?? 0) <= this.maxRetryDelayMs) {
+        await sleep(retryDelayMs(attempt, policy, retryAfterMs), userSignal);
+        continue;
+      }
+      const error =
+        typeof body === "object" &&
+        body !== null &&
+        typeof (body as { error?: unknown }).error === "string"
+          ? (body as { error: string }).error
+          : response.statusText || `HTTP ${response.status}`;
+      throw new ApiError({
+        status: response.status,
+        error,
+        method: spec.method,
+        path: spec.path,
+        retryAfter,
+        requestId: response.headers.get("x-request-id") ?? undefined,
+        body,
+      });
+    }
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * Request and response types of the API, inferred from the relayer's own zod schemas (the ones
+ * that validate requests and document responses). Type-only imports: nothing of the server is
+ * bundled.
+ */
+import type { z } from "zod";
+import type {
+  createKeyRequest,
+  createKeyResponse,
+  listKeysResponse,
+  revokeKeyResponse,
+} from "../src/http/routes/enterprise-keys.js";
+import type { walletResponse } from "../src/http/routes/enterprise-wallet.js";
+import type {
+  createWebhookRequest,
+  createWebhookResponse,
+  deleteWebhookResponse,
+  listWebhooksResponse,
+} from "../src/http/routes/enterprise-webhooks.js";
+import type {
+  assetRecordSchema,
+  assetTypesResponse,
+  coinPriceResponse,
+  listAssetsQuery,
+  listingRecordSchema,
+  listListingsQuery,
+  nftMetadataResponse,
+  statusResponse,
+} from "../src/http/routes/read.js";
+import type { transactionStatusResponse } from "../src/http/routes/transactions.js";
+import type { deliveryLogResponse } from "../src/http/routes/webhook-deliveries.js";
+import type {
+  acceptedResponse,
+  batchIssueResponse,
+  buyRequest,
+  buyResponse,
+  delistRequest,
+  delistResponse,
+  issueAssetRequest,
+  issueAssetResponse,
+  listRequest,
+  listResponse,
+  registerTypeRequest,
+  registerTypeResponse,
+  transferRequest,
+  transferResponse,
+} from "../src/http/routes/write.js";
+import type { WebhookPayload } from "../src/webhooks/event-kinds.js";
+
+/** One asset to issue (body of `issueAsset`, item of `batchIssue`). */
+export type IssueAssetInput = z.input<typeof issueAssetRequest>;
+/** Result of `issueAsset`. */
+export type IssueAssetResult = z.output<typeof issueAssetResponse>;
+/** Result of `batchIssue`: per-item results, partial failure possible. */
+export type BatchIssueResult = z.output<typeof batchIssueResponse>;
+/** Body of `transfer`. */
+export type TransferInput = z.input<typeof transferRequest>;
+/** Result of `transfer`. */
+export type TransferResult = z.output<typeof transferResponse>;
+/** Body of `listAsset`. */
+export type ListAssetInput = z.input<typeof listRequest>;
+/** Result of `listAsset`. */
+export type ListAssetResult = z.output<typeof listResponse>;
+/** Body of `buyAsset`. */
+export type BuyAssetInput = z.input<typeof buyRequest>;
+/** Result of `buyAsset`. */
+export type BuyAssetResult = z.output<typeof buyResponse>;
+/** Body of `delistAsset`. */
+export type DelistAssetInput = z.input<typeof delistRequest>;
+/** Result of `delistAsset`. */
+export type DelistAssetResult = z.output<typeof delistResponse>;
+/** Body of `registerAssetType`. */
+export type RegisterAssetTypeInput = z.input<typeof registerTypeRequest>;
+/** Result of `registerAssetType`. */
+export type RegisterAssetTypeResult = z.output<typeof registerTypeResponse>;
+/** 202 answer of a write sent with `prefer: "respond-async"`. */
+export type WriteAccepted = z.output<typeof acceptedResponse>;
+
+/** An indexed asset. */
+export type AssetRecord = z.output<typeof assetRecordSchema>;
+/** An indexed marketplace listing. */
+export type ListingRecord = z.output<typeof listingRecordSchema>;
+/** A page of a cursor-paginated list. */
+export interface Page<T> {
+  data: T[];
+  /** Pass back as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+/** Filters of `getAssets`. */
+export type GetAssetsParams = Omit<z.input<typeof listAssetsQuery>, "limit"> & { limit?: number };
+/** Filters of `getListings`. */
+export type GetListingsParams = Omit<z.input<typeof listListingsQuery>, "limit"> & {
+  limit?: number;
+};
+/** Result of `getStatus`. */
+export type StatusResult = z.output<typeof statusResponse>;
+/** Result of `getCoinPrice`. */
+export type CoinPriceResult = z.output<typeof coinPriceResponse>;
+/** ERC-721 metadata document of `getNft`. */
+export type NftMetadata = z.output<typeof nftMetadataResponse>;
+/** Result of `getAssetTypes`. */
+export type AssetTypesResult = z.output<typeof assetTypesResponse>;
+/** Result of `getTransaction`. */
+export type TransactionStatus = z.output<typeof transactionStatusResponse>;
+
+/** Result of `getWallet`. */
+export type WalletBalance = z.output<typeof walletResponse>;
+/** Result of `listKeys`. */
+export type KeyList = z.output<typeof listKeysResponse>;
+/** Body of `createKey`. */
+export type CreateKeyInput = z.input<typeof createKeyRequest>;
+/** Result of `createKey` (the key string is shown only here). */
+export type CreatedKey = z.output<typeof createKeyResponse>;
+/** Result of `revokeKey`. */
+export type RevokedKey = z.output<typeof revokeKeyResponse>;
+/** Result of `listWebhooks`. */
+export type WebhookList = z.output<typeof listWebhooksResponse>;
+/** Body of `createWebhook`. */
+export type CreateWebhookInput = z.input<typeof createWebhookRequest>;
+/** Result of `createWebhook` (the secret is shown only here). */
+export type CreatedWebhook = z.output<typeof createWebhookResponse>;
+/** Result of `deleteWebhook`. */
+export type DeletedWebhook = z.output<typeof deleteWebhookResponse>;
+/** Result of `getWebhookDeliveries`. */
+export type DeliveryLog = z.output<typeof deliveryLogResponse>;
+/** Result of `redeliverWebhook`. */
+export interface RedeliveryQueued {
+  deliveryId: string;
+  queued: true;
+}
+/** Result of `testWebhook`. */
+export interface TestEventQueued {
+  deliveryId: string;
+  eventId: string;
+  queued: true;
+}
+/** The JSON body of a webhook delivery. */
+export type WebhookEvent = WebhookPayload;

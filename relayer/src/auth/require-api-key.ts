@@ -1,0 +1,64 @@
+import type { NextFunction, Request, Response } from "express";
+import type { AppContext } from "../context.js";
+import { UnauthorizedError } from "../errors.js";
+import { authenticateApiKey, type ApiKeyPrincipal } from "../services/api-key-authenticator.js";
+import { hasApiKeyHeaders, sessionOf, sessionPrincipal } from "./session-auth.js";
+
+/**
+ * Reads the API key from `X-API-Key` or `Authorization: Bearer <key>` (spec section 5).
+ * When both are present they must carry the same key; any other `Authorization` scheme, an
+ * empty value or a malformed header is 401 `Unauthorized`.
+ */
+export function apiKeyFromHeaders(req: Request): string {
+  const headerKey = req.get("x-api-key")?.trim();
+  const authorization = req.get("authorization");
+  let bearerKey: string | undefined;
+  if (authorization !== undefined) {
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
+    if (match === null)
+      throw new UnauthorizedError({ details: { reason: "unsupported Authorization header" } });
+    bearerKey = match[1];
+  }
+  if (headerKey !== undefined && bearerKey !== undefined && headerKey !== bearerKey) {
+    throw new UnauthorizedError({ details: { reason: "X-API-Key and Authorization differ" } });
+  }
+  const key = headerKey ?? bearerKey;
+  if (key === undefined || key === "")
+    throw new UnauthorizedError({ details: { reason: "no API key" } });
+  return key;
+}
+
+/** The authenticated caller of a request that passed `requireApiKey`. */
+export function principalOf(res: Response): ApiKeyPrincipal {
+  const auth = (res.locals as { auth?: ApiKeyPrincipal }).auth;
+  if (auth === undefined)
+    throw new UnauthorizedError({ details: { reason: "route is missing requireApiKey" } });
+  return auth;
+}
+
+/**
+ * Middleware: authenticates the API key and stores the caller in `res.locals.auth`
+ * (read it with `principalOf(res)`). No caching: revocation takes effect on the next request.
+ *
+ * Without API-key headers, an org console session cookie is accepted instead (CSRF-checked on
+ * unsafe methods, see `session-auth.ts`): the caller then acts as the key the session was opened
+ * with, with the same scopes, so scope checks and rate limits are identical.
+ *
+ * @example
+ * router.post("/api/v1/write/transfer", requireApiKey(ctx), rateLimit(ctx), requireScope("write:transfer"), handler);
+ */
+export function requireApiKey(ctx: AppContext) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    if (!hasApiKeyHeaders(req)) {
+      const session = await sessionOf(ctx, req, res, "org");
+      if (session !== undefined) {
+        (res.locals as { auth?: ApiKeyPrincipal }).auth = sessionPrincipal(session);
+        next();
+        return;
+      }
+    }
+    const key = apiKeyFromHeaders(req);
+    (res.locals as { auth?: ApiKeyPrincipal }).auth = await authenticateApiKey(ctx, key);
+    next();
+  };
+}

@@ -1,0 +1,159 @@
+import { createHash, createHmac, randomBytes } from "node:crypto";
+import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import type { AppContext } from "../context.js";
+import { apiKeys, orgs, sessions, wallets } from "../db/schema/index.js";
+import { expandScopes } from "./scopes.js";
+
+/**
+ * Console sessions (spec section 5: browsers never hold API keys). Signing in trades an API key or
+ * the admin token for a random 256-bit session token that lives only in an httpOnly cookie; the
+ * database keeps its SHA-256 (`sessions.id`), never the token itself, so a database dump cannot be
+ * replayed as a cookie.
+ */
+
+/** Idle lifetime: a session unused for this long expires (sliding). */
+export const SESSION_IDLE_MS = 8 * 60 * 60 * 1000;
+/** Absolute lifetime from sign-in, whatever the activity (also the cookie's Max-Age). */
+export const SESSION_MAX_MS = 24 * 60 * 60 * 1000;
+/**
+ * The sliding expiry is pushed forward at most this often per session, so a busy console does
+ * not write the row on every request.
+ */
+const SLIDE_RESOLUTION_MS = 5 * 60 * 1000;
+
+/** `org`: an org admin signed in with an API key; `operator`: staff signed in with the admin token. */
+export type SessionKind = "org" | "operator";
+
+/** A valid, unexpired, unrevoked session as resolved from a cookie. */
+export interface ConsoleSession {
+  /** SHA-256 of the cookie value (the row id). */
+  id: string;
+  kind: SessionKind;
+  /** Set for `org` sessions. */
+  orgId: string | null;
+  orgName: string | null;
+  plan: string | null;
+  walletAddress: string | null;
+  /** The API key the session was opened with (`org` sessions); revoking it ends the session. */
+  apiKeyId: string | null;
+  /** The key's scopes as stored (may contain `write:all`); empty for operators. */
+  scopes: string[];
+  grantedScopes: ReadonlySet<string>;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/** A freshly generated session token: `token` goes into the cookie, `id` into the database. */
+export interface NewSessionToken {
+  token: string;
+  id: string;
+}
+
+/** Generates a session token (base64url of 32 random bytes) and its row id. */
+export function generateSessionToken(): NewSessionToken {
+  const token = randomBytes(32).toString("base64url");
+  return { token, id: sessionIdOf(token) };
+}
+
+/** The row id of a cookie value: lowercase hex SHA-256. */
+export function sessionIdOf(token: string): string {
+  return createHash("sha256").update(token, "utf8").digest("hex");
+}
+
+/**
+ * The CSRF token of a session: an HMAC of the cookie value under a fixed label. It is derived
+ * rather than stored (the sessions table has no column for it), cannot be computed without the
+ * httpOnly cookie, and differs from the row id so a database read does not yield it.
+ */
+export function csrfTokenOf(token: string): string {
+  return createHmac("sha256", "rwa-console-csrf-v1").update(token, "utf8").digest("base64url");
+}
+
+/**
+ * Stores a new session and returns its token (to be put in the cookie) and expiry.
+ *
+ * @param owner the kind and, for org sessions, the org, key and key scopes it acts as
+ */
+export async function createSession(
+  ctx: AppContext,
+  owner: { kind: "org"; orgId: string; apiKeyId: string; scopes: string[] } | { kind: "operator" },
+): Promise<{ token: string; expiresAt: Date }> {
+  const { token, id } = generateSessionToken();
+  const expiresAt = new Date(Date.now() + SESSION_IDLE_MS);
+  await ctx.database.db.insert(sessions).values({
+    id,
+    kind: owner.kind,
+    orgId: owner.kind === "org" ? owner.orgId : null,
+    apiKeyId: owner.kind === "org" ? owner.apiKeyId : null,
+    scopes: owner.kind === "org" ? owner.scopes : [],
+    expiresAt,
+  });
+  return { token, expiresAt };
+}
+
+/**
+ * Resolves a cookie value to its session, or `undefined` when the session is unknown, revoked,
+ * expired (idle or absolute), or bound to an API key that has since been revoked. Slides the idle
+ * expiry forward (at most every few minutes) for a session in use.
+ */
+export async function findSession(
+  ctx: AppContext,
+  token: string,
+): Promise<ConsoleSession | undefined> {
+  // Cheap shape check first: anything else was never issued by us.
+  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+  const id = sessionIdOf(token);
+  const rows = await ctx.database.db
+    .select({
+      id: sessions.id,
+      kind: sessions.kind,
+      orgId: sessions.orgId,
+      apiKeyId: sessions.apiKeyId,
+      scopes: sessions.scopes,
+      createdAt: sessions.createdAt,
+      expiresAt: sessions.expiresAt,
+      keyRevokedAt: apiKeys.revokedAt,
+      orgName: orgs.name,
+      plan: orgs.plan,
+      walletAddress: wallets.address,
+    })
+    .from(sessions)
+    .leftJoin(apiKeys, eq(apiKeys.id, sessions.apiKeyId))
+    .leftJoin(orgs, eq(orgs.id, sessions.orgId))
+    .leftJoin(wallets, eq(wallets.orgId, sessions.orgId))
+    .where(and(eq(sessions.id, id), isNull(sessions.revokedAt), gt(sessions.expiresAt, sql`now()`)))
+    .limit(1);
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  const now = Date.now();
+  if (now - row.createdAt.getTime() >= SESSION_MAX_MS) return undefined;
+  if (row.kind === "org" && (row.apiKeyId === null || row.keyRevokedAt !== null)) return undefined;
+  if (row.kind !== "org" && row.kind !== "operator") return undefined;
+
+  let expiresAt = row.expiresAt;
+  if (now + SESSION_IDLE_MS - expiresAt.getTime() >= SLIDE_RESOLUTION_MS) {
+    expiresAt = new Date(Math.min(now + SESSION_IDLE_MS, row.createdAt.getTime() + SESSION_MAX_MS));
+    await ctx.database.db.update(sessions).set({ expiresAt }).where(eq(sessions.id, id));
+  }
+  return {
+    id: row.id,
+    kind: row.kind,
+    orgId: row.orgId,
+    orgName: row.orgName,
+    plan: row.plan,
+    walletAddress: row.walletAddress,
+    apiKeyId: row.apiKeyId,
+    scopes: row.scopes,
+    grantedScopes: expandScopes(row.scopes),
+    createdAt: row.createdAt,
+    expiresAt,
+  };
+}
+
+/** Revokes a session (sign-out). Revoking an unknown or already revoked session is a no-op. */
+export async function revokeSession(ctx: AppContext, id: string): Promise<void> {
+  await ctx.database.db
+    .update(sessions)
+    .set({ revokedAt: sql`now()` })
+    .where(and(eq(sessions.id, id), isNull(sessions.revokedAt)));
+}

@@ -1,0 +1,81 @@
+import { combinedInterface } from "./abis.js";
+
+/**
+ * API reason strings for the contracts' custom errors. The spec fixes some (`Below min stake`,
+ * `Listing not active`); the others read in the same style.
+ */
+const REASONS: Record<string, string> = {
+  AssetToken__BelowMinStake: "Below min stake",
+  AssetToken__StakeTooLarge: "Stake too large",
+  AssetToken__UnknownAssetType: "Asset type not registered",
+  AssetToken__InvalidCid: "Invalid CID",
+  AssetToken__NotTokenOwner: "Not token owner",
+  AssetToken__NonexistentToken: "Token does not exist",
+  AssetToken__ZeroAddress: "Zero address",
+  AssetToken__StakeTransferFailed: "Stake transfer failed",
+  ERC721NonexistentToken: "Token does not exist",
+  ERC721IncorrectOwner: "Not token owner",
+  ERC721InsufficientApproval: "Not token owner",
+  ERC721InvalidReceiver: "Receiver cannot accept ERC-721 tokens",
+  ERC721InvalidOwner: "Invalid owner",
+  AssetTypeRegistry__EmptyName: "Asset type name is empty",
+  AssetTypeRegistry__NameTooLong: "Asset type name too long",
+  AssetTypeRegistry__AlreadyRegistered: "Asset type already registered",
+  AccessControlUnauthorizedAccount: "Missing registrar role",
+  Marketplace__ListingNotActive: "Listing not active",
+  Marketplace__PriceAboveMax: "Price above max",
+  Marketplace__InsufficientPayment: "Insufficient payment",
+  Marketplace__NotSeller: "Not the seller",
+  Marketplace__SellerCannotBuy: "Seller cannot buy own listing",
+  Marketplace__ZeroPrice: "Price must be above zero",
+  Marketplace__InvalidDuration: "Invalid duration",
+  Marketplace__UnsupportedToken: "Unsupported token",
+  Marketplace__PaymentFailed: "Payment failed",
+  Marketplace__InvalidListingData: "Invalid listing data",
+  ReentrancyGuardReentrantCall: "Reentrant call",
+};
+
+/**
+ * Turns revert data into the reason the API reports after `Transaction failed: `.
+ *
+ * @param data the revert data (`0x` + selector + args), possibly empty
+ * @returns e.g. `Below min stake`; `Error(string)` reasons are returned as is; unknown data as
+ *   `execution reverted (0x12345678)`
+ * @example
+ * revertReason(iface.encodeErrorResult("Marketplace__ListingNotActive", [3n])) // "Listing not active"
+ */
+export function revertReason(data: string | undefined | null): string {
+  if (data === undefined || data === null || data === "0x" || data.length < 10) return "execution reverted";
+  try {
+    const parsed = combinedInterface.parseError(data);
+    if (parsed !== null && parsed.name === "Error") return String(parsed.args[0]);
+    if (parsed !== null && parsed.name === "Panic") return `Panic(0x${(parsed.args[0] as bigint).toString(16)})`;
+    if (parsed !== null) return REASONS[parsed.name] ?? parsed.name;
+  } catch {
+    // fall through to the standard forms
+  }
+  const selector = data.slice(0, 10).toLowerCase();
+  try {
+    if (selector === "0x08c379a0") {
+      const [reason] = combinedInterface.getAbiCoder().decode(["string"], "0x" + data.slice(10));
+      return String(reason);
+    }
+    if (selector === "0x4e487b71") {
+      const [code] = combinedInterface.getAbiCoder().decode(["uint256"], "0x" + data.slice(10));
+      return `Panic(0x${(code as bigint).toString(16)})`;
+    }
+  } catch {
+    // malformed standard error
+  }
+  return `execution reverted (${selector})`;
+}
+
+/** The custom error name behind revert data, when it is one of the contracts' errors. */
+export function revertErrorName(data: string | undefined | null): string | undefined {
+  if (data === undefined || data === null || data.length < 10) return undefined;
+  try {
+    return combinedInterface.parseError(data)?.name;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,368 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseUnits } from "ethers";
+import { z } from "zod";
+import { ANVIL_DEV_PRIVATE_KEY, LOCAL_CHAIN_ID } from "../../deploy/rpc.js";
+import type { Config } from "./context.js";
+import { ConfigError } from "./errors.js";
+
+/**
+ * Configuration from environment variables, in two pure steps:
+ *
+ * 1. `parseEnv(env)` validates every variable and applies defaults. Secrets may still be missing.
+ * 2. `resolveConfig(settings, devSecrets?)` fills the missing secrets (development only, from
+ *    values that `infra/dev-secrets.ts` generated and saved under DATA_DIR) and applies the
+ *    production rules, giving the shared `Config`.
+ *
+ * `loadConfig(env)` is both steps without generated secrets (a fully configured environment).
+ * Nothing here touches the disk or the network; the composition root does the I/O.
+ *
+ * Variables (empty counts as unset):
+ *
+ * | Variable                      | Default                      | Notes                                      |
+ * |-------------------------------|------------------------------|--------------------------------------------|
+ * | NODE_ENV                      | development                  | development, test or production            |
+ * | HOST                          | 127.0.0.1                    | interface the API binds                    |
+ * | PORT                          | 8080                         | 0 = any free port (printed at start)       |
+ * | DATA_DIR                      | <repo>/.data                 | chain state, PostgreSQL, secrets.json      |
+ * | RPC_URL                       | (embedded anvil)             | required in production                     |
+ * | DATABASE_URL                  | (embedded PostgreSQL)        | required in production                     |
+ * | ADMIN_TOKEN                   | (generated in development)   | ent_admin_<64 hex>; required in production |
+ * | MASTER_KEY                    | (generated in development)   | 64 hex; required in production             |
+ * | OPERATOR_PRIVATE_KEY          | anvil account 0 (embedded)   | 0x + 64 hex; required with RPC_URL         |
+ * | LOG_LEVEL                     | info                         | trace ... fatal, silent                    |
+ * | WEBHOOK_ALLOW_LOCAL           | false                        | true or false                              |
+ * | COIN_SYMBOL                   | COIN                         | used in error messages                     |
+ * | DEV_FAUCET_AMOUNT             | 100 (embedded chain), else 0 | coin per new org wallet; 0 in production   |
+ * | API_KEY_RATE_LIMIT_PER_MINUTE | 60                           |                                            |
+ * | BODY_LIMIT                    | 256kb                        | bytes, or with kb / mb                     |
+ * | ANVIL_PORT                    | 8545                         | embedded anvil port (tests use a free one) |
+ * | EMBEDDED_PG_PORT              | remembered, else 54329       | embedded PostgreSQL port                   |
+ * | DEPLOYMENTS_FILE              | <repo>/deployments/1236.json | record read when RPC_URL is set            |
+ * | SHUTDOWN_TIMEOUT_MS           | 10000                        | hard limit for a clean stop                |
+ */
+
+/** The chain the service targets. Not configurable: contracts, docs and SDK assume it. */
+export const TARGET_CHAIN_ID: number = LOCAL_CHAIN_ID;
+
+/** Default HTTP port (0 asks the OS for a free one). */
+export const DEFAULT_PORT = 8080;
+/** Default port of the embedded anvil. */
+export const DEFAULT_ANVIL_PORT = 8545;
+/** Preferred port of the embedded PostgreSQL (5432 is often taken by a system server). */
+export const DEFAULT_EMBEDDED_PG_PORT = 54329;
+/** Default dev-faucet grant per new org wallet on the local chain, in coin. */
+export const DEFAULT_DEV_FAUCET_AMOUNT = "100";
+/** Default request body limit: 256 KiB (a 100-item batch-issue fits easily). */
+export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;
+
+/** The repository root (two levels above relayer/src). */
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+const ADMIN_TOKEN_RE = /^ent_admin_[0-9a-f]{64}$/;
+const MASTER_KEY_RE = /^[0-9a-fA-F]{64}$/;
+const PRIVATE_KEY_RE = /^0x[0-9a-fA-F]{64}$/;
+
+/** Variables whose values are secrets: errors about them never quote the value. */
+export const SECRET_VARIABLES = new Set([
+  "ADMIN_TOKEN",
+  "MASTER_KEY",
+  "OPERATOR_PRIVATE_KEY",
+  "DATABASE_URL",
+]);
+
+/**
+ * Everything the environment says, validated, before secrets are resolved. Besides the `Config`
+ * fields it carries the knobs of the embedded services, which only the composition root uses.
+ */
+export interface EnvSettings {
+  nodeEnv: Config["nodeEnv"];
+  host: string;
+  port: number;
+  dataDir: string;
+  rpcUrl: string | undefined;
+  databaseUrl: string | undefined;
+  adminToken: string | undefined;
+  masterKey: string | undefined;
+  operatorPrivateKey: string | undefined;
+  coinSymbol: string;
+  webhookAllowLocal: boolean;
+  /** Undefined when DEV_FAUCET_AMOUNT is unset (the default depends on the chain). */
+  devFaucetAmountWei: bigint | undefined;
+  logLevel: string;
+  apiKeyRateLimitPerMinute: number;
+  bodyLimitBytes: number;
+  /** ANVIL_PORT: port of the embedded anvil (only used without RPC_URL). */
+  anvilPort: number;
+  /** EMBEDDED_PG_PORT: port of the embedded PostgreSQL; undefined = remembered or 54329. */
+  embeddedPostgresPort: number | undefined;
+  /** DEPLOYMENTS_FILE: deployment record to read when RPC_URL is set. */
+  deploymentsFile: string | undefined;
+  /** SHUTDOWN_TIMEOUT_MS: hard limit for a clean stop before the process exits anyway. */
+  shutdownTimeoutMs: number;
+}
+
+/** Secrets generated in development and kept under DATA_DIR (see `infra/dev-secrets.ts`). */
+export interface DevSecrets {
+  adminToken?: string | undefined;
+  masterKey?: string | undefined;
+}
+
+// Empty strings count as unset: `FOO= npm start` and docker-compose's `FOO:` mean "no value".
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === "" ? undefined : value.trim()));
+
+const port = (allowZero: boolean) =>
+  z
+    .string()
+    .regex(/^\d{1,5}$/, "must be a port number")
+    .transform(Number)
+    .refine(
+      (n) => n <= 65_535 && (allowZero || n > 0),
+      allowZero ? "must be 0-65535" : "must be 1-65535",
+    );
+
+const positiveInt = (max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, "must be a positive integer")
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= max, `must be between 1 and ${max}`);
+
+const url = (protocols: readonly string[]) =>
+  z.string().refine(
+    (value) => {
+      try {
+        return protocols.includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    },
+    `must be a ${protocols.map((p) => p.replace(":", "")).join(" or ")} URL`,
+  );
+
+/** `256kb`, `1mb`, `262144`: bytes. */
+const byteSize = z
+  .string()
+  .regex(/^\d+\s*(b|kb|mb)?$/i, "must be a size in bytes (e.g. 262144, 256kb, 1mb)")
+  .transform((value) => {
+    const match = /^(\d+)\s*(b|kb|mb)?$/i.exec(value)!;
+    const unit = (match[2] ?? "b").toLowerCase();
+    return Number(match[1]) * (unit === "mb" ? 1024 * 1024 : unit === "kb" ? 1024 : 1);
+  })
+  .refine((n) => n >= 1024 && n <= 64 * 1024 * 1024, "must be between 1kb and 64mb");
+
+const coinAmount = z.string().transform((value, ctx) => {
+  if (!/^\d+(\.\d{1,18})?$/.test(value)) {
+    ctx.addIssue({ code: "custom", message: "must be a decimal amount of coin (e.g. 100 or 0.5)" });
+    return z.NEVER;
+  }
+  return parseUnits(value, 18);
+});
+
+/** One validator per variable. Values arrive as strings (or undefined) from the environment. */
+const variables = {
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  HOST: z
+    .string()
+    .regex(/^[0-9A-Za-z.:\-[\]]+$/, "must be a host name or IP address")
+    .default("127.0.0.1"),
+  PORT: port(true).default(DEFAULT_PORT),
+  DATA_DIR: z.string().min(1).optional(),
+  RPC_URL: url(["http:", "https:", "ws:", "wss:"]).optional(),
+  DATABASE_URL: url(["postgres:", "postgresql:"]).optional(),
+  ADMIN_TOKEN: z
+    .string()
+    .regex(ADMIN_TOKEN_RE, "must be ent_admin_ followed by 64 lower-case hex characters")
+    .optional(),
+  MASTER_KEY: z.string().regex(MASTER_KEY_RE, "must be 64 hex characters (32 bytes)").optional(),
+  OPERATOR_PRIVATE_KEY: z
+    .string()
+    .regex(PRIVATE_KEY_RE, "must be 0x followed by 64 hex characters")
+    .optional(),
+  LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+  WEBHOOK_ALLOW_LOCAL: z.enum(["true", "false"], { message: "must be true or false" }).optional(),
+  COIN_SYMBOL: z
+    .string()
+    .regex(/^[A-Za-z0-9]{1,11}$/, "must be 1-11 letters or digits")
+    .default("COIN"),
+  DEV_FAUCET_AMOUNT: coinAmount.optional(),
+  API_KEY_RATE_LIMIT_PER_MINUTE: positiveInt(1_000_000).default(60),
+  BODY_LIMIT: byteSize.default(DEFAULT_BODY_LIMIT_BYTES),
+  ANVIL_PORT: port(false).default(DEFAULT_ANVIL_PORT),
+  EMBEDDED_PG_PORT: port(false).optional(),
+  DEPLOYMENTS_FILE: z.string().min(1).optional(),
+  SHUTDOWN_TIMEOUT_MS: positiveInt(600_000).default(10_000),
+} as const;
+
+type VariableName = keyof typeof variables;
+
+function parseVariable<K extends VariableName>(
+  name: K,
+  raw: string | undefined,
+): z.output<(typeof variables)[K]> {
+  const value = optionalText.parse(raw);
+  const result = variables[name].safeParse(value);
+  if (result.success) return result.data as z.output<(typeof variables)[K]>;
+  const reason = result.error.issues[0]?.message ?? "is invalid";
+  // Quote the offending value only for non-secrets, so a mistyped key never reaches a log.
+  const shown =
+    SECRET_VARIABLES.has(name) || value === undefined ? "" : ` (got "${value.slice(0, 80)}")`;
+  throw new ConfigError(`Invalid ${name}: ${reason}${shown}`, { details: { variable: name } });
+}
+
+/**
+ * Validates the environment and applies defaults. Pure: no files, no network.
+ *
+ * @param env the environment (default `process.env`)
+ * @param cwd base for a relative DATA_DIR / DEPLOYMENTS_FILE (default the repository root)
+ * @throws ConfigError naming the first malformed variable (never quoting a secret)
+ * @example
+ * const settings = parseEnv({ PORT: "0", DATA_DIR: "/tmp/x" });
+ */
+export function parseEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = REPO_ROOT,
+): EnvSettings {
+  const get = <K extends VariableName>(name: K) => parseVariable(name, env[name]);
+  const dataDir = path.resolve(cwd, get("DATA_DIR") ?? ".data");
+  const deploymentsFile = get("DEPLOYMENTS_FILE");
+  const allowLocal = get("WEBHOOK_ALLOW_LOCAL");
+  const nodeEnv = get("NODE_ENV");
+  return {
+    nodeEnv,
+    host: get("HOST"),
+    port: get("PORT"),
+    dataDir,
+    rpcUrl: get("RPC_URL"),
+    databaseUrl: get("DATABASE_URL"),
+    adminToken: get("ADMIN_TOKEN"),
+    masterKey: get("MASTER_KEY")?.toLowerCase(),
+    operatorPrivateKey: get("OPERATOR_PRIVATE_KEY"),
+    coinSymbol: get("COIN_SYMBOL"),
+    // Local webhook targets (127.0.0.1, private ranges) are an SSRF risk; allowed by default
+    // only outside production so the quick start can point a webhook at localhost.
+    // Off unless asked for (issue 3): local targets are a server-side request forgery risk.
+    webhookAllowLocal: allowLocal === "true",
+    devFaucetAmountWei: get("DEV_FAUCET_AMOUNT"),
+    logLevel: get("LOG_LEVEL"),
+    apiKeyRateLimitPerMinute: get("API_KEY_RATE_LIMIT_PER_MINUTE"),
+    bodyLimitBytes: get("BODY_LIMIT"),
+    anvilPort: get("ANVIL_PORT"),
+    embeddedPostgresPort: get("EMBEDDED_PG_PORT"),
+    deploymentsFile: deploymentsFile === undefined ? undefined : path.resolve(cwd, deploymentsFile),
+    shutdownTimeoutMs: get("SHUTDOWN_TIMEOUT_MS"),
+  };
+}
+
+/** Which secrets the environment lacks and development mode must generate. */
+export function missingDevSecrets(settings: EnvSettings): Array<keyof DevSecrets> {
+  const missing: Array<keyof DevSecrets> = [];
+  if (settings.adminToken === undefined) missing.push("adminToken");
+  if (settings.masterKey === undefined) missing.push("masterKey");
+  return missing;
+}
+
+/**
+ * Applies the production rules and fills missing secrets, giving the shared `Config`. Pure.
+ *
+ * Production (`NODE_ENV=production`) requires RPC_URL (no embedded chain), DATABASE_URL (no
+ * embedded database), ADMIN_TOKEN, MASTER_KEY and OPERATOR_PRIVATE_KEY, and refuses a dev faucet.
+ * Elsewhere, missing ADMIN_TOKEN / MASTER_KEY come from `devSecrets`, and OPERATOR_PRIVATE_KEY
+ * defaults to anvil's first account only when the chain is the embedded anvil (no RPC_URL).
+ *
+ * @throws ConfigError naming the missing or conflicting variable
+ */
+export function resolveConfig(settings: EnvSettings, devSecrets: DevSecrets = {}): Config {
+  const production = settings.nodeEnv === "production";
+  const embeddedChain = settings.rpcUrl === undefined;
+  if (production) {
+    const required: Array<[string, unknown]> = [
+      ["RPC_URL", settings.rpcUrl],
+      ["DATABASE_URL", settings.databaseUrl],
+      ["ADMIN_TOKEN", settings.adminToken],
+      ["MASTER_KEY", settings.masterKey],
+      ["OPERATOR_PRIVATE_KEY", settings.operatorPrivateKey],
+    ];
+    const missing = required.filter(([, value]) => value === undefined).map(([name]) => name);
+    if (missing.length > 0) {
+      throw new ConfigError(
+        `Missing ${missing.join(", ")}: production (NODE_ENV=production) starts no embedded chain or ` +
+          `database and generates no secrets`,
+        { details: { variables: missing } },
+      );
+    }
+    if (settings.devFaucetAmountWei !== undefined && settings.devFaucetAmountWei > 0n) {
+      throw new ConfigError(
+        "Invalid DEV_FAUCET_AMOUNT: the dev faucet is disabled in production (unset it or use 0)",
+        {
+          details: { variable: "DEV_FAUCET_AMOUNT" },
+        },
+      );
+    }
+  }
+
+  const adminToken = settings.adminToken ?? (production ? undefined : devSecrets.adminToken);
+  const masterKey =
+    settings.masterKey ?? (production ? undefined : devSecrets.masterKey?.toLowerCase());
+  if (adminToken === undefined || !ADMIN_TOKEN_RE.test(adminToken)) {
+    throw new ConfigError(
+      "Missing ADMIN_TOKEN: set it, or start in development mode to generate one",
+      {
+        details: { variable: "ADMIN_TOKEN" },
+      },
+    );
+  }
+  if (masterKey === undefined || !MASTER_KEY_RE.test(masterKey)) {
+    throw new ConfigError(
+      "Missing MASTER_KEY: set it, or start in development mode to generate one",
+      {
+        details: { variable: "MASTER_KEY" },
+      },
+    );
+  }
+  const operatorPrivateKey =
+    settings.operatorPrivateKey ??
+    (embeddedChain && !production ? ANVIL_DEV_PRIVATE_KEY : undefined);
+  if (operatorPrivateKey === undefined) {
+    throw new ConfigError(
+      "Missing OPERATOR_PRIVATE_KEY: required with RPC_URL (the anvil dev key is only used for the embedded chain)",
+      { details: { variable: "OPERATOR_PRIVATE_KEY" } },
+    );
+  }
+
+  return {
+    nodeEnv: settings.nodeEnv,
+    host: settings.host,
+    port: settings.port,
+    dataDir: settings.dataDir,
+    rpcUrl: settings.rpcUrl,
+    databaseUrl: settings.databaseUrl,
+    adminToken,
+    masterKey,
+    operatorPrivateKey,
+    chainId: TARGET_CHAIN_ID,
+    coinSymbol: settings.coinSymbol,
+    webhookAllowLocal: settings.webhookAllowLocal,
+    devFaucetAmountWei:
+      settings.devFaucetAmountWei ??
+      (embeddedChain && !production ? parseUnits(DEFAULT_DEV_FAUCET_AMOUNT, 18) : 0n),
+    logLevel: settings.logLevel,
+    apiKeyRateLimitPerMinute: settings.apiKeyRateLimitPerMinute,
+    bodyLimitBytes: settings.bodyLimitBytes,
+  };
+}
+
+/**
+ * Validates a fully specified environment into a `Config` (no generated secrets, no I/O).
+ * `npm start` in development uses `parseEnv` + `infra/dev-secrets.ts` + `resolveConfig` instead.
+ *
+ * @throws ConfigError naming the malformed or missing variable
+ * @example
+ * const config = loadConfig({ ...process.env, PORT: "0" });
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return resolveConfig(parseEnv(env));
+}

@@ -1,0 +1,74 @@
+import { asc, eq } from "drizzle-orm";
+import type { AppContext } from "../context.js";
+import { registryInterface } from "../chain/abis.js";
+import { orgs, wallets } from "../db/schema/index.js";
+import { ValidationError } from "../errors.js";
+import { sendOperatorTransaction } from "../services/operator-transactions.js";
+import { withRpc } from "../services/rpc-call.js";
+
+/** An organization as the operator console lists it (no keys, no secrets). */
+export interface OperatorOrgSummary {
+  orgId: string;
+  name: string;
+  plan: string;
+  scopes: string[];
+  walletAddress: string | null;
+  createdAt: string;
+}
+
+/** Every organization, oldest first, with its custodial wallet address. */
+export async function listOrganizations(ctx: AppContext): Promise<OperatorOrgSummary[]> {
+  const rows = await ctx.database.db
+    .select({
+      orgId: orgs.id,
+      name: orgs.name,
+      plan: orgs.plan,
+      scopes: orgs.scopes,
+      createdAt: orgs.createdAt,
+      walletAddress: wallets.address,
+    })
+    .from(orgs)
+    .leftJoin(wallets, eq(wallets.orgId, orgs.id))
+    .orderBy(asc(orgs.createdAt), asc(orgs.id));
+  return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() }));
+}
+
+/** Result of an operator registration of an asset type. */
+export interface RegisteredAssetType {
+  success: true;
+  typeName: string;
+  txHash: string;
+}
+
+/**
+ * Registers an asset type from the operator account (which holds REGISTRAR_ROLE since deploy),
+ * for operator staff who have no org key with `admin:types`. Goes through
+ * `sendOperatorTransaction`, so it never races the faucet or role grants for a nonce.
+ *
+ * @throws ValidationError when the type is already registered (checked first: the revert's
+ *   custom error would otherwise surface as an opaque "execution reverted");
+ *   RpcUnavailableError; TransactionFailedError on a revert
+ */
+export async function registerAssetTypeAsOperator(
+  ctx: AppContext,
+  typeName: string,
+): Promise<RegisteredAssetType> {
+  const isRegistered = registryInterface.getFunction("isRegistered");
+  if (isRegistered === null) throw new Error("registry ABI lacks isRegistered");
+  const out = await withRpc(() =>
+    ctx.provider.call({
+      to: ctx.contracts.assetTypeRegistry,
+      data: registryInterface.encodeFunctionData(isRegistered, [typeName]),
+    }),
+  );
+  const [already] = registryInterface.decodeFunctionResult(isRegistered, out) as unknown as [
+    boolean,
+  ];
+  if (already) throw new ValidationError(`Asset type already registered: ${typeName}`);
+  const receipt = await sendOperatorTransaction(ctx, {
+    to: ctx.contracts.assetTypeRegistry,
+    data: registryInterface.encodeFunctionData("registerType", [typeName]),
+  });
+  ctx.logger.info({ typeName, txHash: receipt.hash }, "asset type registered by operator");
+  return { success: true, typeName, txHash: receipt.hash };
+}

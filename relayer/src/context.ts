@@ -1,0 +1,57 @@
+import type { JsonRpcProvider, Wallet as EthersWallet } from "ethers";
+import type { Logger } from "pino";
+import type { Database } from "./db/client.js";
+import type { KeyStore } from "./wallets/key-store.js";
+
+/**
+ * Validated configuration (built by `config.ts` from the environment, once, at start).
+ * Secrets in here are never logged.
+ */
+export interface Config {
+  nodeEnv: "development" | "production" | "test";
+  host: string;
+  port: number; // 0 = any free port
+  dataDir: string; // absolute path of `.data/`
+  /** Set when the operator gave RPC_URL; undefined means "start the embedded anvil". */
+  rpcUrl: string | undefined;
+  /** Set when the operator gave DATABASE_URL; undefined means "start embedded PostgreSQL". */
+  databaseUrl: string | undefined;
+  adminToken: string; // ent_admin_<64 hex>
+  masterKey: string; // 64 hex chars
+  /** Key of the operator account that deploys, funds (dev only) and grants roles. */
+  operatorPrivateKey: string;
+  chainId: number; // 1236
+  coinSymbol: string; // e.g. "COIN"; used in `stakedAmount minimum is 0.1 <symbol>`
+  webhookAllowLocal: boolean;
+  /** Dev faucet: fund new org wallets from the operator account (local chain only). */
+  devFaucetAmountWei: bigint; // 0n disables
+  logLevel: string;
+  /** Console/session and rate-limit knobs. */
+  apiKeyRateLimitPerMinute: number; // 60
+  bodyLimitBytes: number; // e.g. 256 * 1024
+}
+
+/** Addresses of the deployed contracts (from deployments/<chainId>.json). */
+export interface ContractAddresses {
+  assetTypeRegistry: string;
+  assetToken: string;
+  marketplace: string;
+  deployBlock: number;
+}
+
+/**
+ * Everything a request handler or worker needs, built once by the composition root (`main.ts`)
+ * or by the test harness (`test/support/stack.ts`), and passed down explicitly.
+ */
+export interface AppContext {
+  config: Config;
+  logger: Logger;
+  database: Database;
+  keyStore: KeyStore;
+  provider: JsonRpcProvider;
+  /** Operator signer (deployer/registrar admin/dev faucet). */
+  operator: EthersWallet;
+  contracts: ContractAddresses;
+  /** True when the chain is the embedded/local anvil (enables the dev faucet). */
+  isLocalChain: boolean;
+}

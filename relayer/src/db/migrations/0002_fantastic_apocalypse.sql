@@ -1,0 +1,1 @@
+ALTER TABLE "transactions" ADD COLUMN "running_since" timestamp with time zone;

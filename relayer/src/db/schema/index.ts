@@ -1,0 +1,6 @@
+/** The whole database schema. Each concern keeps its tables in its own file. */
+export * from "./orgs.js";
+export * from "./rate-limits.js";
+export * from "./indexer.js";
+export * from "./webhook-deliveries.js";
+export * from "./transactions.js";

@@ -1,0 +1,106 @@
+/**
+ * The relayer's error classes. Every error the API can answer with is one of these; the HTTP
+ * status for each class is assigned in exactly one place (`http/error-handler.ts`).
+ *
+ * `message` is the client-facing string (the spec's exact strings where it has one);
+ * `details` is extra, log-only context; `cause` chains the underlying error.
+ */
+export class BaseError extends Error {
+  override name = "BaseError";
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.details = options.details;
+  }
+}
+
+/** 400: the request is malformed or fails validation (`Missing required field: x`, ...). */
+export class ValidationError extends BaseError {
+  override name = "ValidationError";
+}
+
+/** 401: missing, malformed, unknown or revoked credentials. Message is always `Unauthorized`. */
+export class UnauthorizedError extends BaseError {
+  override name = "UnauthorizedError";
+  constructor(options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+    super("Unauthorized", options);
+  }
+}
+
+/** 403: authenticated but not allowed (`Insufficient scope`, `Admin token required`). */
+export class ForbiddenError extends BaseError {
+  override name = "ForbiddenError";
+}
+
+/** 404: unknown route or id. */
+export class NotFoundError extends BaseError {
+  override name = "NotFoundError";
+  constructor(message = "Not found", options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+    super(message, options);
+  }
+}
+
+/** 409: conflicts such as an idempotency key reused with another body. */
+export class ConflictError extends BaseError {
+  override name = "ConflictError";
+}
+
+/** 413: body over the size limit. */
+export class PayloadTooLargeError extends BaseError {
+  override name = "PayloadTooLargeError";
+}
+
+/** 415: the body is not `application/json`. */
+export class UnsupportedMediaTypeError extends BaseError {
+  override name = "UnsupportedMediaTypeError";
+}
+
+/** 429: a rate limit or queue limit was hit; `retryAfterSeconds` becomes `Retry-After`. */
+export class RateLimitError extends BaseError {
+  override name = "RateLimitError";
+  readonly retryAfterSeconds: number;
+  constructor(retryAfterSeconds: number, message = "Rate limit exceeded") {
+    super(message);
+    this.retryAfterSeconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  }
+}
+
+/** 500: an on-chain revert. Message is `Transaction failed: <reason>`. */
+export class TransactionFailedError extends BaseError {
+  override name = "TransactionFailedError";
+  readonly reason: string;
+  constructor(reason: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+    super(`Transaction failed: ${reason}`, options);
+    this.reason = reason;
+  }
+}
+
+/**
+ * Retryable infrastructure failures. Workers retry these; the API answers 503.
+ * Subclasses name the component that is down.
+ */
+export class UnavailableError extends BaseError {
+  override name = "UnavailableError";
+}
+
+/** 503 `RPC unavailable`: the chain node cannot be reached. */
+export class RpcUnavailableError extends UnavailableError {
+  override name = "RpcUnavailableError";
+  constructor(options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+    super("RPC unavailable", options);
+  }
+}
+
+/** 503 `Database unavailable`: PostgreSQL cannot be reached. */
+export class DatabaseUnavailableError extends UnavailableError {
+  override name = "DatabaseUnavailableError";
+  constructor(options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+    super("Database unavailable", options);
+  }
+}
+
+/** A configuration problem found at start; names the variable. Never reaches HTTP. */
+export class ConfigError extends BaseError {
+  override name = "ConfigError";
+}

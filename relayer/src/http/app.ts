@@ -1,0 +1,61 @@
+import express, { type Express } from "express";
+import { consoleRouter } from "../console/serve-console.js";
+import type { AppContext } from "../context.js";
+import { createMetrics, type Metrics } from "../metrics.js";
+import { errorHandler, notFound } from "./error-handler.js";
+import { jsonBody } from "./json-body.js";
+import { requestContext } from "./request-context.js";
+import { mountRoutes } from "./route-definition.js";
+import { createDocsRouter } from "./routes/docs.js";
+import { CONSOLE_ROUTES, MANAGEMENT_ROUTES, SYSTEM_ROUTES } from "./routes/index.js";
+import { READ_ROUTES } from "./routes/read.js";
+import { WEBHOOK_DELIVERY_ROUTES } from "./routes/webhook-deliveries.js";
+import { WRITE_API_ROUTES } from "./routes/write.js";
+
+/** Options of `createApp`. */
+export interface CreateAppOptions {
+  /** Metrics registry to expose at `/metrics`; a fresh one by default. */
+  metrics?: Metrics;
+}
+
+/**
+ * Builds the relayer's Express application (no listening; the caller does `app.listen`).
+ *
+ * Order: request id + access log + metrics → JSON body (415/413/400) → routes → 404 → error
+ * handler. To add a group of routes, mount it in the "Routes" block below with one line
+ * (`app.use(mountRoutes(ctx, MY_ROUTES))` or any `express.Router`). Exported building blocks for
+ * other routers: `requireApiKey`, `requireScope`, `requireAdminToken` (relayer/src/auth/),
+ * `rateLimit`, `defineRoute`/`mountRoutes`, `parseOrThrow`.
+ *
+ * @example
+ * const app = createApp(ctx);
+ * const server = app.listen(ctx.config.port, ctx.config.host);
+ */
+export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Express {
+  const metrics = options.metrics ?? createMetrics();
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.set("query parser", "simple");
+
+  app.use(requestContext(ctx.logger, metrics));
+  app.get("/metrics", async (_req, res) => {
+    res.setHeader("Content-Type", metrics.registry.contentType);
+    res.send(await metrics.registry.metrics());
+  });
+  app.use(jsonBody(ctx.config.bodyLimitBytes));
+
+  // Routes: one line per group.
+  app.use(mountRoutes(ctx, SYSTEM_ROUTES));
+  app.use(mountRoutes(ctx, MANAGEMENT_ROUTES));
+  app.use(mountRoutes(ctx, WRITE_API_ROUTES));
+  app.use(mountRoutes(ctx, READ_ROUTES));
+  app.use(mountRoutes(ctx, WEBHOOK_DELIVERY_ROUTES));
+  app.use(createDocsRouter(ctx));
+  app.use(mountRoutes(ctx, CONSOLE_ROUTES));
+  app.use(consoleRouter()); // static export under /console (503 page when not built)
+
+  app.use(notFound);
+  app.use(errorHandler(ctx.logger));
+  return app;
+}

@@ -1,0 +1,126 @@
+import { Router, type NextFunction, type Request, type Response } from "express";
+import type { z } from "zod";
+import type { AppContext } from "../context.js";
+import { requireAdminToken } from "../auth/require-admin-token.js";
+import { principalOf, requireApiKey } from "../auth/require-api-key.js";
+import { requireScope } from "../auth/require-scope.js";
+import type { Scope } from "../auth/scopes.js";
+import type { ApiKeyPrincipal } from "../services/api-key-authenticator.js";
+import { rateLimit } from "./rate-limit.js";
+import type { RequestLocals } from "./request-context.js";
+import { requestIdOf } from "./request-context.js";
+import { parseOrThrow } from "./validation.js";
+
+/** How a route authenticates: an API key (with scopes), the admin token, or nothing. */
+export type RouteAuth = "apiKey" | "admin" | "none";
+
+/** What a handler receives: validated input, the caller and the context. */
+export interface RouteInput<TBody, TParams, TQuery> {
+  body: TBody;
+  params: TParams;
+  query: TQuery;
+  /** Set for `auth: "apiKey"` routes. */
+  principal: ApiKeyPrincipal | undefined;
+  ctx: AppContext;
+  requestId: string;
+  req: Request;
+  res: Response;
+}
+
+/**
+ * One endpoint, declared once: method, path, auth, scopes and the zod schemas of its request and
+ * responses. The same objects drive validation here and (later) the OpenAPI document, the
+ * Postman collection and the SDK types, so keep every schema in the definition.
+ */
+export interface RouteDefinition<
+  TBody = unknown,
+  TParams = unknown,
+  TQuery = unknown,
+  TResponse = unknown,
+> {
+  method: "get" | "post" | "put" | "patch" | "delete";
+  /** Express path (`/api/enterprise/keys/:keyId`). */
+  path: string;
+  summary: string;
+  auth: RouteAuth;
+  /** With `auth: "apiKey"`: the key needs at least one of these (after `write:all` expansion). */
+  scopes: readonly Scope[];
+  request: {
+    body?: z.ZodType<TBody>;
+    params?: z.ZodType<TParams>;
+    query?: z.ZodType<TQuery>;
+  };
+  /** Success and error bodies by status; the success status is the lowest key (200 by default). */
+  responses: Record<number, z.ZodType>;
+  /** Returns the success body. Throws the errors of `errors.ts`. */
+  handler(input: RouteInput<TBody, TParams, TQuery>): Promise<TResponse>;
+}
+
+/** A route of any shape, for registries. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRouteDefinition = RouteDefinition<any, any, any, any>;
+
+/** Identity helper that infers the generic parameters from the schemas. */
+export function defineRoute<TBody, TParams, TQuery, TResponse>(
+  definition: RouteDefinition<TBody, TParams, TQuery, TResponse>,
+): RouteDefinition<TBody, TParams, TQuery, TResponse> {
+  return definition;
+}
+
+/** The status a successful call of `definition` answers with. */
+export function successStatus(definition: AnyRouteDefinition): number {
+  const codes = Object.keys(definition.responses)
+    .map(Number)
+    .filter((code) => code >= 200 && code < 300);
+  return codes.length === 0 ? 200 : Math.min(...codes);
+}
+
+/**
+ * Builds a router serving `definitions`: for each route, in order, it records the route template
+ * (logs, metrics), authenticates (API key or admin token), counts the request against the rate
+ * limits (API keys only), checks scopes, validates params/query/body and runs the handler.
+ *
+ * @example
+ * app.use(mountRoutes(ctx, WRITE_ROUTES)); // one line in app.ts
+ */
+export function mountRoutes(ctx: AppContext, definitions: readonly AnyRouteDefinition[]): Router {
+  const router = Router();
+  for (const definition of definitions) {
+    const chain: Array<(req: Request, res: Response, next: NextFunction) => void | Promise<void>> =
+      [
+        (_req, res, next) => {
+          (res.locals as RequestLocals).routeTemplate = definition.path;
+          next();
+        },
+      ];
+    if (definition.auth === "apiKey") {
+      chain.push(requireApiKey(ctx), rateLimit(ctx));
+      if (definition.scopes.length > 0) chain.push(requireScope(...definition.scopes));
+    } else if (definition.auth === "admin") {
+      chain.push(requireAdminToken(ctx));
+    }
+    const status = successStatus(definition);
+    chain.push(async (req, res) => {
+      const { body, params, query } = definition.request;
+      const parsedBody: unknown =
+        body === undefined ? undefined : parseOrThrow<unknown>(body, req.body);
+      const parsedParams: unknown =
+        params === undefined ? req.params : parseOrThrow<unknown>(params, req.params);
+      const parsedQuery: unknown =
+        query === undefined ? undefined : parseOrThrow<unknown>(query, req.query);
+      const result: unknown = await definition.handler({
+        body: parsedBody,
+        params: parsedParams,
+        query: parsedQuery,
+        principal: definition.auth === "apiKey" ? principalOf(res) : undefined,
+        ctx,
+        requestId: requestIdOf(res),
+        req,
+        res,
+      });
+      if (!res.headersSent) res.status(status).json(result);
+    });
+    router[definition.method](definition.path, ...chain);
+  }
+  return router;
+}

@@ -1,0 +1,105 @@
+import { createRequire } from "node:module";
+import path from "node:path";
+import { Router, type Request, type Response } from "express";
+import { sdkBundles } from "../../../sdk/build-bundles.js";
+import type { AppContext } from "../../context.js";
+import { NotFoundError } from "../../errors.js";
+import { buildOpenApiDocument, type OpenApiDocument } from "../../openapi/build-openapi.js";
+import { DOCS_PAGE_CSP, docsPageHtml } from "../../openapi/docs-page.js";
+import { DOCS_ASSET_FILES, DOCS_PATHS, SDK_FILES } from "../../openapi/extra-operations.js";
+import { toPostmanCollection, withBaseUrl, type PostmanCollection } from "../../openapi/postman.js";
+
+const require = createRequire(import.meta.url);
+const SWAGGER_UI_DIR = path.dirname(require.resolve("swagger-ui-dist/package.json"));
+
+/** Built once per app context: the document depends only on the code and the coin symbol. */
+const documents = new WeakMap<AppContext, OpenApiDocument>();
+const collections = new WeakMap<AppContext, Promise<PostmanCollection>>();
+
+/** The OpenAPI document of this relayer (cached per context). */
+export function openApiDocumentOf(ctx: AppContext): OpenApiDocument {
+  let doc = documents.get(ctx);
+  if (doc === undefined) {
+    doc = buildOpenApiDocument({ coinSymbol: ctx.config.coinSymbol });
+    documents.set(ctx, doc);
+  }
+  return doc;
+}
+
+function postmanOf(ctx: AppContext): Promise<PostmanCollection> {
+  let collection = collections.get(ctx);
+  if (collection === undefined) {
+    collection = toPostmanCollection(openApiDocumentOf(ctx), "http://127.0.0.1:3000");
+    collections.set(ctx, collection);
+    collection.catch(() => collections.delete(ctx));
+  }
+  return collection;
+}
+
+/** `scheme://host` the client used (honours `trust proxy` when the operator sets it). */
+function originOf(req: Request): string {
+  return `${req.protocol}://${req.get("host") ?? "localhost"}`;
+}
+
+function sendJson(res: Response, body: unknown): void {
+  res.setHeader("Cache-Control", "no-cache");
+  res.setHeader("Access-Control-Allow-Origin", "*");
+  res.json(body);
+}
+
+/**
+ * Documentation routes: `GET /openapi.json` (OpenAPI 3.1 generated from the route registry),
+ * `GET /docs` (Swagger UI from node_modules, offline), `GET /docs/assets/:file`,
+ * `GET /postman.json` (converted once, then cached) and `GET /sdk/rwa-sdk.js|.mjs` (esbuild
+ * bundles built on first request, cached in memory). No authentication: nothing here is secret.
+ *
+ * @example
+ * app.use(createDocsRouter(ctx)); // one line in app.ts
+ */
+export function createDocsRouter(ctx: AppContext): Router {
+  const router = Router();
+
+  router.get(DOCS_PATHS.openapi, (req, res) => {
+    sendJson(res, {
+      ...openApiDocumentOf(ctx),
+      servers: [{ url: originOf(req), description: "This relayer" }],
+    });
+  });
+
+  router.get(DOCS_PATHS.docs, (_req, res) => {
+    res.setHeader("Content-Security-Policy", DOCS_PAGE_CSP);
+    res.setHeader("Cache-Control", "no-cache");
+    res.type("html").send(docsPageHtml());
+  });
+
+  router.get(DOCS_PATHS.docsAsset, (req, res, next) => {
+    const file = req.params.file;
+    if (file === undefined || !(DOCS_ASSET_FILES as readonly string[]).includes(file)) {
+      next(new NotFoundError());
+      return;
+    }
+    res.sendFile(path.join(SWAGGER_UI_DIR, file), { maxAge: "1d" }, (error?: Error) => {
+      if (error !== undefined && !res.headersSent) next(error);
+    });
+  });
+
+  router.get(DOCS_PATHS.postman, async (req, res) => {
+    sendJson(res, withBaseUrl(await postmanOf(ctx), originOf(req)));
+  });
+
+  router.get(DOCS_PATHS.sdk, async (req, res, next) => {
+    const file = req.params.file;
+    if (file === undefined || !(SDK_FILES as readonly string[]).includes(file)) {
+      next(new NotFoundError());
+      return;
+    }
+    const bundles = await sdkBundles();
+    res.setHeader("Content-Type", "text/javascript; charset=utf-8");
+    res.setHeader("Cache-Control", "no-cache");
+    res.setHeader("Access-Control-Allow-Origin", "*");
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    res.send(file === "rwa-sdk.mjs" ? bundles.esm : bundles.iife);
+  });
+
+  return router;
+}

@@ -1,0 +1,96 @@
+import { z } from "zod";
+import { createApiKey, listApiKeys, revokeApiKey } from "../../services/api-keys.js";
+import { defineRoute } from "../route-definition.js";
+import { apiKeyErrors, errorBody, scopeSchema, timestampSchema } from "./schemas.js";
+
+const keyIdSchema = z.string().min(1, "must not be empty").max(64, "too long");
+
+/** An API key as listed (never the key or its hash). */
+export const apiKeySummary = z.object({
+  keyId: z.string(),
+  label: z.string().nullable(),
+  scopes: z.array(z.string()),
+  prefix: z.string().describe("first characters of the key, for recognition"),
+  createdAt: timestampSchema,
+  lastUsedAt: timestampSchema.nullable().describe("updated at most once a minute"),
+  revokedAt: timestampSchema.nullable(),
+});
+
+/** `GET /api/enterprise/keys` response. */
+export const listKeysResponse = z.object({ keys: z.array(apiKeySummary) });
+
+/** `POST /api/enterprise/keys` body. */
+export const createKeyRequest = z.strictObject({
+  scopes: z.array(scopeSchema).min(1, "must be a non-empty array of scopes").max(20),
+  label: z
+    .string()
+    .trim()
+    .min(1, "must be 1 to 100 characters")
+    .max(100, "must be 1 to 100 characters")
+    .optional(),
+});
+
+/** `POST /api/enterprise/keys` response: the key string is shown only here. */
+export const createKeyResponse = apiKeySummary.extend({
+  apiKey: z.string().describe("shown only once"),
+});
+
+/** `DELETE /api/enterprise/keys` body. */
+export const revokeKeyRequest = z.strictObject({ keyId: keyIdSchema });
+
+/** Revocation result. */
+export const revokeKeyResponse = z.object({
+  keyId: z.string(),
+  revoked: z.literal(true),
+  revokedAt: timestampSchema,
+});
+
+const keyErrors = { ...apiKeyErrors, 404: errorBody, 409: errorBody } as const;
+
+/** `GET /api/enterprise/keys` (scope read): the organization's keys, revoked ones included. */
+export const listKeysRoute = defineRoute({
+  method: "get",
+  path: "/api/enterprise/keys",
+  summary: "List the organization's API keys",
+  auth: "apiKey",
+  scopes: ["read"],
+  request: {},
+  responses: { 200: listKeysResponse, ...apiKeyErrors },
+  handler: async ({ ctx, principal }) => ({ keys: await listApiKeys(ctx, principal!.orgId) }),
+});
+
+/** `POST /api/enterprise/keys` (scope read): a new key with a subset of the caller's scopes. */
+export const createKeyRoute = defineRoute({
+  method: "post",
+  path: "/api/enterprise/keys",
+  summary: "Create an additional API key (scopes: a subset of the calling key's)",
+  auth: "apiKey",
+  scopes: ["read"],
+  request: { body: createKeyRequest },
+  responses: { 200: createKeyResponse, ...keyErrors },
+  handler: async ({ ctx, principal, body }) => createApiKey(ctx, principal!, body),
+});
+
+/** `DELETE /api/enterprise/keys` with `{ keyId }` (scope read): revoke a key. */
+export const revokeKeyRoute = defineRoute({
+  method: "delete",
+  path: "/api/enterprise/keys",
+  summary: "Revoke an API key",
+  auth: "apiKey",
+  scopes: ["read"],
+  request: { body: revokeKeyRequest },
+  responses: { 200: revokeKeyResponse, ...keyErrors },
+  handler: async ({ ctx, principal, body }) => revokeApiKey(ctx, principal!, body.keyId),
+});
+
+/** `DELETE /api/enterprise/keys/:keyId` (scope read): same as the body form. */
+export const revokeKeyByPathRoute = defineRoute({
+  method: "delete",
+  path: "/api/enterprise/keys/:keyId",
+  summary: "Revoke an API key (id in the path)",
+  auth: "apiKey",
+  scopes: ["read"],
+  request: { params: z.object({ keyId: keyIdSchema }) },
+  responses: { 200: revokeKeyResponse, ...keyErrors },
+  handler: async ({ ctx, principal, params }) => revokeApiKey(ctx, principal!, params.keyId),
+});

@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { PLANS } from "../../services/plan-limits.js";
+import { registerOrganization } from "../../services/org-registration.js";
+import { defineRoute } from "../route-definition.js";
+import { addressSchema, errorBody, scopeSchema } from "./schemas.js";
+
+/** Request body of `POST /api/enterprise/register`. Unknown fields are rejected. */
+export const registerRequest = z.strictObject({
+  orgName: z
+    .string()
+    .trim()
+    .min(1, "must be 1 to 100 characters")
+    .max(100, "must be 1 to 100 characters"),
+  walletMode: z
+    .literal("custodial", { error: 'only "custodial" is supported' })
+    .default("custodial"),
+  scopes: z.array(scopeSchema).min(1, "must be a non-empty array of scopes").max(20).optional(),
+  plan: z.enum(PLANS, { error: `must be one of ${PLANS.join(", ")}` }).default("free"),
+});
+
+/** Response of `POST /api/enterprise/register`. `apiKey` is shown only here. */
+export const registerResponse = z.object({
+  orgId: z.string(),
+  orgName: z.string(),
+  apiKey: z.string().describe("rwa_live_<64 hex>; shown only once"),
+  keyId: z.string(),
+  walletAddress: addressSchema,
+  scopes: z.array(z.string()),
+  plan: z.enum(PLANS),
+});
+
+/** `POST /api/enterprise/register` (X-Admin-Token): onboard an organization. */
+export const registerRoute = defineRoute({
+  method: "post",
+  path: "/api/enterprise/register",
+  summary: "Onboard an organization (operator staff, X-Admin-Token)",
+  auth: "admin",
+  scopes: [],
+  request: { body: registerRequest },
+  responses: { 200: registerResponse, 400: errorBody, 403: errorBody, 503: errorBody },
+  handler: async ({ ctx, body }) => registerOrganization(ctx, body),
+});

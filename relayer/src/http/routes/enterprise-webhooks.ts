@@ -1,0 +1,101 @@
+import { z } from "zod";
+import { MAX_WEBHOOK_URL_LENGTH } from "../../services/webhook-url-policy.js";
+import {
+  createWebhook,
+  deleteWebhook,
+  listWebhooks,
+  WEBHOOK_EVENTS,
+} from "../../services/webhooks.js";
+import { defineRoute } from "../route-definition.js";
+import { apiKeyErrors, errorBody, timestampSchema } from "./schemas.js";
+
+const webhookIdSchema = z.string().min(1, "must not be empty").max(64, "too long");
+
+/** A webhook as listed (never the secret). */
+export const webhookSummary = z.object({
+  webhookId: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  enabled: z.boolean(),
+  createdAt: timestampSchema,
+});
+
+/** `GET /api/enterprise/webhooks` response. */
+export const listWebhooksResponse = z.object({ webhooks: z.array(webhookSummary) });
+
+/** `POST /api/enterprise/webhooks` body. */
+export const createWebhookRequest = z.strictObject({
+  url: z
+    .string()
+    .max(MAX_WEBHOOK_URL_LENGTH, `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`),
+  events: z
+    .array(z.enum(WEBHOOK_EVENTS, { error: `must be one of ${WEBHOOK_EVENTS.join(", ")}` }))
+    .min(1, "must be a non-empty array of event kinds"),
+  secret: z
+    .string()
+    .min(16, "must be 16 to 256 characters")
+    .max(256, "must be 16 to 256 characters")
+    .optional(),
+});
+
+/** `POST /api/enterprise/webhooks` response: the secret is shown only here. */
+export const createWebhookResponse = webhookSummary.extend({
+  secret: z.string().describe("shown only once"),
+});
+
+/** `DELETE /api/enterprise/webhooks` body. */
+export const deleteWebhookRequest = z.strictObject({ webhookId: webhookIdSchema });
+
+/** Deletion result. */
+export const deleteWebhookResponse = z.object({ webhookId: z.string(), deleted: z.literal(true) });
+
+const webhookErrors = { ...apiKeyErrors, 404: errorBody, 409: errorBody } as const;
+
+/** `GET /api/enterprise/webhooks` (scope webhooks or read). */
+export const listWebhooksRoute = defineRoute({
+  method: "get",
+  path: "/api/enterprise/webhooks",
+  summary: "List webhooks",
+  auth: "apiKey",
+  scopes: ["webhooks", "read"],
+  request: {},
+  responses: { 200: listWebhooksResponse, ...apiKeyErrors },
+  handler: async ({ ctx, principal }) => ({ webhooks: await listWebhooks(ctx, principal!.orgId) }),
+});
+
+/** `POST /api/enterprise/webhooks` (scope webhooks): register a webhook. */
+export const createWebhookRoute = defineRoute({
+  method: "post",
+  path: "/api/enterprise/webhooks",
+  summary: "Register a webhook",
+  auth: "apiKey",
+  scopes: ["webhooks"],
+  request: { body: createWebhookRequest },
+  responses: { 200: createWebhookResponse, ...webhookErrors },
+  handler: async ({ ctx, principal, body }) => createWebhook(ctx, principal!.orgId, body),
+});
+
+/** `DELETE /api/enterprise/webhooks` with `{ webhookId }` (scope webhooks). */
+export const deleteWebhookRoute = defineRoute({
+  method: "delete",
+  path: "/api/enterprise/webhooks",
+  summary: "Remove a webhook",
+  auth: "apiKey",
+  scopes: ["webhooks"],
+  request: { body: deleteWebhookRequest },
+  responses: { 200: deleteWebhookResponse, ...webhookErrors },
+  handler: async ({ ctx, principal, body }) => deleteWebhook(ctx, principal!.orgId, body.webhookId),
+});
+
+/** `DELETE /api/enterprise/webhooks/:webhookId` (scope webhooks): same as the body form. */
+export const deleteWebhookByPathRoute = defineRoute({
+  method: "delete",
+  path: "/api/enterprise/webhooks/:webhookId",
+  summary: "Remove a webhook (id in the path)",
+  auth: "apiKey",
+  scopes: ["webhooks"],
+  request: { params: z.object({ webhookId: webhookIdSchema }) },
+  responses: { 200: deleteWebhookResponse, ...webhookErrors },
+  handler: async ({ ctx, principal, params }) =>
+    deleteWebhook(ctx, principal!.orgId, params.webhookId),
+});

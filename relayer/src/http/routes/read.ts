@@ -1,0 +1,272 @@
+import { z } from "zod";
+import type { AppContext } from "../../context.js";
+import { listAssetTypes } from "../../reads/asset-types-read.js";
+import { getAsset, listAssets } from "../../reads/assets-read.js";
+import { createCoinPriceService, type CoinPriceService } from "../../reads/coin-price.js";
+import { getListing, listListings, LISTING_STATES } from "../../reads/listings-read.js";
+import { getNftMetadata } from "../../reads/nft-metadata-read.js";
+import { readStatus } from "../../reads/status-read.js";
+import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
+import { addressSchema, errorBody, timestampSchema } from "./schemas.js";
+
+/** A positive integer id in the path (token or listing id). */
+export const positiveIdSchema = z.string().regex(/^[1-9]\d{0,77}$/, "must be a positive integer");
+
+/** Path params of `/assets/{id}`, `/nft/{id}`, `/marketplace/{id}`. */
+export const idParams = z.object({ id: positiveIdSchema });
+
+const limitSchema = z
+  .string()
+  .regex(/^\d{1,3}$/, "must be an integer from 1 to 100")
+  .transform(Number)
+  .refine((n) => n >= 1 && n <= 100, "must be an integer from 1 to 100")
+  .optional();
+
+const cursorSchema = z.string().max(200, "too long").optional();
+const decimalString = z.string().describe("native coin decimal");
+const weiString = z.string().describe("integer wei");
+
+/** `GET /api/v1/assets` query. */
+export const listAssetsQuery = z.strictObject({
+  limit: limitSchema,
+  cursor: cursorSchema,
+  owner: addressSchema.optional(),
+  assetType: z.string().min(1, "must not be empty").max(64, "too long").optional(),
+});
+
+/** `GET /api/v1/marketplace` query. */
+export const listListingsQuery = z.strictObject({
+  limit: limitSchema,
+  cursor: cursorSchema,
+  status: z
+    .enum(LISTING_STATES, { error: `must be one of ${LISTING_STATES.join(", ")}` })
+    .optional(),
+  seller: addressSchema.optional(),
+  tokenId: positiveIdSchema.optional(),
+});
+
+/** An asset record. */
+export const assetRecordSchema = z.object({
+  tokenId: z.string(),
+  assetType: z.string().nullable(),
+  name: z.string().nullable(),
+  description: z.string().nullable(),
+  image: z.string().nullable(),
+  externalUrl: z.string().nullable(),
+  ipfsHash: z.string(),
+  stakedAmount: decimalString,
+  stakedAmountWei: weiString,
+  owner: z.string(),
+  minter: z.string(),
+  issuerOrgId: z.string().nullable(),
+  hasPassword: z.boolean(),
+  listing: z
+    .object({
+      listingId: z.string(),
+      price: decimalString,
+      priceWei: weiString,
+      expiresAt: timestampSchema,
+    })
+    .nullable(),
+  mintTxHash: z.string(),
+  mintBlock: z.number().int(),
+  mintedAt: timestampSchema,
+  updatedAt: timestampSchema,
+  redeemed: z.boolean(),
+});
+
+/** A listing record. */
+export const listingRecordSchema = z.object({
+  listingId: z.string(),
+  tokenId: z.string(),
+  seller: z.string(),
+  buyer: z.string().nullable(),
+  price: decimalString,
+  priceWei: weiString,
+  state: z.enum(LISTING_STATES),
+  listedAt: timestampSchema,
+  expiresAt: timestampSchema,
+  soldAt: timestampSchema.nullable(),
+  closedAt: timestampSchema.nullable(),
+  txHash: z.string(),
+  closeTxHash: z.string().nullable(),
+});
+
+const page = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), nextCursor: z.string().nullable() });
+
+/** `GET /api/v1/status` response. */
+export const statusResponse = z.object({
+  status: z.enum(["ok", "degraded"]),
+  chainId: z.number().int(),
+  latestBlock: z.number().int().nullable(),
+  indexedBlock: z.number().int().nullable(),
+  lag: z.number().int().nullable(),
+  averageBlockTime: z.number().nullable(),
+  contracts: z.object({
+    assetTypeRegistry: z.string(),
+    assetToken: z.string(),
+    marketplace: z.string(),
+    deployBlock: z.number().int(),
+  }),
+  rpc: z.object({ ok: z.boolean(), latencyMs: z.number().nullable() }),
+  database: z.object({ ok: z.boolean(), latencyMs: z.number().nullable() }),
+  queue: z.object({
+    ok: z.boolean(),
+    pendingDeliveries: z.number().nullable(),
+    overdueDeliveries: z.number().nullable(),
+  }),
+});
+
+/** `GET /api/v1/coin-price` response. */
+export const coinPriceResponse = z.object({
+  symbol: z.string(),
+  priceUsd: z.string().nullable(),
+  source: z.string(),
+  updatedAt: timestampSchema,
+});
+
+/** ERC-721 metadata document. */
+export const nftMetadataResponse = z.looseObject({
+  name: z.string(),
+  description: z.string(),
+  image: z.string(),
+  external_url: z.string(),
+  attributes: z.array(z.unknown()),
+});
+
+/** `GET /api/v1/asset-types` response. */
+export const assetTypesResponse = z.object({
+  data: z.array(
+    z.object({
+      name: z.string(),
+      typeId: z.string(),
+      index: z.number().int(),
+      registrar: z.string(),
+      txHash: z.string(),
+      registeredAt: timestampSchema,
+    }),
+  ),
+});
+
+const readErrors = { 400: errorBody, 404: errorBody } as const;
+
+const coinPriceServices = new WeakMap<AppContext, CoinPriceService>();
+function coinPriceOf(ctx: AppContext): CoinPriceService {
+  let service = coinPriceServices.get(ctx);
+  if (service === undefined) {
+    service = createCoinPriceService(ctx.config.coinSymbol);
+    coinPriceServices.set(ctx, service);
+  }
+  return service;
+}
+
+/** `GET /api/v1/status`. */
+export const statusRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/status",
+  summary: "Chain, indexer, database and queue status",
+  auth: "none",
+  scopes: [],
+  request: {},
+  responses: { 200: statusResponse },
+  handler: async ({ ctx }) => readStatus(ctx),
+});
+
+/** `GET /api/v1/coin-price`. */
+export const coinPriceRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/coin-price",
+  summary: "Native coin price in USD",
+  auth: "none",
+  scopes: [],
+  request: {},
+  responses: { 200: coinPriceResponse },
+  handler: async ({ ctx }) => coinPriceOf(ctx).current(),
+});
+
+/** `GET /api/v1/assets`. */
+export const listAssetsRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/assets",
+  summary: "List assets (newest first, cursor pagination)",
+  auth: "none",
+  scopes: [],
+  request: { query: listAssetsQuery },
+  responses: { 200: page(assetRecordSchema), 400: errorBody },
+  handler: async ({ ctx, query }) =>
+    listAssets(ctx.database, { ...query, limit: query.limit ?? 20 }),
+});
+
+/** `GET /api/v1/assets/:id`. */
+export const getAssetRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/assets/:id",
+  summary: "One asset",
+  auth: "none",
+  scopes: [],
+  request: { params: idParams },
+  responses: { 200: assetRecordSchema, ...readErrors },
+  handler: async ({ ctx, params }) => getAsset(ctx.database, params.id),
+});
+
+/** `GET /api/v1/nft/:id`: the ERC-721 metadata document. */
+export const nftMetadataRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/nft/:id",
+  summary: "ERC-721 metadata JSON of a token",
+  auth: "none",
+  scopes: [],
+  request: { params: idParams },
+  responses: { 200: nftMetadataResponse, ...readErrors },
+  handler: async ({ ctx, params }) => getNftMetadata(ctx.database, params.id),
+});
+
+/** `GET /api/v1/marketplace`. */
+export const listListingsRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/marketplace",
+  summary: "List marketplace listings (newest first, cursor pagination)",
+  auth: "none",
+  scopes: [],
+  request: { query: listListingsQuery },
+  responses: { 200: page(listingRecordSchema), 400: errorBody },
+  handler: async ({ ctx, query }) =>
+    listListings(ctx.database, { ...query, limit: query.limit ?? 20 }),
+});
+
+/** `GET /api/v1/marketplace/:id`. */
+export const getListingRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/marketplace/:id",
+  summary: "One listing",
+  auth: "none",
+  scopes: [],
+  request: { params: idParams },
+  responses: { 200: listingRecordSchema, ...readErrors },
+  handler: async ({ ctx, params }) => getListing(ctx.database, params.id),
+});
+
+/** `GET /api/v1/asset-types`. */
+export const assetTypesRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/asset-types",
+  summary: "Registered asset types",
+  auth: "none",
+  scopes: [],
+  request: {},
+  responses: { 200: assetTypesResponse },
+  handler: async ({ ctx }) => ({ data: await listAssetTypes(ctx.database) }),
+});
+
+/** The public read API (spec 4.1), served from the indexed database. */
+export const READ_ROUTES: readonly AnyRouteDefinition[] = [
+  statusRoute,
+  coinPriceRoute,
+  listAssetsRoute,
+  getAssetRoute,
+  nftMetadataRoute,
+  listListingsRoute,
+  getListingRoute,
+  assetTypesRoute,
+];

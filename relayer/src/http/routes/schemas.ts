@@ -1,0 +1,23 @@
+import { isAddress } from "ethers";
+import { z } from "zod";
+import { SCOPES } from "../../auth/scopes.js";
+
+/** `{ "error": "..." }`: the body of every error response (spec section 7). */
+export const errorBody = z.object({ error: z.string() });
+
+/** A scope name from spec section 5. */
+export const scopeSchema = z.enum(SCOPES, { error: `must be one of ${SCOPES.join(", ")}` });
+
+/** A checksummed or lowercase 0x address. */
+export const addressSchema = z.string().refine((value) => isAddress(value), "not a 0x address");
+
+/** An ISO 8601 timestamp string. */
+export const timestampSchema = z.string().describe("ISO 8601 timestamp");
+
+/** Standard error responses of an API-key route. */
+export const apiKeyErrors = {
+  400: errorBody,
+  401: errorBody,
+  403: errorBody,
+  429: errorBody,
+} as const;

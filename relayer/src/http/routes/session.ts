@@ -1,0 +1,160 @@
+import { z } from "zod";
+import { adminTokenMatches } from "../../auth/require-admin-token.js";
+import {
+  assertSameOrigin,
+  clearSessionCookie,
+  sessionOf,
+  sessionTokenOf,
+  setSessionCookie,
+} from "../../auth/session-auth.js";
+import {
+  createSession,
+  csrfTokenOf,
+  findSession,
+  sessionIdOf,
+  revokeSession,
+  type ConsoleSession,
+} from "../../auth/session-store.js";
+import { UnauthorizedError } from "../../errors.js";
+import { authenticateApiKey } from "../../services/api-key-authenticator.js";
+import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
+import { errorBody, timestampSchema } from "./schemas.js";
+
+/**
+ * Console sign-in, "who am I" and sign-out (spec section 5: keys stay out of the browser).
+ * The browser sends its API key or the admin token once; from then on it holds only an httpOnly
+ * session cookie. See `auth/session-auth.ts` for the cookie and the CSRF rules.
+ */
+
+/** `POST /api/console/session` body: exactly one credential. */
+export const signInRequest = z.union([
+  z.strictObject({ apiKey: z.string().trim().min(1, "must not be empty").max(200, "too long") }),
+  z.strictObject({
+    adminToken: z.string().trim().min(1, "must not be empty").max(200, "too long"),
+  }),
+]);
+
+/** The signed-in session as the console sees it (never a key, token or hash). */
+export const sessionResponse = z.object({
+  kind: z.enum(["org", "operator"]),
+  orgId: z.string().nullable(),
+  orgName: z.string().nullable(),
+  plan: z.string().nullable(),
+  walletAddress: z.string().nullable(),
+  scopes: z.array(z.string()),
+  expiresAt: timestampSchema,
+  csrfToken: z.string().describe("send as X-CSRF-Token on POST/PUT/PATCH/DELETE"),
+});
+
+type SessionBody = z.infer<typeof sessionResponse>;
+
+function describe(
+  session: Pick<
+    ConsoleSession,
+    "kind" | "orgId" | "orgName" | "plan" | "walletAddress" | "scopes" | "expiresAt"
+  >,
+  token: string,
+): SessionBody {
+  return {
+    kind: session.kind,
+    orgId: session.orgId,
+    orgName: session.orgName,
+    plan: session.plan,
+    walletAddress: session.walletAddress,
+    scopes: session.scopes,
+    expiresAt: session.expiresAt.toISOString(),
+    csrfToken: csrfTokenOf(token),
+  };
+}
+
+/** `POST /api/console/session`: sign in with an org API key or the operator's admin token. */
+export const signInRoute = defineRoute({
+  method: "post",
+  path: "/api/console/session",
+  summary: "Console sign-in: trade an API key or the admin token for a session cookie",
+  auth: "none",
+  scopes: [],
+  request: { body: signInRequest },
+  responses: { 200: sessionResponse, 400: errorBody, 401: errorBody, 403: errorBody },
+  handler: async ({ ctx, req, res, body }) => {
+    // Login CSRF: a foreign page must not sign a victim's browser into the attacker's org.
+    assertSameOrigin(req, true);
+    res.setHeader("Cache-Control", "no-store");
+    let owner: Parameters<typeof createSession>[1];
+    if ("apiKey" in body) {
+      const principal = await authenticateApiKey(ctx, body.apiKey);
+      owner = {
+        kind: "org",
+        orgId: principal.orgId,
+        apiKeyId: principal.keyId,
+        scopes: principal.scopes,
+      };
+    } else {
+      if (!adminTokenMatches(body.adminToken, ctx.config.adminToken)) {
+        throw new UnauthorizedError({ details: { reason: "wrong admin token" } });
+      }
+      owner = { kind: "operator" };
+    }
+    const { token } = await createSession(ctx, owner);
+    const session = await findSession(ctx, token);
+    if (session === undefined) throw new Error("new session not found");
+    setSessionCookie(req, res, token);
+    ctx.logger.info(
+      { kind: session.kind, orgId: session.orgId, keyId: session.apiKeyId },
+      "console session opened",
+    );
+    return describe(session, token);
+  },
+});
+
+/** `GET /api/console/session`: who is signed in (401 when nobody). */
+export const getSessionRoute = defineRoute({
+  method: "get",
+  path: "/api/console/session",
+  summary: "The signed-in console session",
+  auth: "none",
+  scopes: [],
+  request: {},
+  responses: { 200: sessionResponse, 401: errorBody },
+  handler: async ({ ctx, req, res }) => {
+    res.setHeader("Cache-Control", "no-store");
+    const session = await sessionOf(ctx, req, res);
+    const token = sessionTokenOf(req);
+    if (session === undefined || token === undefined) {
+      throw new UnauthorizedError({ details: { reason: "no session cookie" } });
+    }
+    return describe(session, token);
+  },
+});
+
+/** `DELETE /api/console/session`: sign out (revoke the row, clear the cookie). */
+export const signOutRoute = defineRoute({
+  method: "delete",
+  path: "/api/console/session",
+  summary: "Console sign-out",
+  auth: "none",
+  scopes: [],
+  request: {},
+  responses: { 200: z.object({ signedOut: z.literal(true) }), 403: errorBody },
+  handler: async ({ ctx, req, res }) => {
+    res.setHeader("Cache-Control", "no-store");
+    const token = sessionTokenOf(req);
+    if (token !== undefined) {
+      // CSRF-checked like any other unsafe request: a foreign page must not sign users out.
+      const session = await sessionOf(ctx, req, res).catch((error: unknown) => {
+        if (error instanceof UnauthorizedError) return undefined; // already invalid: just clear
+        throw error;
+      });
+      await revokeSession(ctx, session?.id ?? sessionIdOf(token));
+    }
+    clearSessionCookie(req, res);
+    return { signedOut: true as const };
+  },
+});
+
+/** The console session routes. */
+export const SESSION_ROUTES: readonly AnyRouteDefinition[] = [
+  signInRoute,
+  getSessionRoute,
+  signOutRoute,
+];

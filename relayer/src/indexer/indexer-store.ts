@@ -1,0 +1,130 @@
+import type pg from "pg";
+import type { PgBoss } from "pg-boss";
+import type { Database } from "../db/client.js";
+import { insertOutboxEvents } from "../webhooks/outbox.js";
+import { releaseConfirmedEvents } from "../webhooks/release-events.js";
+import { applyLog } from "./apply-log.js";
+import type { BlockEvent } from "./block-event.js";
+import type { Cursor, StoredBlockLookup } from "./chain-sync.js";
+import { rollbackTo } from "./rollback.js";
+import { webhookEventsForLogs } from "./webhook-events.js";
+
+const CURSOR_ID = "main";
+/** Headers kept for reorg detection and the average block time. */
+const KEEP_BLOCKS = 2_000;
+
+/** Another process moved the cursor under us (lost leadership): stop and re-check the lock. */
+export class CursorMovedError extends Error {
+  override name = "CursorMovedError";
+}
+
+/**
+ * The indexer's database side: the cursor, the stored headers, and applying block events
+ * atomically (read-model rows, outbox events and cursor in one transaction).
+ */
+export class IndexerStore implements StoredBlockLookup {
+  constructor(
+    private readonly database: Database,
+    private readonly boss: PgBoss,
+    private readonly marketplace: string,
+  ) {}
+
+  /** The cursor, or undefined before the first run. */
+  async cursor(): Promise<Cursor | undefined> {
+    const { rows } = await this.database.pool.query<{ block_number: string; block_hash: string }>(
+      `SELECT block_number, block_hash FROM indexer_cursor WHERE id = $1`,
+      [CURSOR_ID],
+    );
+    const row = rows[0];
+    return row === undefined
+      ? undefined
+      : { number: Number(row.block_number), hash: row.block_hash };
+  }
+
+  /** Sets the starting cursor (the block before the deployment) if none exists. */
+  async initCursor(start: {
+    number: number;
+    hash: string;
+    parentHash: string;
+    timestamp: number;
+  }): Promise<void> {
+    await this.database.pool.query(
+      `WITH c AS (INSERT INTO indexer_cursor (id, block_number, block_hash) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING 1)
+       INSERT INTO indexed_blocks (number, hash, parent_hash, timestamp) SELECT $2, $3, $4, $5 FROM c ON CONFLICT DO NOTHING`,
+      [CURSOR_ID, start.number, start.hash, start.parentHash, start.timestamp],
+    );
+  }
+
+  async storedHashes(from: number, to: number): Promise<Map<number, string>> {
+    const { rows } = await this.database.pool.query<{ number: string; hash: string }>(
+      `SELECT number, hash FROM indexed_blocks WHERE number BETWEEN $1 AND $2`,
+      [from, to],
+    );
+    return new Map(rows.map((r) => [Number(r.number), r.hash]));
+  }
+
+  async #inTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.database.pool.connect();
+    try {
+      await client.query("BEGIN");
+      const result = await fn(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async #moveCursor(client: pg.ClientBase, from: Cursor, to: Cursor): Promise<void> {
+    const { rowCount } = await client.query(
+      `UPDATE indexer_cursor SET block_number = $2, block_hash = $3, updated_at = now()
+       WHERE id = $1 AND block_number = $4 AND block_hash = $5`,
+      [CURSOR_ID, to.number, to.hash, from.number, from.hash],
+    );
+    if (rowCount !== 1) throw new CursorMovedError("indexer cursor moved by another process");
+  }
+
+  /**
+   * Applies one block event in its own transaction and returns the new cursor.
+   * The cursor update is a compare-and-set, so two processes can never both apply a range.
+   */
+  async apply(
+    event: BlockEvent,
+    cursor: Cursor,
+  ): Promise<{ cursor: Cursor; webhookEvents: number; deliveries: number }> {
+    return this.#inTransaction(async (client) => {
+      switch (event.type) {
+        case "block": {
+          for (const h of event.headers) {
+            await client.query(
+              `INSERT INTO indexed_blocks (number, hash, parent_hash, timestamp) VALUES ($1,$2,$3,$4)
+               ON CONFLICT (number) DO UPDATE SET hash = EXCLUDED.hash, parent_hash = EXCLUDED.parent_hash, timestamp = EXCLUDED.timestamp`,
+              [h.number, h.hash, h.parentHash, h.timestamp],
+            );
+          }
+          for (const log of event.logs) await applyLog(client, log, "live");
+          const outbox = await webhookEventsForLogs(client, event.logs, this.marketplace);
+          await insertOutboxEvents(client, outbox);
+          await client.query(`DELETE FROM indexed_blocks WHERE number < $1`, [
+            event.last.number - KEEP_BLOCKS,
+          ]);
+          const next = { number: event.last.number, hash: event.last.hash };
+          await this.#moveCursor(client, cursor, next);
+          return { cursor: next, webhookEvents: outbox.length, deliveries: 0 };
+        }
+        case "reorg": {
+          await rollbackTo(client, event.ancestor.number);
+          await this.#moveCursor(client, cursor, event.ancestor);
+          return { cursor: event.ancestor, webhookEvents: 0, deliveries: 0 };
+        }
+        case "finalize": {
+          const deliveries = await releaseConfirmedEvents(client, this.boss, event.blockNumber);
+          return { cursor, webhookEvents: 0, deliveries };
+        }
+      }
+    });
+  }
+}

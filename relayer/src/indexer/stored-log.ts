@@ -1,0 +1,28 @@
+import type { IndexedEventName } from "./abi.js";
+
+/**
+ * One decoded contract log as the indexer stores it (`chain_logs`) and applies it. Arguments are
+ * kept as strings (uint as decimal, addresses lower-case, bytes as 0x hex) so the same shape
+ * round-trips through jsonb for replays after a reorg.
+ */
+export interface StoredLog {
+  blockNumber: number;
+  blockHash: string;
+  logIndex: number;
+  txHash: string;
+  /** Block timestamp, seconds. */
+  blockTimestamp: number;
+  kind: IndexedEventName;
+  tokenId: string | null;
+  listingId: string | null;
+  args: Record<string, string>;
+}
+
+/** A block header as the indexer needs it. */
+export interface BlockHeader {
+  number: number;
+  hash: string;
+  parentHash: string;
+  /** Seconds. */
+  timestamp: number;
+}

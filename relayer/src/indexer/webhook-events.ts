@@ -1,0 +1,197 @@
+import { createHash } from "node:crypto";
+import { formatEther, getAddress } from "ethers";
+import type pg from "pg";
+import type { ChainEventKind, OutboxEvent } from "../webhooks/event-kinds.js";
+import type { StoredLog } from "./stored-log.js";
+
+const ZERO = "0x0000000000000000000000000000000000000000";
+
+interface Candidate {
+  kind: ChainEventKind;
+  log: StoredLog;
+  /** Lower-case addresses whose organizations receive the event. */
+  parties: string[];
+  data: Record<string, unknown>;
+}
+
+const checksum = (address: string) => getAddress(address);
+
+/** Deterministic event id: the same on-chain event for the same org always gets the same id. */
+export function outboxEventId(
+  orgId: string,
+  kind: string,
+  txHash: string,
+  logIndex: number,
+): string {
+  return `evt_${createHash("sha256").update(`${orgId}|${kind}|${txHash}|${logIndex}`).digest("hex").slice(0, 32)}`;
+}
+
+async function issuedData(client: pg.ClientBase, log: StoredLog): Promise<Record<string, unknown>> {
+  const a = log.args;
+  const { rows } = await client.query<{
+    type_name: string | null;
+    json: string | null;
+    cid: string;
+  }>(
+    `SELECT t.name AS type_name, m.json, x.cid
+     FROM assets x LEFT JOIN asset_types t ON t.type_id = x.type_id LEFT JOIN asset_metadata m ON m.cid = x.cid
+     WHERE x.token_id = $1`,
+    [a.tokenId],
+  );
+  const row = rows[0];
+  let name: string | null = null;
+  if (row?.json) {
+    try {
+      const doc = JSON.parse(row.json) as { name?: unknown };
+      if (typeof doc.name === "string") name = doc.name;
+    } catch {
+      // not our document: no name
+    }
+  }
+  return {
+    tokenId: a.tokenId,
+    from: ZERO,
+    to: checksum(a.owner!),
+    assetType: row?.type_name ?? null,
+    name,
+    wallet: checksum(a.owner!),
+    stakedAmount: formatEther(BigInt(a.stake!)),
+    stakedAmountWei: a.stake,
+    ipfsHash: row?.cid ?? null,
+    minter: checksum(a.minter!),
+  };
+}
+
+/**
+ * Maps logs to the spec's event kinds (section 6; see docs/webhooks.md):
+ * AssetIssued → asset.issued (the mint's Transfer is not also asset.transferred);
+ * Transfer between two wallets (not a mint, burn, or a move into/out of marketplace escrow) →
+ * asset.transferred; ListingCreated → asset.listed; ListingSold → asset.sold;
+ * ListingCancelled / ListingReclaimed → asset.delisted (`reason` cancelled / expired).
+ */
+async function candidatesOf(
+  client: pg.ClientBase,
+  log: StoredLog,
+  marketplace: string,
+): Promise<Candidate | undefined> {
+  const a = log.args;
+  switch (log.kind) {
+    case "AssetIssued":
+      return {
+        kind: "asset.issued",
+        log,
+        parties: [a.owner!, a.minter!],
+        data: await issuedData(client, log),
+      };
+    case "Transfer": {
+      if (a.from === ZERO || a.to === ZERO || a.from === marketplace || a.to === marketplace)
+        return undefined;
+      return {
+        kind: "asset.transferred",
+        log,
+        parties: [a.from!, a.to!],
+        data: { tokenId: a.tokenId, from: checksum(a.from!), to: checksum(a.to!) },
+      };
+    }
+    case "ListingCreated":
+      return {
+        kind: "asset.listed",
+        log,
+        parties: [a.seller!],
+        data: {
+          tokenId: a.tokenId,
+          from: checksum(a.seller!),
+          to: checksum(marketplace),
+          listingId: a.listingId,
+          price: formatEther(BigInt(a.price!)),
+          priceWei: a.price,
+          seller: checksum(a.seller!),
+          expiresAt: new Date(Number(a.expiresAt) * 1000).toISOString(),
+        },
+      };
+    case "ListingSold":
+      return {
+        kind: "asset.sold",
+        log,
+        parties: [a.seller!, a.buyer!],
+        data: {
+          tokenId: a.tokenId,
+          from: checksum(a.seller!),
+          to: checksum(a.buyer!),
+          listingId: a.listingId,
+          buyer: checksum(a.buyer!),
+          seller: checksum(a.seller!),
+          price: formatEther(BigInt(a.price!)),
+          priceWei: a.price,
+        },
+      };
+    case "ListingCancelled":
+    case "ListingReclaimed":
+      return {
+        kind: "asset.delisted",
+        log,
+        parties: [a.seller!],
+        data: {
+          tokenId: a.tokenId,
+          from: checksum(marketplace),
+          to: checksum(a.seller!),
+          listingId: a.listingId,
+          seller: checksum(a.seller!),
+          reason: log.kind === "ListingCancelled" ? "cancelled" : "expired",
+        },
+      };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The outbox events for a batch of freshly applied logs: one per (event, organization whose
+ * custodial wallet is a party). Run after `applyLog` in the same transaction.
+ *
+ * @param marketplace lower-case marketplace address (escrow moves are not transfers)
+ */
+export async function webhookEventsForLogs(
+  client: pg.ClientBase,
+  logs: readonly StoredLog[],
+  marketplace: string,
+): Promise<OutboxEvent[]> {
+  const candidates: Candidate[] = [];
+  for (const log of logs) {
+    const candidate = await candidatesOf(client, log, marketplace);
+    if (candidate !== undefined) candidates.push(candidate);
+  }
+  if (candidates.length === 0) return [];
+  const addresses = [...new Set(candidates.flatMap((c) => c.parties))];
+  const { rows } = await client.query<{ org_id: string; address: string }>(
+    `SELECT org_id, lower(address) AS address FROM wallets WHERE lower(address) = ANY($1::text[])`,
+    [addresses],
+  );
+  const orgByAddress = new Map(rows.map((r) => [r.address, r.org_id]));
+  const events: OutboxEvent[] = [];
+  for (const c of candidates) {
+    const orgIds = new Set(
+      c.parties.map((p) => orgByAddress.get(p)).filter((o): o is string => o !== undefined),
+    );
+    for (const orgId of orgIds) {
+      events.push({
+        id: outboxEventId(orgId, c.kind, c.log.txHash, c.log.logIndex),
+        orgId,
+        kind: c.kind,
+        blockNumber: c.log.blockNumber,
+        blockHash: c.log.blockHash,
+        txHash: c.log.txHash,
+        logIndex: c.log.logIndex,
+        payload: {
+          event: c.kind,
+          timestamp: c.log.blockTimestamp * 1000,
+          orgId,
+          txHash: c.log.txHash,
+          blockNumber: c.log.blockNumber,
+          data: c.data,
+        },
+      });
+    }
+  }
+  return events;
+}

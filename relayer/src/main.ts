@@ -1,0 +1,120 @@
+/**
+ * Composition root: `npm start` (= `tsx relayer/src/main.ts`).
+ *
+ * With nothing configured it starts anvil (chain 1236) and PostgreSQL under DATA_DIR, deploys the
+ * contracts once, and serves the API; with RPC_URL, DATABASE_URL, ADMIN_TOKEN, MASTER_KEY and
+ * OPERATOR_PRIVATE_KEY set it starts nothing of its own. SIGINT/SIGTERM stop everything in order
+ * (HTTP server, workers, database pool, PostgreSQL, anvil) within SHUTDOWN_TIMEOUT_MS.
+ */
+import { parseEnv } from "./config.js";
+import { describeStartupError, startRelayer, type RunningRelayer } from "./infra/start-relayer.js";
+
+const EXIT_STARTUP_FAILED = 1;
+const EXIT_STOP_TIMEOUT = 70;
+
+/** Embedded processes seen so far (also during start-up), for a last-resort kill. */
+const knownPids = new Map<string, number>();
+
+function killKnownProcesses(): void {
+  for (const pid of knownPids.values()) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  // Parsed again by startRelayer; here only for the stop timeout (a bad value fails there).
+  let timeoutMs = 10_000;
+  try {
+    timeoutMs = parseEnv(process.env).shutdownTimeoutMs;
+  } catch {
+    // startRelayer reports the ConfigError.
+  }
+  let relayer: RunningRelayer | undefined;
+  let signalled: NodeJS.Signals | undefined;
+  const abort = new AbortController();
+
+  const armHardTimeout = () =>
+    setTimeout(() => {
+      console.error(`Clean stop took longer than ${timeoutMs} ms; killing the embedded services`);
+      killKnownProcesses();
+      process.exit(EXIT_STOP_TIMEOUT);
+    }, timeoutMs).unref();
+
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled !== undefined) {
+      console.log(`${signal} again: exiting now`);
+      killKnownProcesses();
+      process.exit(EXIT_STOP_TIMEOUT);
+    }
+    signalled = signal;
+    if (relayer !== undefined) {
+      void shutdown(relayer, signal, timeoutMs, armHardTimeout);
+    } else {
+      // Mid start-up: stop at the next step boundary; the hard timeout still applies.
+      console.log(`\n${signal}: interrupting start-up...`);
+      armHardTimeout();
+      abort.abort();
+    }
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+
+  try {
+    relayer = await startRelayer({
+      env: process.env,
+      signal: abort.signal,
+      onProcess: (name, pid) => knownPids.set(name, pid),
+    });
+  } catch (error) {
+    if (signalled !== undefined) {
+      console.log("Stopped during start-up.");
+      process.exit(0);
+    }
+    console.error(`\nStart-up failed: ${describeStartupError(error)}`);
+    process.exit(EXIT_STARTUP_FAILED);
+  }
+  if (signalled !== undefined) await shutdown(relayer, signalled, timeoutMs, armHardTimeout);
+}
+
+/** PostgreSQL ending connections: 57P01 admin shutdown, or the socket closing under a client. */
+function isConnectionShutdownError(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return (
+    code === "57P01" ||
+    code === "ECONNRESET" ||
+    code === "ECONNREFUSED" ||
+    (typeof message === "string" && /Connection terminated/i.test(message))
+  );
+}
+
+async function shutdown(
+  relayer: RunningRelayer,
+  signal: NodeJS.Signals,
+  timeoutMs: number,
+  armHardTimeout: () => NodeJS.Timeout,
+): Promise<void> {
+  // A terminal Ctrl-C reaches PostgreSQL too (same process group), so it closes connections
+  // while workers are still stopping; some driver clients (pg-boss' own) have no 'error'
+  // listener. While stopping, such errors are expected: note them and carry on.
+  process.on("uncaughtException", (error) => {
+    if (isConnectionShutdownError(error)) return;
+    console.error(
+      `Uncaught error while stopping: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    killKnownProcesses();
+    process.exit(EXIT_STOP_TIMEOUT);
+  });
+  console.log(`\n${signal}: stopping (at most ${timeoutMs} ms)...`);
+  const started = performance.now();
+  const timer = armHardTimeout();
+  await relayer.stop();
+  clearTimeout(timer);
+  console.log(`Stopped in ${Math.round(performance.now() - started)} ms.`);
+  process.exit(0);
+}
+
+void main();

@@ -1,0 +1,37 @@
+import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
+
+/** The relayer's Prometheus metrics, on a registry of their own (one per app instance). */
+export interface Metrics {
+  registry: Registry;
+  /** HTTP requests by method, route template (never the raw path) and status. */
+  httpRequests: Counter<"method" | "route" | "status">;
+  /** HTTP request duration in seconds, same labels. */
+  httpDuration: Histogram<"method" | "route" | "status">;
+}
+
+/**
+ * Creates a fresh registry with the process default metrics and the HTTP metrics. Other
+ * components (transaction engine, indexer, webhooks) register their own metrics on
+ * `metrics.registry` so `/metrics` exposes everything.
+ *
+ * A registry per instance (instead of prom-client's global one) lets several apps live in one
+ * process, as in the tests.
+ */
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const httpRequests = new Counter({
+    name: "http_requests_total",
+    help: "HTTP requests by method, route template and status",
+    labelNames: ["method", "route", "status"] as const,
+    registers: [registry],
+  });
+  const httpDuration = new Histogram({
+    name: "http_request_duration_seconds",
+    help: "HTTP request duration by method, route template and status",
+    labelNames: ["method", "route", "status"] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  return { registry, httpRequests, httpDuration };
+}

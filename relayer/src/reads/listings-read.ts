@@ -1,0 +1,136 @@
+import { checksumAddress } from "./checksum-address.js";
+import { weiToDecimal } from "./wei-decimal.js";
+import type { Database } from "../db/client.js";
+import { NotFoundError } from "../errors.js";
+import { decodePageCursor, encodePageCursor, type Page } from "./page-cursor.js";
+
+/** Listing states reported by the read API (an active listing past `expiresAt` is `expired`). */
+export const LISTING_STATES = ["active", "sold", "cancelled", "expired"] as const;
+
+/** One listing state. */
+export type ListingState = (typeof LISTING_STATES)[number];
+
+/** A listing as the read API returns it. */
+export interface ListingRecord {
+  listingId: string;
+  tokenId: string;
+  seller: string;
+  buyer: string | null;
+  price: string;
+  priceWei: string;
+  state: ListingState;
+  listedAt: string;
+  expiresAt: string;
+  soldAt: string | null;
+  closedAt: string | null;
+  txHash: string;
+  closeTxHash: string | null;
+}
+
+/** Filters of `GET /api/v1/marketplace`. */
+export interface ListingFilters {
+  limit: number;
+  cursor?: string | undefined;
+  status?: ListingState | undefined;
+  seller?: string | undefined;
+  tokenId?: string | undefined;
+}
+
+interface ListingRow {
+  listing_id: string;
+  token_id: string;
+  seller: string;
+  buyer: string | null;
+  price_wei: string;
+  state: string;
+  listed_at: Date;
+  expires_at: Date;
+  closed_at: Date | null;
+  create_tx_hash: string;
+  close_tx_hash: string | null;
+  effective_state: ListingState;
+}
+
+const SELECT = `
+  SELECT listing_id::text, token_id::text, seller, buyer, price_wei::text, state, listed_at, expires_at, closed_at,
+         create_tx_hash, close_tx_hash,
+         CASE WHEN state = 'active' AND expires_at <= now() THEN 'expired' ELSE state END AS effective_state
+  FROM listings`;
+
+function toRecord(row: ListingRow): ListingRecord {
+  const closedAt = row.closed_at?.toISOString() ?? null;
+  return {
+    listingId: row.listing_id,
+    tokenId: row.token_id,
+    seller: checksumAddress(row.seller),
+    buyer: row.buyer === null ? null : checksumAddress(row.buyer),
+    price: weiToDecimal(row.price_wei),
+    priceWei: row.price_wei,
+    state: row.effective_state,
+    listedAt: row.listed_at.toISOString(),
+    expiresAt: row.expires_at.toISOString(),
+    soldAt: row.state === "sold" ? closedAt : null,
+    closedAt,
+    txHash: row.create_tx_hash,
+    closeTxHash: row.close_tx_hash,
+  };
+}
+
+/**
+ * One listing by id.
+ *
+ * @throws NotFoundError `Listing not found`
+ */
+export async function getListing(database: Database, listingId: string): Promise<ListingRecord> {
+  const { rows } = await database.pool.query<ListingRow>({
+    name: "listing-by-id",
+    text: `${SELECT} WHERE listings.listing_id = $1`,
+    values: [listingId],
+  });
+  const row = rows[0];
+  if (row === undefined) throw new NotFoundError("Listing not found");
+  return toRecord(row);
+}
+
+/** Listings, newest first, with keyset pagination and filters on state, seller and token. */
+export async function listListings(
+  database: Database,
+  filters: ListingFilters,
+): Promise<Page<ListingRecord>> {
+  const where: string[] = [];
+  const values: unknown[] = [];
+  const add = (clause: (n: number) => string, value: unknown) => {
+    values.push(value);
+    where.push(clause(values.length));
+  };
+  if (filters.cursor !== undefined)
+    add((n) => `listings.listing_id < $${n}::numeric`, decodePageCursor(filters.cursor));
+  if (filters.seller !== undefined) add((n) => `seller = $${n}`, filters.seller.toLowerCase());
+  if (filters.tokenId !== undefined)
+    add((n) => `listings.token_id = $${n}::numeric`, filters.tokenId);
+  switch (filters.status) {
+    case "active":
+      where.push(`state = 'active' AND expires_at > now()`);
+      break;
+    case "expired":
+      where.push(`(state = 'expired' OR (state = 'active' AND expires_at <= now()))`);
+      break;
+    case "sold":
+    case "cancelled":
+      add((n) => `listings.state = $${n}`, filters.status);
+      break;
+    case undefined:
+      break;
+  }
+  values.push(filters.limit + 1);
+  const text = `${SELECT} ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY listings.listing_id DESC LIMIT $${values.length}`;
+  const name = `listings-list-${filters.cursor !== undefined ? "c" : ""}${filters.seller !== undefined ? "s" : ""}${filters.tokenId !== undefined ? "t" : ""}-${filters.status ?? "all"}`;
+  const { rows } = await database.pool.query<ListingRow>({ name, text, values });
+  const page = rows.slice(0, filters.limit).map(toRecord);
+  const last = page.at(-1);
+  return {
+    data: page,
+    nextCursor:
+      rows.length > filters.limit && last !== undefined ? encodePageCursor(last.listingId) : null,
+  };
+}

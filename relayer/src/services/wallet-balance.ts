@@ -1,0 +1,50 @@
+import { eq } from "drizzle-orm";
+import { formatEther } from "ethers";
+import type { AppContext } from "../context.js";
+import { wallets } from "../db/schema/index.js";
+import { NotFoundError } from "../errors.js";
+import { withRpc } from "./rpc-call.js";
+
+/** Wallet balance object (spec section 2.7). */
+export interface WalletBalance {
+  walletAddress: string;
+  /** Decimal native-coin amount without a trailing `.0`: "1.5", "0", "100". */
+  balance: string;
+  /** Integer amount in wei. */
+  balanceWei: string;
+  chain: number;
+}
+
+/** Formats wei as a decimal coin amount, dropping ethers' trailing `.0` ("100.0" → "100"). */
+export function formatCoin(wei: bigint): string {
+  const text = formatEther(wei);
+  return text.endsWith(".0") ? text.slice(0, -2) : text;
+}
+
+/** The address of an organization's custodial wallet. */
+export async function walletAddressOf(ctx: AppContext, orgId: string): Promise<string> {
+  const rows = await ctx.database.db
+    .select({ address: wallets.address })
+    .from(wallets)
+    .where(eq(wallets.orgId, orgId))
+    .limit(1);
+  const row = rows[0];
+  if (row === undefined) throw new NotFoundError("Wallet not found");
+  return row.address;
+}
+
+/**
+ * The organization's custodial wallet and its current (latest-block) balance from the node.
+ *
+ * @throws RpcUnavailableError when the chain node is unreachable
+ */
+export async function getWalletBalance(ctx: AppContext, orgId: string): Promise<WalletBalance> {
+  const walletAddress = await walletAddressOf(ctx, orgId);
+  const wei = await withRpc(() => ctx.provider.getBalance(walletAddress));
+  return {
+    walletAddress,
+    balance: formatCoin(wei),
+    balanceWei: wei.toString(),
+    chain: ctx.config.chainId,
+  };
+}

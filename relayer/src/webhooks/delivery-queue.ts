@@ -1,0 +1,104 @@
+import type pg from "pg";
+import { PgBoss, type Db } from "pg-boss";
+import type { Logger } from "pino";
+import type { Database } from "../db/client.js";
+
+/** The pg-boss queue: one job per delivery attempt (`{ deliveryId }`). */
+export const DELIVERY_QUEUE = "webhook-delivery";
+
+/** Job payload. `manual` marks an operator/org redelivery (sent even when already delivered). */
+export interface DeliveryJobData {
+  deliveryId: string;
+  manual?: boolean;
+}
+
+/** A delivery to enqueue. */
+export interface DeliveryRef {
+  id: string;
+  webhookId: string;
+}
+
+/** pg-boss adapter running statements on a caller's client (inside its transaction). */
+export function onClient(client: pg.ClientBase): Db {
+  return { executeSql: (text, values) => client.query(text, values as unknown[]) };
+}
+
+/**
+ * Opens a pg-boss instance on the same database (its own small pool) and makes sure the
+ * delivery queue exists. Jobs are grouped by webhook id, so workers can bound the number of
+ * concurrent requests per receiver.
+ */
+export async function openDeliveryQueue(
+  database: Database,
+  logger: Logger,
+  applicationName: string,
+): Promise<PgBoss> {
+  const connectionString = (database.pool.options as { connectionString?: string })
+    .connectionString;
+  if (connectionString === undefined)
+    throw new Error("the database pool has no connection string (needed by pg-boss)");
+  const boss = new PgBoss({
+    connectionString,
+    max: 4,
+    application_name: applicationName,
+    useListenNotify: true,
+    superviseIntervalSeconds: 30,
+    monitorIntervalSeconds: 30,
+  });
+  boss.on("error", (error) => logger.warn({ err: error }, "pg-boss error"));
+  await boss.start();
+  await boss.createQueue(DELIVERY_QUEUE, {
+    notify: true,
+    retryLimit: 5, // only for crashed workers: the handler schedules its own retries
+    retryDelay: 5,
+    retryBackoff: true,
+    expireInSeconds: 60,
+    retentionSeconds: 4 * 24 * 3600,
+    deleteAfterSeconds: 24 * 3600,
+  });
+  return boss;
+}
+
+/**
+ * Enqueues one attempt per delivery, on `client` when given (so the jobs commit with the rows
+ * that created them).
+ */
+export async function enqueueDeliveries(
+  boss: PgBoss,
+  deliveries: readonly DeliveryRef[],
+  options: { client?: pg.ClientBase; startAfterSeconds?: number; manual?: boolean } = {},
+): Promise<void> {
+  if (deliveries.length === 0) return;
+  const jobs = deliveries.map((d) => ({
+    data: {
+      deliveryId: d.id,
+      ...(options.manual === true ? { manual: true } : {}),
+    } satisfies DeliveryJobData,
+    group: { id: d.webhookId },
+    ...(options.startAfterSeconds !== undefined && options.startAfterSeconds > 0
+      ? { startAfter: Math.ceil(options.startAfterSeconds) }
+      : {}),
+  }));
+  await boss.insert(
+    DELIVERY_QUEUE,
+    jobs,
+    options.client === undefined ? undefined : { db: onClient(options.client) },
+  );
+}
+
+const producers = new WeakMap<Database, PgBoss>();
+
+/**
+ * A pg-boss handle for enqueueing only (HTTP handlers: redeliver, test ping), on the existing
+ * pool: no workers, no maintenance, nothing to stop. The queue itself is created by the workers.
+ */
+export function deliveryProducer(database: Database): PgBoss {
+  let boss = producers.get(database);
+  if (boss === undefined) {
+    boss = new PgBoss({
+      db: { executeSql: (text, values) => database.pool.query(text, values as unknown[]) },
+    });
+    producers.set(database, boss);
+  }
+  return boss;
+}

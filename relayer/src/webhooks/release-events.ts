@@ -1,0 +1,32 @@
+import type pg from "pg";
+import type { PgBoss } from "pg-boss";
+import { enqueueDeliveries, type DeliveryRef } from "./delivery-queue.js";
+
+/**
+ * Releases the outbox events of blocks up to `upToBlock` (they have their confirmations): one
+ * `webhook_deliveries` row per subscribed, enabled webhook of the event's organization, and one
+ * pg-boss job per delivery, all on the caller's transaction.
+ *
+ * @returns number of deliveries created
+ */
+export async function releaseConfirmedEvents(
+  client: pg.ClientBase,
+  boss: PgBoss,
+  upToBlock: number,
+): Promise<number> {
+  const { rows } = await client.query<{ id: string; webhook_id: string }>(
+    `WITH ev AS (
+       UPDATE webhook_events SET status = 'released', released_at = now()
+       WHERE status = 'pending' AND block_number <= $1
+       RETURNING id, org_id, kind)
+     INSERT INTO webhook_deliveries (id, webhook_id, org_id, event_id, status, next_attempt_at)
+     SELECT 'dlv_' || substr(md5(w.id || '|' || ev.id), 1, 24), w.id, ev.org_id, ev.id, 'pending', now()
+     FROM ev JOIN webhooks w ON w.org_id = ev.org_id AND w.enabled AND w.deleted_at IS NULL AND ev.kind = ANY(w.events)
+     ON CONFLICT DO NOTHING
+     RETURNING id, webhook_id`,
+    [upToBlock],
+  );
+  const refs: DeliveryRef[] = rows.map((r) => ({ id: r.id, webhookId: r.webhook_id }));
+  await enqueueDeliveries(boss, refs, { client });
+  return refs.length;
+}

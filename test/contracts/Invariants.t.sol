@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import {IMarketplace} from "../../contracts/interfaces/IMarketplace.sol";
+import {SystemTest} from "./utils/Deployer.sol";
+import {AssetToken} from "../../contracts/AssetToken.sol";
+import {Marketplace} from "../../contracts/Marketplace.sol";
+import {IAssetToken} from "../../contracts/interfaces/IAssetToken.sol";
+import {ActorMock} from "../../contracts/test/ActorMock.sol";
+import {TestBase} from "./utils/TestBase.sol";
+
+/// @title MarketHandler
+/// @notice Drives random sequences of mint, transfer, list (both ways), updatePrice, buy, delist,
+/// reclaim, redeem, withdrawProceeds and time warps across three EOAs and one smart account that
+/// can refuse coins, keeping ghost variables for the invariant test.
+contract MarketHandler is TestBase {
+    uint256 private constant MIN_STAKE = 0.1 ether;
+
+    AssetToken public immutable token;
+    Marketplace public immutable market;
+    ActorMock public immutable smartAccount;
+
+    address[] private _actors;
+    uint256[] private _tokenIds;
+
+    uint256 public ghostMinted;
+    uint256 public ghostRedeemed;
+    uint256 public ghostLiveStake;
+    uint256 public ghostSales;
+    uint256 public ghostCredits;
+    /// @notice Set if a buyer's balance ever dropped by more than the maxPrice it passed.
+    bool public ghostBuyerOverpaid;
+    /// @notice Set if a buyer ever paid something other than the listing price.
+    bool public ghostBuyerPaidWrongAmount;
+
+    constructor(AssetToken token_, Marketplace market_) {
+        token = token_;
+        market = market_;
+        smartAccount = new ActorMock();
+        _actors.push(address(0xA11CE));
+        _actors.push(address(0xB0B));
+        _actors.push(address(0xCA401));
+        _actors.push(address(smartAccount));
+    }
+
+    // ---------------------------------------------------------------- actions
+
+    function mint(uint256 actorSeed, uint256 stakeSeed, bytes32 digest, bool withPassword) external {
+        address actor = _actor(actorSeed);
+        uint256 stake = bound(stakeSeed, MIN_STAKE, 1_000 ether);
+        if (digest == bytes32(0)) digest = keccak256("digest");
+        vm.deal(actor, actor.balance + stake);
+        vm.prank(actor);
+        uint256 tokenId = token.mint{value: stake}(
+            "Real Estate",
+            IAssetToken.Cid({digest: digest, version: 1, codec: 0x55, hashCode: 0x12}),
+            withPassword ? keccak256(abi.encode(digest)) : bytes32(0)
+        );
+        _tokenIds.push(tokenId);
+        ++ghostMinted;
+        ghostLiveStake += stake;
+    }
+
+    function transfer(uint256 tokenSeed, uint256 toSeed) external {
+        (uint256 tokenId, address owner) = _heldToken(tokenSeed);
+        if (owner == address(0)) return;
+        vm.prank(owner);
+        token.transferFrom(owner, _actor(toSeed), tokenId);
+    }
+
+    function list(uint256 tokenSeed, uint256 priceSeed, uint256 daysSeed, bool viaSafeTransfer) external {
+        (uint256 tokenId, address owner) = _heldToken(tokenSeed);
+        if (owner == address(0)) return;
+        uint256 price = bound(priceSeed, 1, 100 ether);
+        uint256 durationDays = bound(daysSeed, 1, 365);
+        if (viaSafeTransfer) {
+            vm.prank(owner);
+            token.safeTransferFrom(owner, address(market), tokenId, abi.encode(price, durationDays));
+        } else {
+            vm.startPrank(owner);
+            token.approve(address(market), tokenId);
+            market.list(tokenId, price, durationDays);
+            vm.stopPrank();
+        }
+    }
+
+    function updatePrice(uint256 listingSeed, uint256 priceSeed) external {
+        uint256 listingId = _listing(listingSeed);
+        if (listingId == 0) return;
+        vm.prank(market.getListing(listingId).seller);
+        market.updatePrice(listingId, bound(priceSeed, 1, 100 ether));
+    }
+
+    function buy(uint256 actorSeed, uint256 listingSeed, uint256 maxSeed, uint256 valueSeed) external {
+        uint256 listingId = _listing(listingSeed);
+        if (listingId == 0) return;
+        address buyer = _actor(actorSeed);
+        uint256 price = market.getListing(listingId).price;
+        // Mostly a valid purchase (maxPrice >= price, value >= price, possibly with excess); one in
+        // five times a maxPrice or value below the price, so the reverts are exercised too.
+        uint256 maxPrice = maxSeed % 5 == 0 ? bound(maxSeed, price / 2, price) : bound(maxSeed, price, price * 2);
+        uint256 value = valueSeed % 5 == 0 ? bound(valueSeed, price / 2, price) : bound(valueSeed, price, price * 3);
+        vm.deal(buyer, buyer.balance + value);
+        uint256 before = buyer.balance;
+        vm.prank(buyer);
+        market.buy{value: value}(listingId, maxPrice);
+        uint256 paid = before - buyer.balance;
+        if (paid > maxPrice) ghostBuyerOverpaid = true;
+        if (paid != price) ghostBuyerPaidWrongAmount = true;
+        ++ghostSales;
+    }
+
+    function delist(uint256 listingSeed) external {
+        uint256 listingId = _listing(listingSeed);
+        if (listingId == 0) return;
+        vm.prank(market.getListing(listingId).seller);
+        market.delist(listingId);
+    }
+
+    function reclaim(uint256 listingSeed) external {
+        uint256 listingId = _listing(listingSeed);
+        if (listingId == 0) return;
+        vm.prank(market.getListing(listingId).seller);
+        market.reclaim(listingId);
+    }
+
+    function redeem(uint256 tokenSeed) external {
+        (uint256 tokenId, address owner) = _heldToken(tokenSeed);
+        if (owner == address(0)) return;
+        uint256 stake = token.stakeOf(tokenId);
+        vm.prank(owner);
+        token.redeem(tokenId);
+        ++ghostRedeemed;
+        ghostLiveStake -= stake;
+    }
+
+    function withdrawProceeds(uint256 actorSeed) external {
+        address actor = _actor(actorSeed);
+        vm.prank(actor);
+        market.withdrawProceeds();
+    }
+
+    function warp(uint256 secondsSeed) external {
+        vm.warp(block.timestamp + bound(secondsSeed, 1, 60 days));
+    }
+
+    function toggleSmartAccountCoins() external {
+        smartAccount.setAcceptEther(!smartAccount.acceptEther());
+    }
+
+    // ---------------------------------------------------------------- views for the invariants
+
+    function actors() external view returns (address[] memory) {
+        return _actors;
+    }
+
+    function tokenIds() external view returns (uint256[] memory) {
+        return _tokenIds;
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    function _actor(uint256 seed) private view returns (address) {
+        return _actors[seed % _actors.length];
+    }
+
+    /// @dev A live token held by an actor (not in escrow), or owner 0 when there is none.
+    function _heldToken(uint256 seed) private view returns (uint256 tokenId, address owner) {
+        uint256 count = _tokenIds.length;
+        for (uint256 i = 0; i < count; ++i) {
+            tokenId = _tokenIds[(seed + i) % count];
+            if (token.totalSupply() == 0) break;
+            try token.ownerOf(tokenId) returns (address o) {
+                if (o != address(market)) return (tokenId, o);
+            } catch {}
+        }
+        return (0, address(0));
+    }
+
+    /// @dev A listing id whose stored state is Active (possibly expired), or 0.
+    function _listing(uint256 seed) private view returns (uint256) {
+        uint256 count = market.nextListingId() - 1;
+        for (uint256 i = 0; i < count; ++i) {
+            uint256 listingId = ((seed + i) % count) + 1;
+            if (market.getListing(listingId).state == IMarketplace.ListingState.Active) return listingId;
+        }
+        return 0;
+    }
+}
+
+/// @notice Invariants of AssetToken + Marketplace under random action sequences (see MarketHandler).
+contract MarketInvariantTest is SystemTest {
+    MarketHandler internal handler;
+
+    function setUp() public {
+        _deploySystem();
+        handler = new MarketHandler(token, market);
+        vm.label(address(handler), "handler");
+        targetContract(address(handler));
+        bytes4[] memory selectors = new bytes4[](12);
+        selectors[0] = MarketHandler.mint.selector;
+        selectors[1] = MarketHandler.mint.selector; // weighted: minting feeds every other action
+        selectors[2] = MarketHandler.transfer.selector;
+        selectors[3] = MarketHandler.list.selector;
+        selectors[4] = MarketHandler.updatePrice.selector;
+        selectors[5] = MarketHandler.buy.selector;
+        selectors[6] = MarketHandler.delist.selector;
+        selectors[7] = MarketHandler.reclaim.selector;
+        selectors[8] = MarketHandler.redeem.selector;
+        selectors[9] = MarketHandler.withdrawProceeds.selector;
+        selectors[10] = MarketHandler.warp.selector;
+        selectors[11] = MarketHandler.toggleSmartAccountCoins.selector;
+        targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
+    }
+
+    /// @notice AssetToken's balance == totalStaked == the sum of the stakes of live tokens.
+    function invariant_stakeIsConserved() public view {
+        uint256[] memory ids = handler.tokenIds();
+        uint256 sum;
+        for (uint256 i = 0; i < ids.length; ++i) {
+            try token.stakeOf(ids[i]) returns (uint256 stake) {
+                sum += stake;
+            } catch {}
+        }
+        assertEq(address(token).balance, token.totalStaked(), "token balance == totalStaked");
+        assertEq(sum, token.totalStaked(), "sum of live stakes == totalStaked");
+        assertEq(handler.ghostLiveStake(), token.totalStaked(), "ghost live stake == totalStaked");
+    }
+
+    /// @notice The marketplace holds exactly the credited proceeds: nothing stranded.
+    function invariant_marketplaceHoldsOnlyProceeds() public view {
+        assertEq(address(market).balance, market.totalProceeds(), "market balance == totalProceeds");
+        address[] memory actors = handler.actors();
+        uint256 sum;
+        for (uint256 i = 0; i < actors.length; ++i) sum += market.proceedsOf(actors[i]);
+        assertEq(sum, market.totalProceeds(), "sum of proceedsOf == totalProceeds");
+    }
+
+    /// @notice Every stored-active listing's token is in escrow, and escrow holds nothing else.
+    function invariant_activeListingsAreEscrowed() public view {
+        uint256 next = market.nextListingId();
+        uint256 active;
+        for (uint256 id = 1; id < next; ++id) {
+            IMarketplace.Listing memory listing = market.getListing(id);
+            if (listing.state == IMarketplace.ListingState.Active) {
+                ++active;
+                assertEq(token.ownerOf(listing.tokenId), address(market), "active listing's token is escrowed");
+            } else if (listing.state == IMarketplace.ListingState.Sold) {
+                assertTrue(listing.buyer != address(0), "sold listing has a buyer");
+            }
+        }
+        assertEq(token.balanceOf(address(market)), active, "escrowed tokens == active listings");
+    }
+
+    /// @notice No live token is owned by the zero address, and balances add up to the supply.
+    function invariant_liveTokensHaveOwners() public view {
+        uint256[] memory ids = handler.tokenIds();
+        uint256 live;
+        for (uint256 i = 0; i < ids.length; ++i) {
+            try token.ownerOf(ids[i]) returns (address owner) {
+                assertTrue(owner != address(0), "live token owned by zero");
+                ++live;
+            } catch {}
+        }
+        assertEq(live, token.totalSupply(), "live tokens == totalSupply");
+        address[] memory actors = handler.actors();
+        uint256 held = token.balanceOf(address(market));
+        for (uint256 i = 0; i < actors.length; ++i) held += token.balanceOf(actors[i]);
+        assertEq(held, token.totalSupply(), "balances add up to totalSupply");
+    }
+
+    /// @notice A buyer never pays more than its maxPrice, and always exactly the price.
+    function invariant_buyerNeverPaysAboveMax() public view {
+        assertFalse(handler.ghostBuyerOverpaid(), "buyer paid above maxPrice");
+        assertFalse(handler.ghostBuyerPaidWrongAmount(), "buyer paid other than the price");
+    }
+
+    /// @notice Token count == minted - redeemed; ids are sequential.
+    function invariant_supplyIsMintedMinusRedeemed() public view {
+        assertEq(token.totalSupply(), handler.ghostMinted() - handler.ghostRedeemed(), "supply == minted - redeemed");
+        assertEq(token.nextTokenId(), handler.ghostMinted() + 1, "next id == minted + 1");
+    }
+
+    /// @notice The handler can complete a sale with either listing path (guards against a handler that only ever reverts).
+    function test_handler_completesSales() public {
+        handler.mint(0, 0, keccak256("a"), true);
+        handler.list(0, 1 ether, 30, true);
+        handler.buy(1, 0, 1, 1);
+        assertEq(handler.ghostSales(), 1, "sale");
+        handler.mint(3, 0, keccak256("b"), true);
+        handler.list(1, 1 ether, 30, false);
+        handler.buy(1, 0, 1, 1);
+        assertEq(handler.ghostSales(), 2, "sale2");
+    }
+}

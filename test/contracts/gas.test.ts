@@ -1,0 +1,74 @@
+import { expect } from "chai";
+import { network } from "hardhat";
+import { deploySystem } from "./helpers/deploy.js";
+import { cidV1, codec, digestOf } from "./helpers/cid.js";
+
+const { ethers, networkHelpers } = await network.create();
+
+/** Acceptance threshold from the issue: a mint with type, stake, password hash and a CIDv1. */
+const MINT_GAS_LIMIT = 155_000n;
+const STAKE = ethers.parseEther("0.1");
+
+async function gasFixture() {
+  const system = await deploySystem(ethers);
+  const plain = await ethers.deployContract("PlainERC721");
+  return { ...system, plain };
+}
+
+async function gasOf(tx: Promise<{ wait(): Promise<{ gasUsed: bigint } | null> }>): Promise<bigint> {
+  const receipt = await (await tx).wait();
+  if (receipt === null) throw new Error("no receipt");
+  return receipt.gasUsed;
+}
+
+describe("Gas", function () {
+  it("a repeat mint with type, stake, password hash and CIDv1 costs at most 155,000 gas", async function () {
+    const { token, marketplace, plain, alice, bob } = await networkHelpers.loadFixture(gasFixture);
+    const password = ethers.id("correct horse battery staple");
+
+    const firstMint = await gasOf(token.connect(alice).mint("Real Estate", cidV1(digestOf("a"), codec.raw), password, { value: STAKE }));
+    const repeatMint = await gasOf(token.connect(alice).mint("Real Estate", cidV1(digestOf("b"), codec.raw), password, { value: STAKE }));
+    const firstMintOtherMinter = await gasOf(token.connect(bob).mint("Wine", cidV1(digestOf("c"), codec.dagJson), password, { value: STAKE }));
+    const mintNoPassword = await gasOf(token.connect(alice).mint("Real Estate", cidV1(digestOf("d")), ethers.ZeroHash, { value: STAKE }));
+    const mintToOther = await gasOf(token.connect(alice).mintTo(bob.address, "Art", cidV1(digestOf("e")), password, { value: STAKE }));
+
+    const plainFirst = await gasOf(plain.connect(alice).mint(alice.address));
+    const plainRepeat = await gasOf(plain.connect(alice).mint(alice.address));
+
+    const marketAddress = await marketplace.getAddress();
+    const terms = ethers.AbiCoder.defaultAbiCoder().encode(["uint256", "uint256"], [ethers.parseEther("1"), 30]);
+    const listSafe = await gasOf(
+      token.connect(alice)["safeTransferFrom(address,address,uint256,bytes)"](alice.address, marketAddress, 1n, terms),
+    );
+    const listSafeSecond = await gasOf(
+      token.connect(alice)["safeTransferFrom(address,address,uint256,bytes)"](alice.address, marketAddress, 2n, terms),
+    );
+    const buy = await gasOf(marketplace.connect(bob).buy(1n, ethers.parseEther("1"), { value: ethers.parseEther("1") }));
+    const delist = await gasOf(marketplace.connect(alice).delist(2n));
+    await (await token.connect(alice).approve(marketAddress, 4n)).wait();
+    const listApproved = await gasOf(marketplace.connect(alice).list(4n, ethers.parseEther("1"), 30));
+    const redeem = await gasOf(token.connect(bob).redeem(1n));
+
+    const ratio = (gas: bigint) => (Number(gas) / Number(plainRepeat)).toFixed(2);
+    const rows: Array<[string, bigint]> = [
+      ["AssetToken.mint, first ever (fresh balance slot)", firstMint],
+      ["AssetToken.mint, repeat (type+stake+password+CIDv1)", repeatMint],
+      ["AssetToken.mint, first for a second minter", firstMintOtherMinter],
+      ["AssetToken.mint, no password", mintNoPassword],
+      ["AssetToken.mintTo another owner", mintToOther],
+      ["PlainERC721.mint, first", plainFirst],
+      ["PlainERC721.mint, repeat", plainRepeat],
+      ["list via safeTransferFrom (first listing)", listSafe],
+      ["list via safeTransferFrom (repeat)", listSafeSecond],
+      ["list via approve + list (list call only)", listApproved],
+      ["buy (push payment)", buy],
+      ["delist", delist],
+      ["redeem", redeem],
+    ];
+    console.log("\n      operation                                            gas      x plain repeat mint");
+    for (const [name, gas] of rows) console.log(`      ${name.padEnd(52)} ${gas.toString().padStart(7)}   ${ratio(gas)}`);
+
+    expect(repeatMint).to.be.at.most(MINT_GAS_LIMIT);
+    expect(firstMint).to.be.at.most(MINT_GAS_LIMIT);
+  });
+});

@@ -1,0 +1,283 @@
+import assert from "node:assert/strict";
+import path from "node:path";
+import { describe, test } from "node:test";
+import { parseUnits } from "ethers";
+import {
+  DEFAULT_BODY_LIMIT_BYTES,
+  DEFAULT_PORT,
+  loadConfig,
+  missingDevSecrets,
+  parseEnv,
+  REPO_ROOT,
+  resolveConfig,
+} from "../../../relayer/src/config.js";
+import { ANVIL_DEV_PRIVATE_KEY } from "../../../deploy/rpc.js";
+import { ConfigError } from "../../../relayer/src/errors.js";
+
+const ADMIN_TOKEN = `ent_admin_${"ab".repeat(32)}`;
+const MASTER_KEY = "cd".repeat(32);
+const OPERATOR_KEY = `0x${"12".repeat(32)}`;
+const FULL = {
+  ADMIN_TOKEN,
+  MASTER_KEY,
+  OPERATOR_PRIVATE_KEY: OPERATOR_KEY,
+  RPC_URL: "http://10.0.0.5:8545",
+  DATABASE_URL: "postgres://relayer:pw@db:5432/relayer",
+};
+const DEV_SECRETS = { adminToken: ADMIN_TOKEN, masterKey: MASTER_KEY };
+
+/** Asserts `run` throws a ConfigError naming `variable`, and that `secret` is not in the message. */
+function assertConfigError(run: () => unknown, variable: string, secret?: string): void {
+  assert.throws(run, (error: unknown) => {
+    assert.ok(error instanceof ConfigError, `expected ConfigError, got ${String(error)}`);
+    assert.match(error.message, new RegExp(variable));
+    if (secret !== undefined)
+      assert.ok(!error.message.includes(secret), "message echoes the secret");
+    return true;
+  });
+}
+
+describe("parseEnv", () => {
+  test("applies the defaults with nothing set", () => {
+    const settings = parseEnv({});
+    assert.equal(settings.nodeEnv, "development");
+    assert.equal(settings.host, "127.0.0.1");
+    assert.equal(settings.port, DEFAULT_PORT);
+    assert.equal(settings.dataDir, path.join(REPO_ROOT, ".data"));
+    assert.equal(settings.rpcUrl, undefined);
+    assert.equal(settings.databaseUrl, undefined);
+    assert.equal(settings.coinSymbol, "COIN");
+    assert.equal(settings.logLevel, "info");
+    assert.equal(settings.apiKeyRateLimitPerMinute, 60);
+    assert.equal(settings.bodyLimitBytes, DEFAULT_BODY_LIMIT_BYTES);
+    assert.equal(settings.anvilPort, 8545);
+    assert.equal(settings.embeddedPostgresPort, undefined);
+    assert.equal(settings.webhookAllowLocal, false);
+    assert.equal(settings.devFaucetAmountWei, undefined);
+  });
+
+  test("treats empty strings as unset", () => {
+    assert.equal(parseEnv({ PORT: "", RPC_URL: " ", ADMIN_TOKEN: "" }).port, DEFAULT_PORT);
+  });
+
+  test("accepts PORT 0 and rejects ports out of range or not numeric", () => {
+    assert.equal(parseEnv({ PORT: "0" }).port, 0);
+    assert.equal(parseEnv({ PORT: "65535" }).port, 65535);
+    assertConfigError(() => parseEnv({ PORT: "65536" }), "PORT");
+    assertConfigError(() => parseEnv({ PORT: "80a" }), "PORT");
+    assertConfigError(() => parseEnv({ PORT: "-1" }), "PORT");
+  });
+
+  test("ANVIL_PORT and EMBEDDED_PG_PORT must be 1-65535", () => {
+    assert.equal(parseEnv({ ANVIL_PORT: "18545" }).anvilPort, 18545);
+    assert.equal(parseEnv({ EMBEDDED_PG_PORT: "54400" }).embeddedPostgresPort, 54400);
+    assertConfigError(() => parseEnv({ ANVIL_PORT: "0" }), "ANVIL_PORT");
+    assertConfigError(() => parseEnv({ EMBEDDED_PG_PORT: "x" }), "EMBEDDED_PG_PORT");
+  });
+
+  test("HOST accepts names and addresses, rejects junk", () => {
+    assert.equal(parseEnv({ HOST: "0.0.0.0" }).host, "0.0.0.0");
+    assert.equal(parseEnv({ HOST: "::1" }).host, "::1");
+    assertConfigError(() => parseEnv({ HOST: "a b" }), "HOST");
+  });
+
+  test("DATA_DIR and DEPLOYMENTS_FILE resolve to absolute paths", () => {
+    const settings = parseEnv(
+      { DATA_DIR: "tmp/data", DEPLOYMENTS_FILE: "d/1236.json" },
+      "/srv/app",
+    );
+    assert.equal(settings.dataDir, "/srv/app/tmp/data");
+    assert.equal(settings.deploymentsFile, "/srv/app/d/1236.json");
+    assert.equal(parseEnv({ DATA_DIR: "/var/lib/rwa" }).dataDir, "/var/lib/rwa");
+  });
+
+  test("RPC_URL must be an http(s) or ws(s) URL", () => {
+    assert.equal(parseEnv({ RPC_URL: "https://rpc.example/v1" }).rpcUrl, "https://rpc.example/v1");
+    assert.equal(parseEnv({ RPC_URL: "ws://127.0.0.1:8546" }).rpcUrl, "ws://127.0.0.1:8546");
+    assertConfigError(() => parseEnv({ RPC_URL: "localhost:8545" }), "RPC_URL");
+    assertConfigError(() => parseEnv({ RPC_URL: "ftp://x" }), "RPC_URL");
+  });
+
+  test("DATABASE_URL must be a postgres URL and its value is never echoed", () => {
+    assert.equal(
+      parseEnv({ DATABASE_URL: "postgresql://u:p@h/db" }).databaseUrl,
+      "postgresql://u:p@h/db",
+    );
+    assertConfigError(
+      () => parseEnv({ DATABASE_URL: "mysql://u:hunter2@h/db" }),
+      "DATABASE_URL",
+      "hunter2",
+    );
+  });
+
+  test("ADMIN_TOKEN must be ent_admin_ + 64 lower-case hex; a bad value is not echoed", () => {
+    assert.equal(parseEnv({ ADMIN_TOKEN }).adminToken, ADMIN_TOKEN);
+    const bad = `ent_admin_${"zz".repeat(32)}`;
+    assertConfigError(() => parseEnv({ ADMIN_TOKEN: bad }), "ADMIN_TOKEN", bad);
+    assertConfigError(
+      () => parseEnv({ ADMIN_TOKEN: `ent_admin_${"ab".repeat(31)}` }),
+      "ADMIN_TOKEN",
+    );
+    assertConfigError(() => parseEnv({ ADMIN_TOKEN: "ab".repeat(32) }), "ADMIN_TOKEN");
+  });
+
+  test("MASTER_KEY must be 64 hex characters; a bad value is not echoed", () => {
+    assert.equal(parseEnv({ MASTER_KEY: MASTER_KEY.toUpperCase() }).masterKey, MASTER_KEY);
+    const bad = "ab".repeat(31);
+    assertConfigError(() => parseEnv({ MASTER_KEY: bad }), "MASTER_KEY", bad);
+    assertConfigError(() => parseEnv({ MASTER_KEY: `0x${"ab".repeat(32)}` }), "MASTER_KEY");
+  });
+
+  test("OPERATOR_PRIVATE_KEY must be 0x + 64 hex; a bad value is not echoed", () => {
+    assert.equal(parseEnv({ OPERATOR_PRIVATE_KEY: OPERATOR_KEY }).operatorPrivateKey, OPERATOR_KEY);
+    const bad = "12".repeat(32);
+    assertConfigError(() => parseEnv({ OPERATOR_PRIVATE_KEY: bad }), "OPERATOR_PRIVATE_KEY", bad);
+  });
+
+  test("NODE_ENV and LOG_LEVEL accept only known values", () => {
+    assert.equal(parseEnv({ NODE_ENV: "test" }).nodeEnv, "test");
+    assert.equal(parseEnv({ LOG_LEVEL: "debug" }).logLevel, "debug");
+    assertConfigError(() => parseEnv({ NODE_ENV: "prod" }), "NODE_ENV");
+    assertConfigError(() => parseEnv({ LOG_LEVEL: "verbose" }), "LOG_LEVEL");
+  });
+
+  test("WEBHOOK_ALLOW_LOCAL is true or false only and off unless set", () => {
+    assert.equal(parseEnv({ WEBHOOK_ALLOW_LOCAL: "false" }).webhookAllowLocal, false);
+    assert.equal(
+      parseEnv({ WEBHOOK_ALLOW_LOCAL: "true", NODE_ENV: "production" }).webhookAllowLocal,
+      true,
+    );
+    assert.equal(parseEnv({ NODE_ENV: "production" }).webhookAllowLocal, false);
+    assertConfigError(() => parseEnv({ WEBHOOK_ALLOW_LOCAL: "1" }), "WEBHOOK_ALLOW_LOCAL");
+    assertConfigError(() => parseEnv({ WEBHOOK_ALLOW_LOCAL: "yes" }), "WEBHOOK_ALLOW_LOCAL");
+  });
+
+  test("COIN_SYMBOL is 1-11 letters or digits", () => {
+    assert.equal(parseEnv({ COIN_SYMBOL: "ETH" }).coinSymbol, "ETH");
+    assertConfigError(() => parseEnv({ COIN_SYMBOL: "A B" }), "COIN_SYMBOL");
+    assertConfigError(() => parseEnv({ COIN_SYMBOL: "ABCDEFGHIJKL" }), "COIN_SYMBOL");
+  });
+
+  test("DEV_FAUCET_AMOUNT is a decimal coin amount with up to 18 decimals", () => {
+    assert.equal(parseEnv({ DEV_FAUCET_AMOUNT: "2.5" }).devFaucetAmountWei, parseUnits("2.5", 18));
+    assert.equal(parseEnv({ DEV_FAUCET_AMOUNT: "0" }).devFaucetAmountWei, 0n);
+    assertConfigError(() => parseEnv({ DEV_FAUCET_AMOUNT: "-1" }), "DEV_FAUCET_AMOUNT");
+    assertConfigError(() => parseEnv({ DEV_FAUCET_AMOUNT: "1e3" }), "DEV_FAUCET_AMOUNT");
+    assertConfigError(
+      () => parseEnv({ DEV_FAUCET_AMOUNT: `0.${"1".repeat(19)}` }),
+      "DEV_FAUCET_AMOUNT",
+    );
+  });
+
+  test("API_KEY_RATE_LIMIT_PER_MINUTE is a positive integer", () => {
+    assert.equal(parseEnv({ API_KEY_RATE_LIMIT_PER_MINUTE: "600" }).apiKeyRateLimitPerMinute, 600);
+    assertConfigError(
+      () => parseEnv({ API_KEY_RATE_LIMIT_PER_MINUTE: "0" }),
+      "API_KEY_RATE_LIMIT_PER_MINUTE",
+    );
+    assertConfigError(
+      () => parseEnv({ API_KEY_RATE_LIMIT_PER_MINUTE: "1.5" }),
+      "API_KEY_RATE_LIMIT_PER_MINUTE",
+    );
+  });
+
+  test("BODY_LIMIT takes bytes or kb/mb, between 1kb and 64mb", () => {
+    assert.equal(parseEnv({ BODY_LIMIT: "65536" }).bodyLimitBytes, 65536);
+    assert.equal(parseEnv({ BODY_LIMIT: "512kb" }).bodyLimitBytes, 512 * 1024);
+    assert.equal(parseEnv({ BODY_LIMIT: "1MB" }).bodyLimitBytes, 1024 * 1024);
+    assertConfigError(() => parseEnv({ BODY_LIMIT: "10" }), "BODY_LIMIT");
+    assertConfigError(() => parseEnv({ BODY_LIMIT: "1gb" }), "BODY_LIMIT");
+  });
+
+  test("SHUTDOWN_TIMEOUT_MS is a positive integer", () => {
+    assert.equal(parseEnv({ SHUTDOWN_TIMEOUT_MS: "3000" }).shutdownTimeoutMs, 3000);
+    assertConfigError(() => parseEnv({ SHUTDOWN_TIMEOUT_MS: "soon" }), "SHUTDOWN_TIMEOUT_MS");
+  });
+});
+
+describe("resolveConfig", () => {
+  test("development with nothing set uses the dev secrets, the anvil key and a 100 coin faucet", () => {
+    const config = resolveConfig(parseEnv({}), DEV_SECRETS);
+    assert.equal(config.adminToken, ADMIN_TOKEN);
+    assert.equal(config.masterKey, MASTER_KEY);
+    assert.equal(config.operatorPrivateKey, ANVIL_DEV_PRIVATE_KEY);
+    assert.equal(config.chainId, 1236);
+    assert.equal(config.devFaucetAmountWei, parseUnits("100", 18));
+  });
+
+  test("environment secrets win over dev secrets", () => {
+    const other = `ent_admin_${"ef".repeat(32)}`;
+    assert.equal(resolveConfig(parseEnv({ ADMIN_TOKEN: other }), DEV_SECRETS).adminToken, other);
+  });
+
+  test("missingDevSecrets lists what development must generate", () => {
+    assert.deepEqual(missingDevSecrets(parseEnv({})), ["adminToken", "masterKey"]);
+    assert.deepEqual(missingDevSecrets(parseEnv({ ADMIN_TOKEN })), ["masterKey"]);
+    assert.deepEqual(missingDevSecrets(parseEnv({ ADMIN_TOKEN, MASTER_KEY })), []);
+  });
+
+  test("without dev secrets, a missing ADMIN_TOKEN or MASTER_KEY is an error naming it", () => {
+    assertConfigError(() => loadConfig({}), "ADMIN_TOKEN");
+    assertConfigError(() => loadConfig({ ADMIN_TOKEN }), "MASTER_KEY");
+  });
+
+  test("with RPC_URL the anvil dev key is not a default: OPERATOR_PRIVATE_KEY is required", () => {
+    assertConfigError(
+      () => resolveConfig(parseEnv({ RPC_URL: "http://127.0.0.1:9545" }), DEV_SECRETS),
+      "OPERATOR_PRIVATE_KEY",
+    );
+    const config = resolveConfig(
+      parseEnv({ RPC_URL: "http://127.0.0.1:9545", OPERATOR_PRIVATE_KEY: OPERATOR_KEY }),
+      DEV_SECRETS,
+    );
+    assert.equal(config.operatorPrivateKey, OPERATOR_KEY);
+    assert.equal(config.devFaucetAmountWei, 0n, "no faucet by default off the embedded chain");
+  });
+
+  test("production with everything set loads, with the faucet off", () => {
+    const config = loadConfig({ ...FULL, NODE_ENV: "production" });
+    assert.equal(config.nodeEnv, "production");
+    assert.equal(config.rpcUrl, FULL.RPC_URL);
+    assert.equal(config.databaseUrl, FULL.DATABASE_URL);
+    assert.equal(config.devFaucetAmountWei, 0n);
+    assert.equal(config.webhookAllowLocal, false);
+  });
+
+  for (const variable of [
+    "RPC_URL",
+    "DATABASE_URL",
+    "ADMIN_TOKEN",
+    "MASTER_KEY",
+    "OPERATOR_PRIVATE_KEY",
+  ] as const) {
+    test(`production refuses to start without ${variable}`, () => {
+      const env: NodeJS.ProcessEnv = { ...FULL, NODE_ENV: "production" };
+      delete env[variable];
+      assertConfigError(() => loadConfig(env), variable);
+    });
+  }
+
+  test("production ignores generated dev secrets", () => {
+    const env: NodeJS.ProcessEnv = { ...FULL, NODE_ENV: "production" };
+    delete env.ADMIN_TOKEN;
+    assertConfigError(() => resolveConfig(parseEnv(env), DEV_SECRETS), "ADMIN_TOKEN");
+  });
+
+  test("production refuses the dev faucet", () => {
+    assertConfigError(
+      () => loadConfig({ ...FULL, NODE_ENV: "production", DEV_FAUCET_AMOUNT: "5" }),
+      "DEV_FAUCET_AMOUNT",
+    );
+    assert.equal(
+      loadConfig({ ...FULL, NODE_ENV: "production", DEV_FAUCET_AMOUNT: "0" }).devFaucetAmountWei,
+      0n,
+    );
+  });
+
+  test("production with nothing set names every missing variable", () => {
+    assert.throws(
+      () => loadConfig({ NODE_ENV: "production" }),
+      /Missing RPC_URL, DATABASE_URL, ADMIN_TOKEN, MASTER_KEY, OPERATOR_PRIVATE_KEY/,
+    );
+  });
+});

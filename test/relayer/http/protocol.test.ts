@@ -1,0 +1,237 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-argument --
+   response bodies and query rows are untyped JSON; the assertions check their shape. */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { startTestStack, type TestOrg, type TestStack } from "../../support/stack.js";
+
+describe("HTTP protocol: bodies, headers, auth forms, errors, metrics", () => {
+  let stack: TestStack;
+  let org: TestOrg;
+
+  before(async () => {
+    stack = await startTestStack();
+    org = await stack.registerOrg({ plan: "enterprise" });
+  });
+  after(async () => {
+    await stack?.stop();
+  });
+
+  it("GET /healthz answers ok without auth", async () => {
+    const res = await stack.api("GET", "/healthz");
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, { status: "ok" });
+    assert.equal(res.headers.get("x-powered-by"), null);
+    assert.match(res.headers.get("x-request-id") ?? "", /^[0-9a-f-]{36}$/);
+  });
+
+  it("echoes a well-formed X-Request-Id and replaces a malformed one", async () => {
+    const ok = await stack.api("GET", "/healthz", { headers: { "x-request-id": "trace-123" } });
+    assert.equal(ok.headers.get("x-request-id"), "trace-123");
+    const bad = await stack.api("GET", "/healthz", {
+      headers: { "x-request-id": "x".repeat(200) },
+    });
+    assert.notEqual(bad.headers.get("x-request-id"), "x".repeat(200));
+  });
+
+  it("unknown routes and methods are 404 Not found", async () => {
+    for (const [method, path] of [
+      ["GET", "/nope"],
+      ["GET", "/api/enterprise"],
+      ["PUT", "/api/enterprise/keys"],
+      ["POST", "/api/enterprise/wallet"],
+    ] as const) {
+      const res = await org.api(method, path, method === "GET" ? {} : { body: {} });
+      assert.equal(res.status, 404, `${method} ${path}`);
+      assert.deepEqual(res.body, { error: "Not found" });
+    }
+  });
+
+  it("malformed JSON is 400 Malformed JSON body", async () => {
+    for (const body of ["{bad", '{"scopes": ["read"]', "", "nul", '"just a string"', "42"]) {
+      const res = await org.api("POST", "/api/enterprise/keys", {
+        body,
+        headers: { "content-type": "application/json" },
+      });
+      if (body === "") {
+        assert.equal(res.status, 400);
+        assert.deepEqual(res.body, { error: "Missing required field: scopes" });
+        continue;
+      }
+      assert.equal(res.status, 400, body);
+      assert.deepEqual(res.body, { error: "Malformed JSON body" });
+    }
+  });
+
+  it("a body with another content type is 415", async () => {
+    for (const type of [
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+    ]) {
+      const res = await org.api("POST", "/api/enterprise/keys", {
+        body: '{"scopes":["read"]}',
+        headers: { "content-type": type },
+      });
+      assert.equal(res.status, 415, type);
+      assert.deepEqual(res.body, { error: "Content-Type must be application/json" });
+    }
+    const noType = await fetch(`${stack.baseUrl}/api/enterprise/keys`, {
+      method: "POST",
+      headers: { "x-api-key": org.apiKey },
+      body: new Uint8Array(Buffer.from('{"scopes":["read"]}')),
+    });
+    assert.equal(noType.status, 415);
+    const charset = await org.api("POST", "/api/enterprise/keys", {
+      body: '{"scopes":["read"]}',
+      headers: { "content-type": "application/json; charset=utf-8" },
+    });
+    assert.equal(charset.status, 200);
+  });
+
+  it("an oversize body is 413", async () => {
+    const res = await org.api("POST", "/api/enterprise/keys", {
+      body: { scopes: ["read"], label: "x".repeat(300 * 1024) },
+    });
+    assert.equal(res.status, 413);
+    assert.deepEqual(res.body, { error: "Request body too large" });
+  });
+
+  it("a malformed %-encoded path parameter is 400 Malformed URL", async () => {
+    for (const path of ["/api/enterprise/keys/%ZZ", "/api/enterprise/webhooks/%E0%A4%A"]) {
+      const res = await org.api("DELETE", path);
+      assert.equal(res.status, 400, path);
+      assert.deepEqual(res.body, { error: "Malformed URL" });
+    }
+  });
+
+  it("compressed bodies are inflated; corrupt ones are 400, unknown charsets 415", async () => {
+    const { gzipSync } = await import("node:zlib");
+    const post = (body: Uint8Array | string, headers: Record<string, string>) =>
+      fetch(`${stack.baseUrl}/api/enterprise/keys`, {
+        method: "POST",
+        headers: { "x-api-key": org.apiKey, ...headers },
+        body,
+      });
+    const gz = await post(new Uint8Array(gzipSync('{"scopes":["read"]}')), {
+      "content-type": "application/json",
+      "content-encoding": "gzip",
+    });
+    assert.equal(gz.status, 200);
+    const corrupt = await post('{"scopes":["read"]}', {
+      "content-type": "application/json",
+      "content-encoding": "gzip",
+    });
+    assert.equal(corrupt.status, 400);
+    assert.deepEqual(await corrupt.json(), { error: "Invalid request body" });
+    const latin1 = await post('{"scopes":["read"]}', {
+      "content-type": "application/json; charset=latin1",
+    });
+    assert.equal(latin1.status, 415);
+    assert.deepEqual(await latin1.json(), { error: "Unsupported body encoding" });
+  });
+
+  it("a wrong type for a field is 400 Invalid field", async () => {
+    const res = await org.api("POST", "/api/enterprise/keys", { body: { scopes: [1, 2] } });
+    assert.equal(res.status, 400);
+    assert.match(res.body.error, /^Invalid field: scopes\.0 \(/);
+  });
+
+  it("accepts the key as X-API-Key or Authorization: Bearer", async () => {
+    const viaHeader = await stack.api("GET", "/api/enterprise/wallet", {
+      headers: { "x-api-key": org.apiKey },
+    });
+    assert.equal(viaHeader.status, 200);
+    const viaBearer = await stack.api("GET", "/api/enterprise/wallet", {
+      headers: { authorization: `Bearer ${org.apiKey}` },
+    });
+    assert.equal(viaBearer.status, 200);
+    const lowercase = await stack.api("GET", "/api/enterprise/wallet", {
+      headers: { authorization: `bearer ${org.apiKey}` },
+    });
+    assert.equal(lowercase.status, 200);
+    const both = await stack.api("GET", "/api/enterprise/wallet", {
+      headers: { "x-api-key": org.apiKey, authorization: `Bearer ${org.apiKey}` },
+    });
+    assert.equal(both.status, 200);
+  });
+
+  const badCredentials: Array<[string, Record<string, string>]> = [
+    ["no credentials", {}],
+    ["an empty X-API-Key", { "x-api-key": "" }],
+    ["a malformed key", { "x-api-key": "rwa_live_123" }],
+    ["a well-formed unknown key", { "x-api-key": `rwa_live_${"a".repeat(64)}` }],
+    ["a key with the wrong prefix", { "x-api-key": `rwa_test_${"a".repeat(64)}` }],
+    ["Basic auth", { authorization: "Basic dXNlcjpwYXNz" }],
+    ["Bearer without a key", { authorization: "Bearer " }],
+    ["an admin token as API key", { "x-api-key": `ent_admin_${"a".repeat(64)}` }],
+    ["a very long header", { "x-api-key": "rwa_live_" + "a".repeat(8000) }],
+    ["non-ASCII junk", { "x-api-key": "rwa_live_\u00e9\u00e9" }],
+  ];
+  for (const [what, headers] of badCredentials) {
+    it(`401 Unauthorized with ${what}`, async () => {
+      const res = await stack.api("GET", "/api/enterprise/wallet", { headers });
+      assert.equal(res.status, 401);
+      assert.deepEqual(res.body, { error: "Unauthorized" });
+    });
+  }
+
+  it("401 when X-API-Key and Bearer carry different keys", async () => {
+    const other = await stack.registerOrg({ plan: "pro" });
+    const res = await stack.api("GET", "/api/enterprise/wallet", {
+      headers: { "x-api-key": org.apiKey, authorization: `Bearer ${other.apiKey}` },
+    });
+    assert.equal(res.status, 401);
+    assert.deepEqual(res.body, { error: "Unauthorized" });
+  });
+
+  it("auth is checked before the body: a bad key with a bad body is 401", async () => {
+    const res = await stack.api("POST", "/api/enterprise/keys", {
+      apiKey: `rwa_live_${"b".repeat(64)}`,
+      body: { nope: 1 },
+    });
+    assert.equal(res.status, 401);
+  });
+
+  it("GET /metrics exposes Prometheus text with route templates, not raw ids", async () => {
+    await org.api("DELETE", "/api/enterprise/keys/key_doesnotexist");
+    const res = await stack.api("GET", "/metrics");
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("content-type") ?? "", /^text\/plain/);
+    assert.match(
+      res.text,
+      /http_requests_total\{method="GET",route="\/api\/enterprise\/wallet",status="200"\} \d+/,
+    );
+    assert.match(res.text, /route="\/api\/enterprise\/keys\/:keyId",status="404"/);
+    assert.ok(!res.text.includes("key_doesnotexist"));
+    assert.match(res.text, /http_request_duration_seconds_bucket/);
+    assert.match(res.text, /process_cpu_user_seconds_total/);
+  });
+
+  it("a database outage is 503 Database unavailable, not 500", async () => {
+    const pool = stack.ctx.database.pool;
+    const originalQuery = pool.query.bind(pool);
+    const originalConnect = pool.connect.bind(pool);
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), {
+      code: "ECONNREFUSED",
+    });
+    // Simulate the server going away without disturbing the shared test server.
+    (pool as unknown as { query: unknown }).query = () => Promise.reject(refused);
+    (pool as unknown as { connect: unknown }).connect = () => Promise.reject(refused);
+    try {
+      const res = await org.api("GET", "/api/enterprise/keys");
+      assert.equal(res.status, 503);
+      assert.deepEqual(res.body, { error: "Database unavailable" });
+      assert.ok(res.headers.get("retry-after"));
+    } finally {
+      (pool as unknown as { query: unknown }).query = originalQuery;
+      (pool as unknown as { connect: unknown }).connect = originalConnect;
+    }
+    assert.equal((await org.api("GET", "/api/enterprise/keys")).status, 200);
+  });
+
+  it("never answers 5xx to any of the malformed requests above (log check)", () => {
+    const failed = stack.logs.filter((line) => line.includes('"msg":"unhandled error"'));
+    assert.deepEqual(failed, []);
+    assert.ok(!stack.logText().includes(org.apiKey));
+  });
+});

@@ -1,0 +1,101 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment --
+   response bodies and query rows are untyped JSON; the assertions check their shape. */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { startTestStack, type TestStack } from "../../support/stack.js";
+
+describe("rate limits (PostgreSQL counters)", () => {
+  let stack: TestStack;
+
+  before(async () => {
+    stack = await startTestStack();
+  });
+  after(async () => {
+    await stack?.stop();
+  });
+
+  it("free plan: the 11th request in a minute is 429 Rate limit exceeded with Retry-After", async () => {
+    const org = await stack.registerOrg({ plan: "free" });
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i += 1)
+      statuses.push((await org.api("GET", "/api/enterprise/keys")).status);
+    assert.deepEqual(statuses, Array(10).fill(200));
+    const res = await org.api("GET", "/api/enterprise/wallet");
+    assert.equal(res.status, 429);
+    assert.deepEqual(res.body, { error: "Rate limit exceeded" });
+    const retryAfter = Number(res.headers.get("retry-after"));
+    assert.ok(
+      Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60,
+      `Retry-After ${retryAfter}`,
+    );
+  });
+
+  it("the org limit covers all of its keys together", async () => {
+    const org = await stack.registerOrg({ plan: "free" });
+    const second = await org.api("POST", "/api/enterprise/keys", { body: { scopes: ["read"] } });
+    assert.equal(second.status, 200);
+    for (let i = 0; i < 9; i += 1)
+      assert.equal((await org.api("GET", "/api/enterprise/keys")).status, 200);
+    const res = await stack.api("GET", "/api/enterprise/keys", { apiKey: second.body.apiKey });
+    assert.equal(res.status, 429);
+  });
+
+  it("per-key limit applies on generous plans (config.apiKeyRateLimitPerMinute)", async () => {
+    const org = await stack.registerOrg({ plan: "enterprise" });
+    const other = await stack.registerOrg({ plan: "enterprise" });
+    const saved = stack.ctx.config.apiKeyRateLimitPerMinute;
+    stack.ctx.config.apiKeyRateLimitPerMinute = 5;
+    try {
+      for (let i = 0; i < 5; i += 1)
+        assert.equal((await org.api("GET", "/api/enterprise/keys")).status, 200);
+      const res = await org.api("GET", "/api/enterprise/keys");
+      assert.equal(res.status, 429);
+      assert.ok(res.headers.get("retry-after"));
+      // a second key of the same org has its own per-key budget
+      const extra = await stack.api("POST", "/api/enterprise/keys", {
+        apiKey: other.apiKey,
+        body: { scopes: ["read"] },
+      });
+      assert.equal(extra.status, 200);
+      assert.equal(
+        (await other.api("GET", "/api/enterprise/keys")).status,
+        200,
+        "other orgs are unaffected",
+      );
+    } finally {
+      stack.ctx.config.apiKeyRateLimitPerMinute = saved;
+    }
+  });
+
+  it("counts concurrent requests exactly (atomic upsert)", async () => {
+    const org = await stack.registerOrg({ plan: "free" });
+    const results = await Promise.all(
+      Array.from({ length: 25 }, () => org.api("GET", "/api/enterprise/keys")),
+    );
+    const ok = results.filter((r) => r.status === 200).length;
+    const limited = results.filter((r) => r.status === 429).length;
+    assert.equal(ok, 10);
+    assert.equal(limited, 15);
+  });
+
+  it("a window that has passed starts again", async () => {
+    const org = await stack.registerOrg({ plan: "free" });
+    for (let i = 0; i < 10; i += 1) await org.api("GET", "/api/enterprise/keys");
+    assert.equal((await org.api("GET", "/api/enterprise/keys")).status, 429);
+    // Age the minute windows instead of sleeping 60 s.
+    await stack.database.pool.query(
+      "UPDATE rate_limits SET expires_at = now() - interval '1 second' WHERE key LIKE '%:m'",
+    );
+    assert.equal((await org.api("GET", "/api/enterprise/keys")).status, 200);
+  });
+
+  it("the admin endpoint is not limited by plan", async () => {
+    for (let i = 0; i < 12; i += 1) {
+      const res = await stack.api("POST", "/api/enterprise/register", {
+        adminToken: stack.adminToken,
+        body: { orgName: `Bulk ${i}` },
+      });
+      assert.equal(res.status, 200);
+    }
+  });
+});

@@ -1,0 +1,258 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { Contract, JsonRpcProvider, Wallet } from "ethers";
+import { startIndexer, type IndexerHandle } from "../../../relayer/src/indexer/index.js";
+import { pruneOutbox } from "../../../relayer/src/webhooks/prune-outbox.js";
+import {
+  startWebhookWorkers,
+  type WebhookWorkersHandle,
+} from "../../../relayer/src/webhooks/index.js";
+import { startTestStack, type TestOrg, type TestStack } from "../../support/stack.js";
+import {
+  FOREIGN_KEYS,
+  MARKET_ABI,
+  mintDirect,
+  orgSigner,
+  testProvider,
+  tokenAs,
+} from "../webhooks/chain-helpers.js";
+import { startReceiver, type Receiver } from "../webhooks/receiver.js";
+
+const CONFIRMATIONS = 12;
+
+describe("indexer (anvil + PostgreSQL)", () => {
+  let stack: TestStack;
+  let provider: JsonRpcProvider;
+  let indexer: IndexerHandle | undefined;
+  let workers: WebhookWorkersHandle;
+  let receiver: Receiver;
+  let org: TestOrg;
+  let orgWallet: Wallet;
+  let foreign: Wallet;
+
+  const rpc = <T>(method: string, params: unknown[] = []) =>
+    provider.send(method, params) as Promise<T>;
+  const head = async () => Number(BigInt(await rpc<string>("eth_blockNumber")));
+  const mine = (blocks: number) => rpc("anvil_mine", [`0x${blocks.toString(16)}`]);
+  const q = async <T = any>(text: string, values: unknown[] = []) =>
+    (await stack.database.pool.query(text, values)).rows as T[];
+  const start = (options = {}) =>
+    startIndexer(stack.ctx, {
+      pollIntervalMs: 50,
+      lockPollMs: 200,
+      confirmations: CONFIRMATIONS,
+      ...options,
+    });
+  const synced = async () => indexer!.waitForBlock(await head(), 20_000);
+
+  before(async () => {
+    stack = await startTestStack({ logLevel: "warn" });
+    provider = testProvider(stack.rpcUrl);
+    receiver = await startReceiver();
+    org = await stack.registerOrg();
+    const hook = await org.api("POST", "/api/enterprise/webhooks", {
+      body: {
+        url: receiver.url("/org"),
+        events: [
+          "asset.issued",
+          "asset.transferred",
+          "asset.listed",
+          "asset.delisted",
+          "asset.sold",
+        ],
+      },
+    });
+    assert.equal(hook.status, 200, hook.text);
+    orgWallet = await orgSigner(stack, org.orgId, provider);
+    foreign = new Wallet(FOREIGN_KEYS[2], provider);
+    indexer = await start();
+    workers = await startWebhookWorkers(stack.ctx, { backoffBaseMs: 200 });
+  });
+
+  after(async () => {
+    await workers?.stop();
+    await indexer?.stop();
+    await receiver?.close();
+    provider?.destroy();
+    await stack?.stop();
+  });
+
+  it("indexes the 29 default asset types registered at deployment", async () => {
+    await synced();
+    const res = await stack.api("GET", "/api/v1/asset-types");
+    assert.equal(res.status, 200);
+    assert.equal(res.body.data.length, 29);
+    assert.ok(res.body.data.some((t: { name: string }) => t.name === "Real Estate"));
+    const status = await stack.api("GET", "/api/v1/status");
+    assert.equal(status.body.indexedBlock, await head());
+    assert.equal(status.body.lag, 0);
+    assert.equal(status.body.status, "ok");
+  });
+
+  it("a shallow reorg replaces the vanished mint and emits nothing for it", async () => {
+    const snapshot = await rpc<string>("evm_snapshot");
+    const vanished = await mintDirect(stack, orgWallet, 0xaa);
+    await synced();
+    const [row] = await q(`SELECT token_id::text, owner FROM assets WHERE mint_tx_hash = $1`, [
+      vanished.txHash,
+    ]);
+    assert.ok(row, "mint indexed before the reorg");
+    assert.equal(
+      (await q(`SELECT 1 FROM webhook_events WHERE tx_hash = $1`, [vanished.txHash])).length,
+      1,
+      "pending event",
+    );
+
+    await rpc("evm_revert", [snapshot]);
+    const replacement = await mintDirect(stack, foreign, 0xbb); // same token id, other owner, other block
+    await mine(2);
+    await synced();
+    const rows = await q(`SELECT owner, mint_tx_hash FROM assets WHERE token_id = $1`, [
+      row.token_id,
+    ]);
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0].owner, foreign.address.toLowerCase());
+    assert.equal(rows[0].mint_tx_hash, replacement.txHash);
+    assert.equal(
+      (await q(`SELECT 1 FROM chain_logs WHERE tx_hash = $1`, [vanished.txHash])).length,
+      0,
+    );
+    assert.equal(
+      (await q(`SELECT 1 FROM transfers WHERE tx_hash = $1`, [vanished.txHash])).length,
+      0,
+    );
+    assert.equal(
+      (await q(`SELECT 1 FROM webhook_events WHERE tx_hash = $1`, [vanished.txHash])).length,
+      0,
+    );
+    await mine(CONFIRMATIONS + 1);
+    await synced();
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(receiver.received.filter((d) => d.json.txHash === vanished.txHash).length, 0);
+  });
+
+  it("a deep reorg rolls back a listing of an older token and restores its owner", async () => {
+    const kept = await mintDirect(stack, orgWallet, 0x11);
+    await mine(CONFIRMATIONS);
+    await synced();
+    const [{ token_id: tokenId }] = await q(
+      `SELECT token_id::text FROM assets WHERE mint_tx_hash = $1`,
+      [kept.txHash],
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(
+      receiver.received.filter((d) => d.json.txHash === kept.txHash).length,
+      1,
+      "confirmed mint delivered once",
+    );
+
+    const snapshot = await rpc<string>("evm_snapshot");
+    const market = new Contract(stack.ctx.contracts.marketplace, MARKET_ABI, orgWallet);
+    await (
+      await tokenAs(stack, orgWallet).getFunction("approve")(
+        stack.ctx.contracts.marketplace,
+        tokenId,
+      )
+    ).wait();
+    const listTx = await (await market.getFunction("list")(tokenId, 10n ** 17n, 30n)).wait();
+    await (await market.getFunction("updatePrice")(1n, 2n * 10n ** 17n)).wait();
+    const extra = await mintDirect(stack, orgWallet, 0x12);
+    await mine(4);
+    await synced();
+    const [listing] = await q(
+      `SELECT listing_id::text, price_wei::text FROM listings WHERE create_tx_hash = $1`,
+      [listTx!.hash],
+    );
+    assert.equal(listing.price_wei, "200000000000000000");
+    assert.equal(
+      (await q(`SELECT owner FROM assets WHERE token_id = $1`, [tokenId]))[0].owner,
+      stack.ctx.contracts.marketplace.toLowerCase(),
+    );
+
+    await rpc("evm_revert", [snapshot]);
+    await mine(12); // a longer fork without those transactions
+    await synced();
+    assert.equal(
+      (await q(`SELECT 1 FROM listings WHERE create_tx_hash = $1`, [listTx!.hash])).length,
+      0,
+    );
+    assert.equal(
+      (await q(`SELECT owner FROM assets WHERE token_id = $1`, [tokenId]))[0].owner,
+      org.walletAddress.toLowerCase(),
+    );
+    assert.equal(
+      (await q(`SELECT 1 FROM assets WHERE mint_tx_hash = $1`, [extra.txHash])).length,
+      0,
+    );
+    const res = await stack.api("GET", `/api/v1/assets/${tokenId}`);
+    assert.equal(res.body.listing, null);
+    await mine(CONFIRMATIONS);
+    await synced();
+    await new Promise((r) => setTimeout(r, 300));
+    for (const hash of [listTx!.hash, extra.txHash]) {
+      assert.equal(receiver.received.filter((d) => d.json.txHash === hash).length, 0);
+    }
+  });
+
+  it("after a restart it catches up in ranges and neither loses nor duplicates events", async () => {
+    await synced();
+    const before = receiver.received.length;
+    await indexer!.stop();
+    indexer = undefined;
+    const txs: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      txs.push((await mintDirect(stack, orgWallet, 0x30 + i)).txHash);
+      await mine(7);
+    }
+    indexer = await start({ rangeSize: 5, tipDistance: 2 });
+    await synced();
+    await mine(CONFIRMATIONS);
+    await synced();
+    await receiver.waitFor(
+      () => txs.every((tx) => receiver.received.some((d) => d.json.txHash === tx)),
+      20_000,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    const fresh = receiver.received.slice(before);
+    assert.equal(fresh.length, 3);
+    const ids = fresh.map((d) => d.headers["webhook-id"]);
+    assert.equal(new Set(ids).size, 3);
+    assert.equal(
+      (await q(`SELECT count(*)::int AS n FROM assets WHERE mint_tx_hash = ANY($1)`, [txs]))[0].n,
+      3,
+    );
+  });
+
+  it("only one process indexes; another takes over within seconds when it stops", async () => {
+    const second = await start();
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(indexer!.isLeader(), true);
+    assert.equal(second.isLeader(), false);
+    await indexer!.stop();
+    indexer = second;
+    const t0 = Date.now();
+    const minted = await mintDirect(stack, orgWallet, 0x40);
+    await second.waitForBlock(minted.blockNumber, 10_000);
+    assert.equal(second.isLeader(), true);
+    assert.ok(Date.now() - t0 < 5_000, "took over within a few seconds");
+    assert.equal(
+      (await q(`SELECT 1 FROM assets WHERE mint_tx_hash = $1`, [minted.txHash])).length,
+      1,
+    );
+  });
+
+  it("prunes released outbox events older than the retention, keeping recent ones", async () => {
+    await q(
+      `INSERT INTO webhook_events (id, org_id, kind, payload, status, released_at, created_at)
+       VALUES ('evt_old', $1, 'asset.issued', '{}', 'released', now() - interval '31 days', now() - interval '31 days'),
+              ('evt_new', $1, 'asset.issued', '{}', 'released', now(), now())`,
+      [org.orgId],
+    );
+    assert.ok((await pruneOutbox(stack.database, 30)) >= 1);
+    const left = await q(`SELECT id FROM webhook_events WHERE id IN ('evt_old', 'evt_new')`);
+    assert.deepEqual(
+      left.map((r: { id: string }) => r.id),
+      ["evt_new"],
+    );
+  });
+});

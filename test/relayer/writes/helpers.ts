@@ -1,0 +1,38 @@
+import { JsonRpcProvider } from "ethers";
+import { startTxWorkers } from "../../../relayer/src/chain/tx-workers.js";
+import { startTestStack, type TestStack, type TestStackOptions } from "../../support/stack.js";
+
+/** A test stack with the transaction workers running. */
+export interface WriteStack extends TestStack {
+  provider: JsonRpcProvider;
+  rpc<T = unknown>(method: string, params?: unknown[]): Promise<T>;
+}
+
+/** Starts the shared harness plus `startTxWorkers` (stopped before the stack). */
+export async function startWriteStack(options: TestStackOptions = {}): Promise<WriteStack> {
+  const stack = await startTestStack({ logLevel: "warn", ...options });
+  const workers = await startTxWorkers(stack.ctx, {
+    engine: { receiptPollMs: 50 },
+    dispatcher: { idlePollMs: 100 },
+  });
+  const provider = new JsonRpcProvider(stack.rpcUrl, 1236, { staticNetwork: true });
+  const stop = stack.stop;
+  return Object.assign(stack, {
+    provider,
+    rpc: <T>(method: string, params: unknown[] = []) => provider.send(method, params) as Promise<T>,
+    stop: async () => {
+      const t0 = Date.now();
+      await workers.stop();
+      const t1 = Date.now();
+      provider.destroy();
+      await stop();
+      if (process.env.STACK_TIMING === "1")
+        console.error(`workers.stop ${t1 - t0} ms, stack.stop ${Date.now() - t1} ms`);
+    },
+  });
+}
+
+/** A valid issue-asset body. */
+export function assetBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { assetType: "Bond", name: "Test Bond", description: "A bond for tests", ...overrides };
+}

@@ -1,0 +1,59 @@
+/**
+ * Test-only relayer process (until main.ts starts the transaction workers): serves the app and
+ * runs startTxWorkers against an existing database and chain. Configured by environment:
+ * DATABASE_URL, RPC_URL, CONTRACTS (JSON), MASTER_KEY, ADMIN_TOKEN, LEASE_MS. Prints
+ * `READY <port>` on stdout once listening.
+ */
+import type { AddressInfo } from "node:net";
+import { createLogger } from "../../../relayer/src/logger.js";
+import type { Config } from "../../../relayer/src/context.js";
+import { createDatabase } from "../../../relayer/src/db/client.js";
+import { createApp } from "../../../relayer/src/http/app.js";
+import { createAppContext } from "../../../relayer/src/services/app-context-factory.js";
+import { startTxWorkers } from "../../../relayer/src/chain/tx-workers.js";
+
+const env = (name: string): string => {
+  const value = process.env[name];
+  if (value === undefined) throw new Error(`${name} is required`);
+  return value;
+};
+
+const config: Config = {
+  nodeEnv: "test",
+  host: "127.0.0.1",
+  port: 0,
+  dataDir: "/tmp",
+  rpcUrl: env("RPC_URL"),
+  databaseUrl: env("DATABASE_URL"),
+  adminToken: env("ADMIN_TOKEN"),
+  masterKey: env("MASTER_KEY"),
+  operatorPrivateKey: "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+  chainId: 1236,
+  coinSymbol: "COIN",
+  webhookAllowLocal: true,
+  devFaucetAmountWei: 0n,
+  logLevel: "warn",
+  apiKeyRateLimitPerMinute: 100_000,
+  bodyLimitBytes: 256 * 1024,
+};
+const logger = createLogger({
+  level: process.env.CHILD_LOG_LEVEL ?? "warn",
+  destination: process.stderr,
+});
+const database = createDatabase(config.databaseUrl!);
+const ctx = createAppContext({
+  config,
+  logger,
+  database,
+  rpcUrl: config.rpcUrl!,
+  contracts: JSON.parse(env("CONTRACTS")),
+  isLocalChain: true,
+});
+const leaseMs = Number(process.env.LEASE_MS ?? "15000");
+await startTxWorkers(ctx, {
+  engine: { leaseMs, receiptPollMs: 100 },
+  dispatcher: { sweepMs: 1_000 },
+});
+const server = createApp(ctx).listen(0, "127.0.0.1", () => {
+  process.stdout.write(`READY ${(server.address() as AddressInfo).port}\n`);
+});

@@ -1,0 +1,405 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { Contract, keccak256, parseEther, toUtf8Bytes } from "ethers";
+import { CID } from "multiformats/cid";
+import { sha256 } from "multiformats/hashes/sha2";
+import type { TestOrg } from "../../support/stack.js";
+import { assetBody, startWriteStack, type WriteStack } from "./helpers.js";
+
+const TOKEN_ABI = [
+  "function ownerOf(uint256) view returns (address)",
+  "function stakeOf(uint256) view returns (uint256)",
+  "function passwordHashOf(uint256) view returns (bytes32)",
+  "function cidStringOf(uint256) view returns (string)",
+];
+
+describe("write endpoints (anvil automine + PostgreSQL)", () => {
+  let stack: WriteStack;
+  let alice: TestOrg;
+  let bob: TestOrg;
+  let token: Contract;
+
+  before(async () => {
+    stack = await startWriteStack();
+    [alice, bob] = await Promise.all([stack.registerOrg(), stack.registerOrg()]);
+    token = new Contract(stack.ctx.contracts.assetToken, TOKEN_ABI, stack.provider);
+  });
+  after(() => stack?.stop());
+
+  // Straight JSON-RPC: ethers' provider caches identical reads for 250 ms.
+  const balance = async (address: string) =>
+    BigInt(await stack.rpc<string>("eth_getBalance", [address, "latest"]));
+
+  const issue = async (org: TestOrg, overrides: Record<string, unknown> = {}) => {
+    const res = await org.api("POST", "/api/v1/write/issue-asset", { body: assetBody(overrides) });
+    assert.equal(res.status, 200, res.text);
+    return res.body as {
+      tokenId: string;
+      txHash: string;
+      wallet: string;
+      owner: string;
+      ipfsHash: string;
+    };
+  };
+
+  describe("issue-asset", () => {
+    it("issue-asset mints to the org wallet and returns tokenId, txHash, wallet and owner", async () => {
+      const body = await issue(alice, { password: "s3cret", stakedAmount: "0.25" });
+      assert.match(body.tokenId, /^\d+$/);
+      assert.match(body.txHash, /^0x[0-9a-f]{64}$/);
+      assert.equal(body.wallet, alice.walletAddress);
+      assert.equal(body.owner, alice.walletAddress);
+      assert.equal(await token.getFunction("ownerOf")(body.tokenId), alice.walletAddress);
+      assert.equal(await token.getFunction("stakeOf")(body.tokenId), parseEther("0.25"));
+      assert.equal(
+        await token.getFunction("passwordHashOf")(body.tokenId),
+        keccak256(toUtf8Bytes("s3cret")),
+      );
+    });
+
+    it("issue-asset stores the metadata document under the CID referenced on chain", async () => {
+      const body = await issue(alice, {
+        image: "ipfs://bafkqaaa",
+        externalUrl: "https://example.com/a/1",
+      });
+      assert.equal(await token.getFunction("cidStringOf")(body.tokenId), body.ipfsHash);
+      const { rows } = await stack.database.pool.query<{ json: string }>(
+        "SELECT json FROM asset_metadata WHERE cid = $1",
+        [body.ipfsHash],
+      );
+      const json = rows[0]?.json;
+      assert.ok(json);
+      const doc = JSON.parse(json);
+      assert.deepEqual(doc.attributes, [{ trait_type: "Asset Type", value: "Bond" }]);
+      assert.equal(doc.external_url, "https://example.com/a/1");
+      const expected = CID.createV1(0x0200, await sha256.digest(new TextEncoder().encode(json)));
+      assert.equal(body.ipfsHash, expected.toString());
+    });
+
+    it("issue-asset accepts CIDv0 and CIDv1 ipfsHash values", async () => {
+      const v0 = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
+      const v1 = "bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi";
+      assert.equal((await issue(alice, { ipfsHash: v0 })).ipfsHash, v0);
+      assert.equal((await issue(alice, { ipfsHash: v1 })).ipfsHash, v1);
+    });
+
+    const badRequests: Array<[string, Record<string, unknown>, string | RegExp]> = [
+      ["a required field is missing", { name: undefined }, "Missing required field: name"],
+      ["assetType is missing", { assetType: undefined }, "Missing required field: assetType"],
+      ["stakedAmount is below 0.1", { stakedAmount: "0.05" }, "stakedAmount minimum is 0.1 COIN"],
+      ["the asset type is not registered", { assetType: "bond" }, /asset type not registered/],
+      ["ipfsHash is not a CID", { ipfsHash: "not-a-cid" }, /Invalid field: ipfsHash/],
+      ["name is over 200 characters", { name: "x".repeat(201) }, /Invalid field: name/],
+      ["image is not a URL", { image: "ftp://x/y.png" }, /Invalid field: image/],
+      ["stakedAmount is not a decimal", { stakedAmount: "1e18" }, /Invalid field: stakedAmount/],
+    ];
+    for (const [condition, overrides, expected] of badRequests) {
+      it(`issue-asset returns 400 when ${condition}`, async () => {
+        const before = await stack.provider.getTransactionCount(alice.walletAddress);
+        const res = await alice.api("POST", "/api/v1/write/issue-asset", {
+          body: assetBody(overrides),
+        });
+        assert.equal(res.status, 400, res.text);
+        if (typeof expected === "string") assert.equal(res.body.error, expected);
+        else assert.match(res.body.error, expected);
+        assert.equal(await stack.provider.getTransactionCount(alice.walletAddress), before);
+      });
+    }
+
+    it("issue-asset returns 400 naming the shortfall when the wallet cannot pay stake and gas", async () => {
+      const res = await alice.api("POST", "/api/v1/write/issue-asset", {
+        body: assetBody({ stakedAmount: "1000" }),
+      });
+      assert.equal(res.status, 400);
+      assert.match(
+        res.body.error,
+        /^Insufficient funds: need 1000\.\d+ COIN, wallet has [\d.]+ COIN \(short [\d.]+\)$/,
+      );
+    });
+
+    it("issue-asset returns 401 without a key and 403 without the write:issue scope", async () => {
+      assert.equal(
+        (await stack.api("POST", "/api/v1/write/issue-asset", { body: assetBody() })).status,
+        401,
+      );
+      const reader = await stack.registerOrg({ scopes: ["read"] });
+      const res = await reader.api("POST", "/api/v1/write/issue-asset", { body: assetBody() });
+      assert.equal(res.status, 403);
+      assert.equal(res.body.error, "Insufficient scope");
+    });
+  });
+
+  describe("batch-issue", () => {
+    it("batch-issue issues every asset and reports per-item results", async () => {
+      const assets = Array.from({ length: 5 }, (_, i) => assetBody({ name: `Batch ${i}` }));
+      const res = await alice.api("POST", "/api/v1/write/batch-issue", { body: { assets } });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.issued, 5);
+      assert.equal(res.body.failed, 0);
+      assert.deepEqual(
+        res.body.results.map((r: { index: number }) => r.index),
+        [0, 1, 2, 3, 4],
+      );
+      const ids = new Set(res.body.results.map((r: { tokenId: string }) => r.tokenId));
+      assert.equal(ids.size, 5);
+      for (const r of res.body.results)
+        assert.equal(await token.getFunction("ownerOf")(r.tokenId), alice.walletAddress);
+    });
+
+    for (const [condition, body, message] of [
+      ["assets is missing", {}, "assets must be a non-empty array"],
+      ["assets is empty", { assets: [] }, "assets must be a non-empty array"],
+      [
+        "assets has 51 items",
+        { assets: Array.from({ length: 51 }, () => assetBody()) },
+        "assets must contain at most 50 items (got 51)",
+      ],
+    ] as const) {
+      it(`batch-issue returns 400 when ${condition}`, async () => {
+        const res = await alice.api("POST", "/api/v1/write/batch-issue", { body });
+        assert.equal(res.status, 400);
+        assert.equal(res.body.error, message);
+      });
+    }
+
+    it("batch-issue returns 400 naming the item when one asset is invalid", async () => {
+      const res = await alice.api("POST", "/api/v1/write/batch-issue", {
+        body: { assets: [assetBody(), assetBody({ stakedAmount: "0.01" })] },
+      });
+      assert.equal(res.status, 400);
+      assert.equal(res.body.error, "assets.1.stakedAmount minimum is 0.1 COIN");
+    });
+  });
+
+  describe("transfer", () => {
+    it("transfer moves a token to another org's wallet; the sender can no longer move it", async () => {
+      const { tokenId } = await issue(alice);
+      const res = await alice.api("POST", "/api/v1/write/transfer", {
+        body: { tokenId: Number(tokenId), toAddress: bob.walletAddress },
+      });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(
+        {
+          from: res.body.from,
+          to: res.body.to,
+          tokenId: res.body.tokenId,
+          success: res.body.success,
+        },
+        { from: alice.walletAddress, to: bob.walletAddress, tokenId, success: true },
+      );
+      assert.equal(await token.getFunction("ownerOf")(tokenId), bob.walletAddress);
+      const again = await alice.api("POST", "/api/v1/write/transfer", {
+        body: { tokenId, toAddress: alice.walletAddress },
+      });
+      assert.equal(again.status, 400);
+      assert.match(again.body.error, /not held by this organization's wallet/);
+    });
+
+    it("transfer returns 400 for a malformed address, a missing field and an unknown token", async () => {
+      const { tokenId } = await issue(alice);
+      const bad = await alice.api("POST", "/api/v1/write/transfer", {
+        body: { tokenId, toAddress: "0x1234" },
+      });
+      assert.equal(bad.status, 400);
+      assert.match(bad.body.error, /Invalid field: toAddress/);
+      const missing = await alice.api("POST", "/api/v1/write/transfer", { body: { tokenId } });
+      assert.equal(missing.body.error, "Missing required field: toAddress");
+      const unknown = await alice.api("POST", "/api/v1/write/transfer", {
+        body: { tokenId: "999999", toAddress: bob.walletAddress },
+      });
+      assert.equal(unknown.status, 400);
+      assert.match(unknown.body.error, /does not exist/);
+    });
+
+    it("transfer requires the write:transfer scope", async () => {
+      const issuer = await stack.registerOrg({ scopes: ["read", "write:issue"] });
+      const res = await issuer.api("POST", "/api/v1/write/transfer", {
+        body: { tokenId: "1", toAddress: bob.walletAddress },
+      });
+      assert.equal(res.status, 403);
+    });
+  });
+
+  describe("marketplace", () => {
+    it("a sale between two orgs moves token and stake, pays the seller and refunds the buyer's excess", async () => {
+      const { tokenId } = await issue(alice, { stakedAmount: "0.3" });
+      const listed = await alice.api("POST", "/api/v1/write/marketplace/list", {
+        body: { tokenId, priceInCOIN: "1" },
+      });
+      assert.equal(listed.status, 200, listed.text);
+      assert.match(listed.body.listingId, /^\d+$/);
+      assert.equal(listed.body.priceInCOIN, "1");
+      assert.equal(listed.body.durationDays, 30);
+      const sellerBefore = await balance(alice.walletAddress);
+      const buyerBefore = await balance(bob.walletAddress);
+
+      const bought = await bob.api("POST", "/api/v1/write/marketplace/buy", {
+        body: { listingId: listed.body.listingId, maxPriceInCOIN: "1.5" },
+      });
+      assert.equal(bought.status, 200, bought.text);
+      assert.equal(bought.body.pricePaid, "1");
+      assert.equal(bought.body.buyer, bob.walletAddress);
+      assert.equal(bought.body.tokenId, tokenId);
+      assert.equal(await token.getFunction("ownerOf")(tokenId), bob.walletAddress);
+      assert.equal(await token.getFunction("stakeOf")(tokenId), parseEther("0.3"));
+      assert.equal((await balance(alice.walletAddress)) - sellerBefore, parseEther("1"));
+      const receipt = await stack.provider.getTransactionReceipt(bought.body.txHash);
+      const gas = receipt!.gasUsed * receipt!.gasPrice;
+      assert.equal(buyerBefore - (await balance(bob.walletAddress)), parseEther("1") + gas);
+    });
+
+    it("buy returns 500 Transaction failed: Price above max when maxPriceInCOIN is below the price", async () => {
+      const { tokenId } = await issue(alice);
+      const listed = await alice.api("POST", "/api/v1/write/marketplace/list", {
+        body: { tokenId, priceInCOIN: "2" },
+      });
+      const res = await bob.api("POST", "/api/v1/write/marketplace/buy", {
+        body: { listingId: listed.body.listingId, maxPriceInCOIN: "1" },
+      });
+      assert.equal(res.status, 500);
+      assert.equal(res.body.error, "Transaction failed: Price above max");
+    });
+
+    it("delist by a non-seller is refused and delist by the seller returns the token", async () => {
+      const { tokenId } = await issue(alice);
+      const listed = await alice.api("POST", "/api/v1/write/marketplace/list", {
+        body: { tokenId, priceInCOIN: "1", durationDays: 7 },
+      });
+      const refused = await bob.api("POST", "/api/v1/write/marketplace/delist", {
+        body: { listingId: listed.body.listingId },
+      });
+      assert.equal(refused.status, 400);
+      assert.match(refused.body.error, /Only the seller/);
+      const res = await alice.api("POST", "/api/v1/write/marketplace/delist", {
+        body: { listingId: listed.body.listingId },
+      });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.listingId, listed.body.listingId);
+      assert.equal(await token.getFunction("ownerOf")(tokenId), alice.walletAddress);
+      const buy = await bob.api("POST", "/api/v1/write/marketplace/buy", {
+        body: { listingId: listed.body.listingId },
+      });
+      assert.equal(buy.status, 400);
+      assert.equal(buy.body.error, "Listing not active");
+    });
+
+    it("list returns 400 for a token the wallet does not hold and for durationDays out of range", async () => {
+      const { tokenId } = await issue(bob);
+      const notHeld = await alice.api("POST", "/api/v1/write/marketplace/list", {
+        body: { tokenId, priceInCOIN: "1" },
+      });
+      assert.equal(notHeld.status, 400);
+      const tooLong = await bob.api("POST", "/api/v1/write/marketplace/list", {
+        body: { tokenId, priceInCOIN: "1", durationDays: 366 },
+      });
+      assert.equal(tooLong.status, 400);
+      assert.match(tooLong.body.error, /Invalid field: durationDays/);
+    });
+
+    it("buy returns 400 Listing not active after the listing expired", async () => {
+      const { tokenId } = await issue(alice);
+      const listed = await alice.api("POST", "/api/v1/write/marketplace/list", {
+        body: { tokenId, priceInCOIN: "1", durationDays: 1 },
+      });
+      await stack.rpc("evm_increaseTime", [2 * 24 * 3600]);
+      await stack.rpc("evm_mine", []);
+      const res = await bob.api("POST", "/api/v1/write/marketplace/buy", {
+        body: { listingId: listed.body.listingId },
+      });
+      assert.equal(res.status, 400);
+      assert.equal(res.body.error, "Listing not active");
+    });
+  });
+
+  describe("register-asset-type", () => {
+    it("an org with admin:types registers a type any org can then issue", async () => {
+      const admin = await stack.registerOrg({ scopes: ["read", "write:issue", "admin:types"] });
+      const typeName = `Vintage Wine ${Date.now()}`;
+      const res = await admin.api("POST", "/api/v1/write/register-asset-type", {
+        body: { typeName },
+      });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.typeName, typeName);
+      await issue(bob, { assetType: typeName });
+      const again = await admin.api("POST", "/api/v1/write/register-asset-type", {
+        body: { typeName },
+      });
+      assert.equal(again.status, 400);
+    });
+
+    it("register-asset-type requires the admin:types scope", async () => {
+      const res = await alice.api("POST", "/api/v1/write/register-asset-type", {
+        body: { typeName: "Nope" },
+      });
+      assert.equal(res.status, 403);
+    });
+  });
+
+  describe("idempotency and async mode", () => {
+    it("the same Idempotency-Key and body returns the first result; another body gets 409", async () => {
+      const headers = { "Idempotency-Key": `k-${Date.now()}` };
+      const first = await alice.api("POST", "/api/v1/write/issue-asset", {
+        body: assetBody({ name: "Once" }),
+        headers,
+      });
+      const second = await alice.api("POST", "/api/v1/write/issue-asset", {
+        body: assetBody({ name: "Once" }),
+        headers,
+      });
+      assert.equal(first.status, 200);
+      assert.deepEqual(second.body, first.body);
+      const conflict = await alice.api("POST", "/api/v1/write/issue-asset", {
+        body: assetBody({ name: "Twice" }),
+        headers,
+      });
+      assert.equal(conflict.status, 409);
+      assert.deepEqual(conflict.body, {
+        error: "Idempotency-Key reused with a different request body",
+      });
+      // Keys are per org: bob may use the same key.
+      const other = await bob.api("POST", "/api/v1/write/issue-asset", {
+        body: assetBody({ name: "Twice" }),
+        headers,
+      });
+      assert.equal(other.status, 200);
+    });
+
+    it("Prefer: respond-async answers 202 and the transaction can be read by its org only", async () => {
+      const res = await alice.api("POST", "/api/v1/write/issue-asset", {
+        body: assetBody(),
+        headers: { Prefer: "respond-async" },
+      });
+      assert.equal(res.status, 202, res.text);
+      assert.match(res.body.transactionId, /^tx_[0-9a-f]{24}$/);
+      assert.ok(["queued", "sent"].includes(res.body.status));
+      let status;
+      for (let i = 0; i < 100; i++) {
+        status = await alice.api("GET", `/api/v1/transactions/${res.body.transactionId}`);
+        if (status.body.status === "confirmed") break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal(status!.status, 200);
+      assert.equal(status!.body.status, "confirmed");
+      assert.match(status!.body.result.tokenId, /^\d+$/);
+      assert.equal(status!.body.hashes.length >= 1, true);
+      assert.equal(status!.body.receipt.status, 1);
+      const foreign = await bob.api("GET", `/api/v1/transactions/${res.body.transactionId}`);
+      assert.equal(foreign.status, 404);
+    });
+
+    it("a batch in async mode reports per-item results at GET /api/v1/transactions/{id}", async () => {
+      const res = await alice.api("POST", "/api/v1/write/batch-issue", {
+        body: { assets: [assetBody(), assetBody()] },
+        headers: { Prefer: "respond-async" },
+      });
+      assert.equal(res.status, 202);
+      let status;
+      for (let i = 0; i < 100; i++) {
+        status = await alice.api("GET", `/api/v1/transactions/${res.body.transactionId}`);
+        if (status.body.status === "confirmed") break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal(status!.body.result.issued, 2);
+    });
+  });
+});

@@ -1,0 +1,368 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import fc from "fast-check";
+import { JsonRpcProvider } from "ethers";
+import { z } from "zod";
+import { SCOPES } from "../../relayer/src/auth/scopes.js";
+import type { AnyRouteDefinition } from "../../relayer/src/http/route-definition.js";
+import { startTestStack, type TestOrg, type TestStack } from "../support/stack.js";
+import { API_ROUTES, routeKey } from "./support/routes.js";
+
+/**
+ * Property-based fuzzing of every route from its own zod schemas: thousands of generated
+ * requests with wrong types, missing and extra fields, huge strings, unicode, negative and
+ * fractional amounts, hex garbage for addresses and ids, plus raw protocol abuse (wrong content
+ * types, invalid JSON, bodies over the limit). Every answer must be a 4xx JSON `{ error }` within
+ * the per-request timeout, and nothing in the database or on chain may change.
+ */
+
+const REQUEST_TIMEOUT_MS = 5_000;
+const BODY_RUNS = 110;
+const PARAM_RUNS = 40;
+const QUERY_RUNS = 150;
+
+const hostileString = fc.oneof(
+  fc.string(),
+  fc.string({ unit: "grapheme", maxLength: 40 }),
+  fc.string({ unit: "binary", maxLength: 40 }),
+  fc.constantFrom(
+    "",
+    " ",
+    "\u0000",
+    "\uFEFF",
+    "\uD800",
+    "😀".repeat(2_000),
+    "a".repeat(70_000),
+    "'; DROP TABLE orgs; --",
+    "../../etc/passwd",
+    "%00%ff",
+    "__proto__",
+    "constructor",
+  ),
+  fc.stringMatching(/^0x[0-9a-fA-F]{0,80}$/),
+  fc.stringMatching(/^0x[0-9g-z]{40}$/),
+  fc.constantFrom(
+    "-1",
+    "-0.1",
+    "0",
+    "0.05",
+    "0.0999999999999999999",
+    "1e3",
+    "0x10",
+    "NaN",
+    "Infinity",
+    "1.2.3",
+    "0.1234567890123456789",
+    "9".repeat(90),
+  ),
+);
+
+const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 4, arbitrary: hostileString },
+  fc.integer(),
+  fc.double({ noNaN: true }),
+  fc.constantFrom(-1, -0.5, 0.05, 1.5, 1e308, Number.MAX_SAFE_INTEGER + 2),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }),
+);
+
+/** Property names of a zod object schema (through zod 4's JSON Schema export). */
+function propertiesOf(schema: z.ZodType): string[] {
+  try {
+    const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as {
+      properties?: Record<string, unknown>;
+    };
+    return Object.keys(json.properties ?? {});
+  } catch {
+    return [];
+  }
+}
+
+/** Whether `value` passes `schema` (a schema that throws counts as rejecting it). */
+function acceptedBy(schema: z.ZodType, value: unknown): boolean {
+  try {
+    return schema.safeParse(value).success;
+  } catch {
+    return false;
+  }
+}
+
+/** Objects shaped like the schema's properties with hostile values, fields missing or extra. */
+function hostileObject(schema: z.ZodType): fc.Arbitrary<unknown> {
+  const props = propertiesOf(schema);
+  const shaped = fc
+    .tuple(
+      fc.record(Object.fromEntries(props.map((p) => [p, hostileValue])), { requiredKeys: [] }),
+      fc.option(fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), hostileValue)),
+    )
+    .map(([record, extra]) => (extra === null ? record : { ...record, [extra[0]]: extra[1] }));
+  const nested = props.includes("assets")
+    ? fc.record({
+        assets: fc.array(fc.record({ assetType: hostileValue, name: hostileValue }), {
+          maxLength: 60,
+        }),
+      })
+    : shaped;
+  return fc
+    .oneof({ weight: 5, arbitrary: shaped }, nested, fc.jsonValue({ maxDepth: 3 }))
+    .filter((value) => !acceptedBy(schema, value));
+}
+
+/** Whether `value` can be %-encoded into a URL (a lone surrogate cannot). */
+function encodable(value: string): boolean {
+  try {
+    encodeURIComponent(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Amount strings every write must refuse (never queued). */
+const badAmount = fc.constantFrom(
+  "-1",
+  "-0.1",
+  "0",
+  "0.05",
+  "1e3",
+  "0x10",
+  "NaN",
+  "1.2.3",
+  "abc",
+  "0.1234567890123456789",
+);
+const badId = fc.oneof(
+  fc.constantFrom("-1", "1.5", "abc", "0x", "9".repeat(90), " 1", "1e3", ""),
+  fc.stringMatching(/^0x[0-9g-z]{1,70}$/),
+);
+const badAddress = fc.oneof(
+  fc.stringMatching(/^0x[0-9a-f]{0,39}$/),
+  fc.stringMatching(/^0x[0-9a-f]{41,64}$/),
+  fc.stringMatching(/^0x[g-z]{40}$/),
+  fc.constantFrom("", "0x", "vitalik.eth", "0xAbCdEf0123456789aBcDeF0123456789abcdef01"),
+);
+
+/** Schema-valid but meaningless write bodies: the handler must refuse them before queuing. */
+const SEMANTIC: Record<string, fc.Arbitrary<unknown>> = {
+  "POST /api/v1/write/issue-asset": fc.record({
+    assetType: fc.constant("Bond"),
+    name: fc.constant("Fuzz"),
+    description: fc.constant("fuzz"),
+    stakedAmount: badAmount,
+  }),
+  "POST /api/v1/write/transfer": fc.oneof(
+    fc.record({
+      tokenId: badId,
+      toAddress: fc.constant("0x000000000000000000000000000000000000dEaD"),
+    }),
+    fc.record({ tokenId: fc.constant("1"), toAddress: badAddress }),
+  ),
+  "POST /api/v1/write/marketplace/list": fc.oneof(
+    fc.record({ tokenId: badId, priceInCOIN: fc.constant("1") }),
+    fc.record({ tokenId: fc.constant("1"), priceInCOIN: badAmount }),
+  ),
+  "POST /api/v1/write/marketplace/buy": fc.oneof(
+    fc.record({ listingId: badId }),
+    fc.record({ listingId: fc.constant("1"), maxPriceInCOIN: badAmount }),
+  ),
+  "POST /api/v1/write/marketplace/delist": fc.record({ listingId: badId }),
+};
+
+describe("hostile input", { timeout: 240_000 }, () => {
+  let stack: TestStack;
+  let org: TestOrg;
+  let provider: JsonRpcProvider;
+  let requests = 0;
+  const statuses = new Map<number, number>();
+
+  before(async () => {
+    stack = await startTestStack({ logLevel: "warn" });
+    org = await stack.registerOrg({ scopes: [...SCOPES] });
+    provider = new JsonRpcProvider(stack.rpcUrl, 1236, { staticNetwork: true });
+  });
+
+  after(async () => {
+    provider?.destroy();
+    await stack?.stop();
+    const summary = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`);
+    console.log(`hostile input: ${requests} requests (${summary.join(", ")})`);
+  });
+
+  /** Row counts of every table (rate-limit counters excepted) and the wallets' chain state. */
+  async function snapshot(): Promise<Record<string, string>> {
+    const { rows: tables } = await stack.database.pool.query<{ table_name: string }>(
+      `SELECT table_name FROM information_schema.tables
+        WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> 'rate_limits'
+        ORDER BY table_name`,
+    );
+    const out: Record<string, string> = {};
+    for (const { table_name: name } of tables) {
+      const { rows } = await stack.database.pool.query<{ n: string }>(
+        `SELECT count(*)::text AS n FROM "${name}"`,
+      );
+      out[`rows:${name}`] = rows[0]!.n;
+    }
+    const { rows: wallets } = await stack.database.pool.query<{ address: string }>(
+      "SELECT address FROM wallets ORDER BY address",
+    );
+    const operator = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+    for (const address of [operator, ...wallets.map((w) => w.address)]) {
+      out[`nonce:${address}`] = String(await provider.getTransactionCount(address));
+      out[`balance:${address}`] = String(await provider.getBalance(address));
+    }
+    out["block"] = String(await provider.getBlockNumber());
+    return out;
+  }
+
+  /** Sends one request and checks the answer is a 4xx `{ error }`; returns the status. */
+  async function expectRejected(
+    label: string,
+    method: string,
+    urlPath: string,
+    init: { headers?: Record<string, string>; body?: string } = {},
+  ): Promise<void> {
+    const headers: Record<string, string> = { ...init.headers };
+    if (!("x-admin-token" in headers) && !("x-api-key" in headers))
+      headers["x-api-key"] = org.apiKey;
+    let response: Response;
+    try {
+      response = await fetch(`${stack.baseUrl}${urlPath}`, {
+        method,
+        headers,
+        body: init.body,
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+    } catch (error) {
+      throw new Error(`${label}: no answer within ${REQUEST_TIMEOUT_MS} ms (${String(error)})`);
+    }
+    const text = await response.text();
+    requests += 1;
+    statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+    const where = `${label} → ${response.status} ${text.slice(0, 200)}\nbody: ${String(init.body).slice(0, 300)}`;
+    assert.ok(response.status >= 400 && response.status < 500, where);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      assert.fail(`${where}: not JSON`);
+    }
+    assert.equal(typeof (parsed as { error?: unknown }).error, "string", where);
+  }
+
+  function credentialsFor(route: AnyRouteDefinition): Record<string, string> {
+    return route.auth === "admin"
+      ? { "x-admin-token": stack.adminToken }
+      : { "x-api-key": org.apiKey };
+  }
+
+  function fillPath(route: AnyRouteDefinition, value: string): string {
+    return route.path.replace(/:([A-Za-z]+)/g, () => encodeURIComponent(value));
+  }
+
+  test("generated bodies that break each route's schema are refused with a 4xx { error }", async () => {
+    const before = await snapshot();
+    for (const route of API_ROUTES) {
+      const schema = route.request.body;
+      if (schema === undefined) continue;
+      const key = routeKey(route);
+      const arbitrary =
+        SEMANTIC[key] === undefined
+          ? hostileObject(schema)
+          : fc.oneof(hostileObject(schema), SEMANTIC[key]);
+      await fc.assert(
+        fc.asyncProperty(arbitrary, async (body) => {
+          await expectRejected(
+            key,
+            route.method.toUpperCase(),
+            fillPath(route, "wh_doesnotexist"),
+            {
+              headers: { ...credentialsFor(route), "content-type": "application/json" },
+              body: JSON.stringify(body),
+            },
+          );
+        }),
+        { numRuns: BODY_RUNS },
+      );
+    }
+    assert.deepEqual(await snapshot(), before, "nothing changed in the database or on chain");
+  });
+
+  test("hostile path ids and query strings are refused or not found, never a 5xx", async () => {
+    const before = await snapshot();
+    const pathValue = fc
+      .oneof(
+        hostileString.filter((s) => s.length > 0 && s.length < 5_000),
+        badId.filter((s) => s.length > 0),
+      )
+      .filter((s) => encodable(s) && encodeURIComponent(s).length < 4_000); // longer: 431 from Node
+    for (const route of API_ROUTES) {
+      if (!route.path.includes(":")) continue;
+      const key = routeKey(route);
+      if (route.method !== "get" && route.request.body !== undefined) continue;
+      await fc.assert(
+        fc.asyncProperty(pathValue, async (value) => {
+          await expectRejected(key, route.method.toUpperCase(), fillPath(route, value), {
+            headers: credentialsFor(route),
+          });
+        }),
+        { numRuns: PARAM_RUNS },
+      );
+    }
+    for (const route of API_ROUTES) {
+      const schema = route.request.query;
+      if (schema === undefined) continue;
+      const props = propertiesOf(schema);
+      const query = fc
+        .dictionary(
+          fc.oneof(fc.constantFrom(...props), fc.string({ maxLength: 6 })),
+          hostileString.filter((s) => s.length < 3_000 && encodable(s)),
+          { minKeys: 1, maxKeys: 4 },
+        )
+        .filter((q) => !acceptedBy(schema, q));
+      await fc.assert(
+        fc.asyncProperty(query, async (q) => {
+          const search = new URLSearchParams(q).toString();
+          await expectRejected(routeKey(route), "GET", `${route.path}?${search}`);
+        }),
+        { numRuns: QUERY_RUNS },
+      );
+    }
+    assert.deepEqual(await snapshot(), before);
+  });
+
+  test("wrong content types, invalid JSON and bodies over the limit are refused on every body route", async () => {
+    const before = await snapshot();
+    const attacks: Array<[string, Record<string, string>, string]> = [
+      ["text/plain body", { "content-type": "text/plain" }, "hello"],
+      ["form body", { "content-type": "application/x-www-form-urlencoded" }, "a=1&b=2"],
+      ["no content type", {}, '{"a":1}'],
+      ["invalid JSON", { "content-type": "application/json" }, '{"a":'],
+      ["top-level string", { "content-type": "application/json" }, '"text"'],
+      ["top-level number", { "content-type": "application/json" }, "42"],
+      ["latin1 charset", { "content-type": "application/json; charset=latin1" }, '{"a":1}'],
+      [
+        "over the size limit",
+        { "content-type": "application/json" },
+        `{"a":"${"x".repeat(300 * 1024)}"}`,
+      ],
+      ["bad gzip", { "content-type": "application/json", "content-encoding": "gzip" }, "not gzip"],
+    ];
+    for (const route of API_ROUTES) {
+      if (route.request.body === undefined) continue;
+      for (const [label, headers, body] of attacks) {
+        await expectRejected(
+          `${routeKey(route)} ${label}`,
+          route.method.toUpperCase(),
+          fillPath(route, "wh_doesnotexist"),
+          {
+            headers: { ...credentialsFor(route), ...headers },
+            body,
+          },
+        );
+      }
+    }
+    assert.deepEqual(await snapshot(), before);
+  });
+});

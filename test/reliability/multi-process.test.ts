@@ -1,0 +1,219 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment --
+   response bodies are untyped JSON in tests */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { Contract, JsonRpcProvider } from "ethers";
+import { startReceiver, type Receiver } from "../relayer/webhooks/receiver.js";
+import {
+  call,
+  localPortsOf,
+  startCluster,
+  waitUntil,
+  type Cluster,
+  type ClusterOrg,
+  type ClusterRelayer,
+} from "./support/cluster.js";
+
+/**
+ * Two relayer processes (`relayer/src/main.ts`) on one PostgreSQL and one anvil with 1 s blocks:
+ * both serve writes for the same organizations at once, one of them indexes, and when the
+ * indexing process is SIGKILLed the other takes over without losing a webhook event.
+ */
+
+const INDEXER_LOCK_ID = 0x7277_6932; // relayer/src/indexer/start-indexer.ts
+const ORGS = 5;
+const REQUESTS_PER_ORG = 10;
+const TOKEN_ABI = [
+  "function totalSupply() view returns (uint256)",
+  "function ownerOf(uint256) view returns (address)",
+];
+
+describe("two relayer processes on one database and one chain", { timeout: 180_000 }, () => {
+  let cluster: Cluster;
+  let relayers: ClusterRelayer[];
+  let orgs: ClusterOrg[];
+  let receiver: Receiver;
+  let provider: JsonRpcProvider;
+  let token: Contract;
+  /** tokenId → orgId of every mint made in this suite. */
+  const minted = new Map<string, string>();
+
+  before(async () => {
+    cluster = await startCluster({ blockTime: 1 });
+    relayers = await Promise.all([cluster.spawn(), cluster.spawn()]);
+    receiver = await startReceiver();
+    provider = new JsonRpcProvider(cluster.rpcUrl, 1236, { staticNetwork: true });
+    token = new Contract(cluster.contracts.assetToken, TOKEN_ABI, provider);
+    orgs = [];
+    for (let i = 0; i < ORGS; i += 1) {
+      const org = await cluster.registerOrg(relayers[i % 2]);
+      const hook = await call(relayers[(i + 1) % 2]!.baseUrl, "POST", "/api/enterprise/webhooks", {
+        apiKey: org.apiKey,
+        body: { url: receiver.url(`/org/${org.orgId}`), events: ["asset.issued"] },
+      });
+      assert.equal(hook.status, 200, hook.text);
+      orgs.push(org);
+    }
+  });
+
+  after(async () => {
+    provider?.destroy();
+    await receiver?.close();
+    await cluster?.stop();
+  });
+
+  /** Which relayer's connection holds the indexer's advisory lock (undefined: nobody). */
+  async function indexerLockHolders(): Promise<string[]> {
+    const { rows } = await cluster.pool.query<{ client_port: number }>(
+      `SELECT a.client_port FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 0 AND l.objid = $1`,
+      [INDEXER_LOCK_ID],
+    );
+    const alive = relayers.filter(
+      (r) => r.process.child.exitCode === null && !r.process.child.signalCode,
+    );
+    return rows.map(
+      (row) => alive.find((r) => localPortsOf(r.pid).has(row.client_port))?.name ?? "unknown",
+    );
+  }
+
+  /** Issues one asset for `org` through `relayer`; returns its tokenId (polling a 202). */
+  async function issue(relayer: ClusterRelayer, org: ClusterOrg, n: number): Promise<string> {
+    const res = await call(relayer.baseUrl, "POST", "/api/v1/write/issue-asset", {
+      apiKey: org.apiKey,
+      body: { assetType: "Bond", name: `Bond ${n}`, description: `mint ${n}` },
+      timeoutMs: 90_000,
+    });
+    if (res.status === 202) {
+      const id = String(res.body.transactionId);
+      return waitUntil(
+        `transaction ${id}`,
+        async () => {
+          const tx = await call(relayer.baseUrl, "GET", `/api/v1/transactions/${id}`, {
+            apiKey: org.apiKey,
+          });
+          const tokenId = tx.body?.result?.tokenId ?? tx.body?.tokenId;
+          return tokenId === undefined ? undefined : String(tokenId);
+        },
+        60_000,
+        250,
+      );
+    }
+    assert.equal(res.status, 200, `${relayer.name}: ${res.text}`);
+    return String(res.body.tokenId);
+  }
+
+  test("exactly one of the two processes holds the indexer lock", async () => {
+    const holders = await waitUntil("an indexer leader", async () => {
+      const h = await indexerLockHolders();
+      return h.length > 0 ? h : undefined;
+    });
+    assert.equal(holders.length, 1);
+    assert.ok(["relayer-1", "relayer-2"].includes(holders[0]!), `holder ${holders[0]}`);
+  });
+
+  test("50 concurrent issue-asset requests split across both processes mint 50 distinct tokens", async () => {
+    const supplyBefore = (await token.getFunction("totalSupply")()) as bigint;
+    const jobs: Array<Promise<{ org: ClusterOrg; tokenId: string }>> = [];
+    let n = 0;
+    for (const org of orgs) {
+      for (let i = 0; i < REQUESTS_PER_ORG; i += 1) {
+        const relayer = relayers[n % 2]!;
+        const k = n;
+        n += 1;
+        jobs.push(issue(relayer, org, k).then((tokenId) => ({ org, tokenId })));
+      }
+    }
+    const results = await Promise.all(jobs);
+    const tokenIds = new Set(results.map((r) => r.tokenId));
+    assert.equal(tokenIds.size, ORGS * REQUESTS_PER_ORG, "every request got its own token");
+    for (const { org, tokenId } of results) {
+      const owner = (await token.getFunction("ownerOf")(BigInt(tokenId))) as string;
+      assert.equal(owner.toLowerCase(), org.walletAddress.toLowerCase(), `owner of ${tokenId}`);
+      minted.set(tokenId, org.orgId);
+    }
+    const supplyAfter = (await token.getFunction("totalSupply")()) as bigint;
+    assert.equal(supplyAfter - supplyBefore, BigInt(ORGS * REQUESTS_PER_ORG));
+
+    // No nonce was used twice by one wallet, and no write was sent twice.
+    const dupNonces = await cluster.pool.query(
+      `SELECT from_address, nonce, count(*) FROM transactions
+        WHERE nonce IS NOT NULL AND state IN ('mined', 'confirmed')
+        GROUP BY from_address, nonce HAVING count(*) > 1`,
+    );
+    assert.deepEqual(dupNonces.rows, []);
+  });
+
+  test("when the indexing process is SIGKILLed the other takes over and no asset.issued event is lost", async () => {
+    const [leader] = await indexerLockHolders();
+    const victim = relayers.find((r) => r.name === leader);
+    const survivor = relayers.find((r) => r.name !== leader);
+    assert.ok(victim !== undefined && survivor !== undefined);
+
+    // Mints in flight while the leader dies, then more after.
+    const before = orgs.map((org, i) => issue(survivor, org, 1000 + i));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const killedAt = Date.now();
+    victim.process.child.kill("SIGKILL");
+    await victim.process.exited;
+    const takeover = await waitUntil(
+      "the survivor to take the indexer lock",
+      async () => {
+        const holders = await indexerLockHolders();
+        return holders.includes(survivor.name) ? Date.now() - killedAt : undefined;
+      },
+      15_000,
+    );
+    assert.ok(takeover < 5_000, `takeover took ${takeover} ms`);
+    const afterKill = orgs.map((org, i) => issue(survivor, org, 2000 + i));
+    for (const [i, tokenId] of (await Promise.all([...before, ...afterKill])).entries()) {
+      minted.set(tokenId, orgs[i % ORGS]!.orgId);
+    }
+
+    // Each tokenId reaches its org's receiver exactly once (retries share one webhook-id).
+    const eventsFor = (orgId: string, tokenId: string) =>
+      new Set(
+        receiver
+          .accepted(`/org/${orgId}`)
+          .filter((d) => d.json.event === "asset.issued" && String(d.json.data.tokenId) === tokenId)
+          .map((d) => String(d.headers["webhook-id"])),
+      );
+    // A delivery the killed process had claimed is retried once pg-boss expires its job
+    // (expireInSeconds 60, checked every 30 s): up to about 1.5 min, hence the long wait.
+    const missing = () =>
+      [...minted].filter(([tokenId, orgId]) => eventsFor(orgId, tokenId).size === 0);
+    try {
+      await waitUntil(
+        "asset.issued for every token",
+        () => (missing().length === 0 ? true : undefined),
+        120_000,
+        250,
+      );
+    } catch (error) {
+      const { rows } = await cluster.pool.query(
+        `SELECT d.status, e.kind, e.payload->'data'->>'tokenId' AS token, d.attempts
+           FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id`,
+      );
+      const lost = new Set(missing().map(([t]) => t));
+      console.error(
+        "missing",
+        [...lost],
+        rows.filter((r: { token: string }) => lost.has(r.token)),
+      );
+      throw error;
+    }
+    for (const [tokenId, orgId] of minted) {
+      assert.equal(eventsFor(orgId, tokenId).size, 1, `token ${tokenId}: one event id`);
+    }
+    const issuedIds = receiver.received.filter((d) => d.json.event === "asset.issued");
+    const perEvent = new Map<string, Set<string>>();
+    for (const d of issuedIds) {
+      const id = String(d.headers["webhook-id"]);
+      const set = perEvent.get(id) ?? new Set<string>();
+      set.add(`${d.path}:${String(d.json.data.tokenId)}`);
+      perEvent.set(id, set);
+    }
+    for (const [id, targets] of perEvent) assert.equal(targets.size, 1, `${id} has one target`);
+    assert.equal(minted.size, ORGS * REQUESTS_PER_ORG + 2 * ORGS);
+  });
+});

@@ -1,0 +1,275 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, readlinkSync, readdirSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { ensureArtifacts } from "../../../deploy/artifacts.js";
+import { deployAll } from "../../../deploy/deploy.js";
+import { findFreePort, startAnvil, type AnvilHandle } from "../../../deploy/local-chain.js";
+import { ANVIL_DEV_PRIVATE_KEY } from "../../../deploy/rpc.js";
+import { createTestDatabase, stopTestServer, type TestDatabase } from "../../support/postgres.js";
+import { killAll, spawnRelayer, type RelayerProcess } from "../../relayer/start/relayer-process.js";
+
+/**
+ * Reliability harness: one anvil (1 s blocks by default), one database, the contracts deployed,
+ * and any number of real relayer processes (`relayer/src/main.ts`, what `npm start` runs) on
+ * them, each with its transaction workers, indexer and webhook workers.
+ *
+ * @example
+ * const cluster = await startCluster();
+ * after(() => cluster.stop());
+ * const [a, b] = await Promise.all([cluster.spawn(), cluster.spawn()]);
+ */
+
+/** Response of `call`: status, parsed JSON (or text) and headers. */
+export interface HttpResult {
+  status: number;
+  // Response bodies are untyped JSON in tests; `any` keeps assertions short.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+  text: string;
+  headers: Headers;
+}
+
+/** Options of one `call`. */
+export interface CallOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+  apiKey?: string;
+  adminToken?: string;
+  /** Abort (and reject) after this many ms; default 30 s. */
+  timeoutMs?: number;
+}
+
+/** One HTTP request; JSON bodies unless `body` is a string. */
+export async function call(
+  baseUrl: string,
+  method: string,
+  urlPath: string,
+  options: CallOptions = {},
+): Promise<HttpResult> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.apiKey !== undefined) headers["x-api-key"] = options.apiKey;
+  if (options.adminToken !== undefined) headers["x-admin-token"] = options.adminToken;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === "content-type"))
+      headers["content-type"] = "application/json";
+  }
+  const response = await fetch(`${baseUrl}${urlPath}`, {
+    method,
+    headers,
+    body,
+    signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+  });
+  const text = await response.text();
+  let parsed: unknown = text;
+  if ((response.headers.get("content-type") ?? "").includes("json")) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+  }
+  return { status: response.status, body: parsed, text, headers: response.headers };
+}
+
+/** A relayer process of the cluster. */
+export interface ClusterRelayer {
+  name: string;
+  process: RelayerProcess;
+  pid: number;
+  baseUrl: string;
+  /** Everything the process printed (stdout and stderr). */
+  output(): string;
+}
+
+/** An organization registered through the API. */
+export interface ClusterOrg {
+  orgId: string;
+  apiKey: string;
+  keyId: string;
+  walletAddress: string;
+  scopes: string[];
+}
+
+/** A running cluster; `stop()` kills every process it started and drops the database. */
+export interface Cluster {
+  rpcUrl: string;
+  anvil: AnvilHandle;
+  database: TestDatabase;
+  /** A pg pool on the cluster's database, for checks. */
+  pool: pg.Pool;
+  adminToken: string;
+  masterKey: string;
+  env: Record<string, string>;
+  contracts: { assetToken: string; marketplace: string; assetTypeRegistry: string };
+  relayers: ClusterRelayer[];
+  /** Starts one more relayer process (extra env merged in); resolves once it serves. */
+  spawn(extraEnv?: Record<string, string>): Promise<ClusterRelayer>;
+  /** Registers an org through `relayer` (the first one by default). */
+  registerOrg(relayer?: ClusterRelayer, scopes?: string[]): Promise<ClusterOrg>;
+  stop(): Promise<void>;
+}
+
+/** Options of `startCluster`. */
+export interface ClusterOptions {
+  /** Seconds between anvil blocks (default 1). */
+  blockTime?: number;
+  /** Extra environment for every relayer process. */
+  env?: Record<string, string>;
+}
+
+/** Starts anvil, a fresh database and the contracts; relayers are added with `spawn`. */
+export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
+  const root = mkdtempSync(path.join(os.tmpdir(), "rwa-reliability-"));
+  await ensureArtifacts({ mode: "auto" });
+  const [anvil, database] = await Promise.all([
+    findFreePort().then((port) =>
+      startAnvil({ port, blockTime: options.blockTime ?? 1, reuseExisting: false }),
+    ),
+    createTestDatabase(),
+  ]);
+  const deploymentsFile = path.join(root, "deployments", "1236.json");
+  const { deployment } = await deployAll({
+    rpcUrl: anvil.rpcUrl,
+    deployerPrivateKey: ANVIL_DEV_PRIVATE_KEY,
+    outFile: deploymentsFile,
+    log: () => {},
+  });
+  const adminToken = `ent_admin_${randomBytes(32).toString("hex")}`;
+  const masterKey = randomBytes(32).toString("hex");
+  const env: Record<string, string> = {
+    RPC_URL: anvil.rpcUrl,
+    DATABASE_URL: database.url,
+    ADMIN_TOKEN: adminToken,
+    MASTER_KEY: masterKey,
+    OPERATOR_PRIVATE_KEY: ANVIL_DEV_PRIVATE_KEY,
+    DEPLOYMENTS_FILE: deploymentsFile,
+    DATA_DIR: path.join(root, "data"),
+    PORT: "0",
+    DEV_FAUCET_AMOUNT: "100",
+    WEBHOOK_ALLOW_LOCAL: "true",
+    API_KEY_RATE_LIMIT_PER_MINUTE: "100000",
+    CONSOLE_BUILD: "off",
+    ...options.env,
+  };
+  const pool = new pg.Pool({ connectionString: database.url, max: 3 });
+  pool.on("error", () => {});
+  const relayers: ClusterRelayer[] = [];
+
+  const spawn = async (extraEnv: Record<string, string> = {}): Promise<ClusterRelayer> => {
+    const proc = spawnRelayer({ ...env, ...extraEnv });
+    const name = `relayer-${relayers.length + 1}`;
+    const relayer: ClusterRelayer = {
+      name,
+      process: proc,
+      pid: proc.child.pid ?? -1,
+      baseUrl: "",
+      output: () => proc.output(),
+    };
+    relayers.push(relayer);
+    const match = await proc.waitFor(/Base URL\s+(http:\/\/\S+)/, 60_000);
+    await proc.waitFor(/Press Ctrl-C to stop/, 10_000);
+    relayer.baseUrl = match[1] ?? "";
+    return relayer;
+  };
+
+  const registerOrg = async (
+    relayer: ClusterRelayer | undefined = relayers[0],
+    scopes?: string[],
+  ): Promise<ClusterOrg> => {
+    if (relayer === undefined) throw new Error("no relayer running");
+    const body: Record<string, unknown> = {
+      orgName: `Reliability ${randomBytes(3).toString("hex")}`,
+      plan: "enterprise",
+    };
+    if (scopes !== undefined) body.scopes = scopes;
+    const res = await call(relayer.baseUrl, "POST", "/api/enterprise/register", {
+      adminToken,
+      body,
+    });
+    if (res.status !== 200) throw new Error(`register failed: ${res.status} ${res.text}`);
+    return res.body as ClusterOrg;
+  };
+
+  return {
+    rpcUrl: anvil.rpcUrl,
+    anvil,
+    database,
+    pool,
+    adminToken,
+    masterKey,
+    env,
+    contracts: deployment.addresses,
+    relayers,
+    spawn,
+    registerOrg,
+    async stop() {
+      for (const relayer of relayers) {
+        const child = relayer.process.child;
+        if (child.exitCode === null && child.signalCode === null) {
+          killAll(relayer.process);
+          await relayer.process.exited;
+        }
+      }
+      await pool.end().catch(() => {});
+      await anvil.stop().catch(() => {});
+      await database.drop().catch(() => {});
+      await stopTestServer().catch(() => {});
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Resolves when `check` returns a value other than undefined; rejects after `timeoutMs`. */
+export async function waitUntil<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 20_000,
+  intervalMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/**
+ * Local TCP ports of the sockets process `pid` has open (Linux /proc): lets a test tell which
+ * process owns a PostgreSQL backend (its `client_port` in pg_stat_activity).
+ */
+export function localPortsOf(pid: number): Set<number> {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      const m = /^socket:\[(\d+)\]$/.exec(target);
+      if (m?.[1] !== undefined) inodes.add(m[1]);
+    } catch {
+      // fd closed meanwhile
+    }
+  }
+  const ports = new Set<number>();
+  for (const table of ["tcp", "tcp6"]) {
+    let text = "";
+    try {
+      text = readFileSync(`/proc/${pid}/net/${table}`, "utf8");
+    } catch {
+      continue;
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      const local = cols[1];
+      const inode = cols[9];
+      if (local === undefined || inode === undefined || !inodes.has(inode)) continue;
+      ports.add(parseInt(local.split(":")[1] ?? "0", 16));
+    }
+  }
+  return ports;
+}

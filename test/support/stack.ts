@@ -1,0 +1,301 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { deployAll } from "../../deploy/deploy.js";
+import { findFreePort, startAnvil, type AnvilHandle } from "../../deploy/local-chain.js";
+import { ANVIL_DEV_PRIVATE_KEY } from "../../deploy/rpc.js";
+import type { BuildMode } from "../../deploy/artifacts.js";
+import type { AppContext, Config } from "../../relayer/src/context.js";
+import { createDatabase, type Database } from "../../relayer/src/db/client.js";
+import { runMigrations } from "../../relayer/src/db/migrate.js";
+import { createApp } from "../../relayer/src/http/app.js";
+import { createLogger } from "../../relayer/src/logger.js";
+import { createMetrics, type Metrics } from "../../relayer/src/metrics.js";
+import { createAppContext } from "../../relayer/src/services/app-context-factory.js";
+import { createTestDatabase, stopTestServer, type TestDatabase } from "./postgres.js";
+
+/**
+ * Integration-test harness: a real anvil, a fresh PostgreSQL database, the contracts deployed
+ * and the relayer's HTTP app listening on 127.0.0.1 (random ports everywhere, so suites can run
+ * side by side).
+ *
+ * @example
+ * const stack = await startTestStack();
+ * after(() => stack.stop());
+ * const org = await stack.registerOrg({ plan: "enterprise" });
+ * const res = await org.api("GET", "/api/enterprise/wallet");
+ * assert.equal(res.status, 200);
+ */
+
+/** Options of `startTestStack`. */
+export interface TestStackOptions {
+  /**
+   * Seconds between anvil blocks. Default 0 = automine (a block per transaction, receipts at
+   * once: fast tests). Use 1 for realistic timing (the production-like default of `npm start`).
+   */
+  blockTime?: number;
+  /** Overrides merged into the generated test config. */
+  config?: Partial<Config>;
+  /** Deploy the contracts (default true). */
+  deploy?: boolean;
+  /** Contract build before deploying: "auto" (default: when stale), "always", "never". */
+  build?: BuildMode;
+  /** pino level of the captured logs (default "debug"). */
+  logLevel?: string;
+  /** Also print captured log lines to stderr (default: env STACK_LOGS=1). */
+  printLogs?: boolean;
+}
+
+/** Response of `api`. `body` is parsed JSON when the response is JSON, else the text. */
+// Response bodies are untyped JSON in tests; `any` keeps assertions short.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+  text: string;
+}
+
+/** Options of one `api` call. */
+export interface ApiCallOptions {
+  /** JSON-encoded unless it is a string (sent as is). */
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Sent as `X-API-Key`. */
+  apiKey?: string;
+  /** Sent as `X-Admin-Token`. */
+  adminToken?: string;
+}
+
+/** Makes one HTTP request to the stack. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ApiCall = <T = any>(
+  method: string,
+  path: string,
+  options?: ApiCallOptions,
+) => Promise<ApiResponse<T>>;
+
+/** Options of `registerOrg` (defaults: a unique name, plan "enterprise", default scopes). */
+export interface RegisterOrgOptions {
+  orgName?: string;
+  scopes?: string[];
+  plan?: "free" | "basic" | "pro" | "enterprise";
+}
+
+/** A registered organization and an `api` already carrying its key. */
+export interface TestOrg {
+  orgId: string;
+  orgName: string;
+  apiKey: string;
+  keyId: string;
+  walletAddress: string;
+  scopes: string[];
+  plan: string;
+  /** `stack.api` with this org's `X-API-Key`. */
+  api: ApiCall;
+}
+
+/** A running stack. Call `stop()` when done (in `after`). */
+export interface TestStack {
+  baseUrl: string;
+  rpcUrl: string;
+  ctx: AppContext;
+  adminToken: string;
+  metrics: Metrics;
+  /** Every log line (JSON text) the relayer wrote, in order. */
+  logs: string[];
+  /** All captured logs as one string, for `includes` checks. */
+  logText(): string;
+  anvil: AnvilHandle;
+  database: Database;
+  testDatabase: TestDatabase;
+  /** Plain HTTP call; `apiKey`/`adminToken` become headers. */
+  api: ApiCall;
+  /** `POST /api/enterprise/register` with the admin token; throws unless 200. */
+  registerOrg(options?: RegisterOrgOptions): Promise<TestOrg>;
+  stop(): Promise<void>;
+}
+
+let runningStacks = 0;
+
+/** Starts anvil + database + contracts + HTTP app. Typical start time: 2-4 s. */
+export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
+  const logs: string[] = [];
+  const printLogs = options.printLogs ?? process.env.STACK_LOGS === "1";
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const cleanup = async () => {
+    for (const fn of cleanups.reverse()) {
+      try {
+        await fn();
+      } catch {
+        // best effort: keep stopping the rest
+      }
+    }
+    cleanups.length = 0;
+  };
+
+  runningStacks += 1;
+  cleanups.push(async () => {
+    runningStacks -= 1;
+    if (runningStacks === 0) await stopTestServer();
+  });
+
+  try {
+    const tmpDir = mkdtempSync(path.join(os.tmpdir(), "rwa-stack-"));
+    cleanups.push(() => rmSync(tmpDir, { recursive: true, force: true }));
+
+    const [anvil, testDatabase] = await Promise.all([
+      findFreePort().then((port) =>
+        startAnvil({ port, blockTime: options.blockTime ?? 0, reuseExisting: false }),
+      ),
+      createTestDatabase(),
+    ]);
+    cleanups.push(() => anvil.stop());
+    cleanups.push(() => testDatabase.drop());
+
+    // The production logger (with its redaction), writing into `logs` instead of stdout.
+    const logger = createLogger({
+      level: options.logLevel ?? "debug",
+      base: { service: "relayer-test" },
+      destination: {
+        write(line: string) {
+          logs.push(line.trimEnd());
+          if (printLogs) process.stderr.write(line);
+        },
+      },
+    });
+
+    const database = createDatabase(testDatabase.url, {
+      onError: (err) => logger.warn({ err }, "pool error"),
+    });
+    cleanups.push(() => database.close());
+    await runMigrations(database);
+
+    let contracts = { assetTypeRegistry: "", assetToken: "", marketplace: "", deployBlock: 0 };
+    if (options.deploy ?? true) {
+      const { deployment } = await deployAll({
+        rpcUrl: anvil.rpcUrl,
+        deployerPrivateKey: ANVIL_DEV_PRIVATE_KEY,
+        outFile: path.join(tmpDir, "deployments", "1236.json"),
+        build: options.build ?? "auto",
+        log: (line) => logger.debug({ component: "deploy" }, line),
+      });
+      contracts = { ...deployment.addresses, deployBlock: deployment.blockNumber };
+    }
+
+    const adminToken = `ent_admin_${randomBytes(32).toString("hex")}`;
+    const config: Config = {
+      nodeEnv: "test",
+      host: "127.0.0.1",
+      port: 0,
+      dataDir: tmpDir,
+      rpcUrl: anvil.rpcUrl,
+      databaseUrl: testDatabase.url,
+      adminToken,
+      masterKey: randomBytes(32).toString("hex"),
+      operatorPrivateKey: ANVIL_DEV_PRIVATE_KEY,
+      chainId: 1236,
+      coinSymbol: "COIN",
+      webhookAllowLocal: true,
+      devFaucetAmountWei: 10n * 10n ** 18n,
+      logLevel: options.logLevel ?? "debug",
+      // Production uses 60; tests make many calls per key. Lower it per test through
+      // `stack.ctx.config.apiKeyRateLimitPerMinute` (read on every request) to test the limit.
+      apiKeyRateLimitPerMinute: 100_000,
+      bodyLimitBytes: 256 * 1024,
+      ...options.config,
+    };
+
+    const ctx = createAppContext({
+      config,
+      logger,
+      database,
+      rpcUrl: anvil.rpcUrl,
+      contracts,
+      isLocalChain: true,
+    });
+    cleanups.push(() => ctx.provider.destroy());
+
+    const metrics = createMetrics();
+    const app = createApp(ctx, { metrics });
+    const server: Server = await new Promise((resolve, reject) => {
+      const s = app.listen(0, "127.0.0.1", (error?: Error) => (error ? reject(error) : resolve(s)));
+    });
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    );
+    const { port } = server.address() as AddressInfo;
+    const baseUrl = `http://127.0.0.1:${port}`;
+
+    const api: ApiCall = async (method, urlPath, callOptions = {}) => {
+      const headers: Record<string, string> = { ...callOptions.headers };
+      if (callOptions.apiKey !== undefined) headers["x-api-key"] = callOptions.apiKey;
+      if (callOptions.adminToken !== undefined) headers["x-admin-token"] = callOptions.adminToken;
+      let body: string | undefined;
+      if (callOptions.body !== undefined) {
+        body =
+          typeof callOptions.body === "string"
+            ? callOptions.body
+            : JSON.stringify(callOptions.body);
+        if (!Object.keys(headers).some((h) => h.toLowerCase() === "content-type"))
+          headers["content-type"] = "application/json";
+      }
+      const response = await fetch(`${baseUrl}${urlPath}`, { method, headers, body });
+      const text = await response.text();
+      let parsed: unknown = text;
+      if ((response.headers.get("content-type") ?? "").includes("json")) {
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          parsed = text;
+        }
+      }
+      return { status: response.status, body: parsed as never, headers: response.headers, text };
+    };
+
+    let orgCounter = 0;
+    const registerOrg = async (registerOptions: RegisterOrgOptions = {}): Promise<TestOrg> => {
+      orgCounter += 1;
+      const request: Record<string, unknown> = {
+        orgName:
+          registerOptions.orgName ?? `Test Org ${orgCounter} ${randomBytes(2).toString("hex")}`,
+        plan: registerOptions.plan ?? "enterprise",
+      };
+      if (registerOptions.scopes !== undefined) request.scopes = registerOptions.scopes;
+      const res = await api("POST", "/api/enterprise/register", { adminToken, body: request });
+      if (res.status !== 200) throw new Error(`registerOrg failed: ${res.status} ${res.text}`);
+      const org = res.body as Omit<TestOrg, "api">;
+      return {
+        ...org,
+        api: (method, urlPath, callOptions = {}) =>
+          api(method, urlPath, { apiKey: org.apiKey, ...callOptions }),
+      };
+    };
+
+    return {
+      baseUrl,
+      rpcUrl: anvil.rpcUrl,
+      ctx,
+      adminToken,
+      metrics,
+      logs,
+      logText: () => logs.join("\n"),
+      anvil,
+      database,
+      testDatabase,
+      api,
+      registerOrg,
+      stop: cleanup,
+    };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}
