@@ -30,7 +30,11 @@ async function issueOnce(org: TestOrg): Promise<number> {
 }
 
 /** Runs `writers` loops issuing for `seconds`; returns issuances per second. */
-async function throughput(orgs: TestOrg[], writersPerOrg: number, seconds: number): Promise<number> {
+async function throughput(
+  orgs: TestOrg[],
+  writersPerOrg: number,
+  seconds: number,
+): Promise<number> {
   const until = performance.now() + seconds * 1000;
   let done = 0;
   const t0 = performance.now();
@@ -48,19 +52,31 @@ async function throughput(orgs: TestOrg[], writersPerOrg: number, seconds: numbe
 }
 
 /** Raw ethers: one funded wallet, consecutive nonces, no database; mints/s the chain accepts. */
-async function rawChainRate(rpcUrl: string, provider: import("ethers").JsonRpcProvider, funder: Wallet, tokenAddress: string, count: number): Promise<number> {
+async function rawChainRate(
+  rpcUrl: string,
+  provider: import("ethers").JsonRpcProvider,
+  funder: Wallet,
+  tokenAddress: string,
+  count: number,
+): Promise<number> {
   const wallet = Wallet.createRandom().connect(provider);
-  await (await funder.sendTransaction({ to: wallet.address, value: parseEther(String(count * 0.2 + 1)) })).wait();
+  await (
+    await funder.sendTransaction({ to: wallet.address, value: parseEther(String(count * 0.2 + 1)) })
+  ).wait();
   void rpcUrl;
   const token = new Contract(
     tokenAddress,
-    ["function mint(string assetType, (bytes32 digest, uint8 version, uint64 codec, uint16 hashCode) cid, bytes32 passwordHash) payable returns (uint256)"],
+    [
+      "function mint(string assetType, (bytes32 digest, uint8 version, uint64 codec, uint16 hashCode) cid, bytes32 passwordHash) payable returns (uint256)",
+    ],
     wallet,
   );
   const cid = ["0x" + "11".repeat(32), 1, 0x0200, 0x12];
   const nonce = await provider.getTransactionCount(wallet.address, "pending");
   const fee = await provider.getFeeData();
-  const gasLimit = await token.getFunction("mint").estimateGas("Bond", cid, ZeroHash, { value: parseEther("0.1") });
+  const gasLimit = await token
+    .getFunction("mint")
+    .estimateGas("Bond", cid, ZeroHash, { value: parseEther("0.1") });
   const t0 = performance.now();
   const sent: import("ethers").ContractTransactionResponse[] = [];
   for (let i = 0; i < count; i++) {
@@ -86,19 +102,31 @@ export async function runWritesBench(): Promise<void> {
     const orgs = await Promise.all(Array.from({ length: 5 }, () => stack.registerOrg()));
     let nonce = await stack.ctx.provider.getTransactionCount(stack.ctx.operator.address, "pending");
     const fundings = [];
-    for (const org of orgs) fundings.push(await stack.ctx.operator.sendTransaction({ to: org.walletAddress, value: parseEther("500"), nonce: nonce++ }));
+    for (const org of orgs)
+      fundings.push(
+        await stack.ctx.operator.sendTransaction({
+          to: org.walletAddress,
+          value: parseEther("500"),
+          nonce: nonce++,
+        }),
+      );
     await Promise.all(fundings.map((tx) => tx.wait()));
     const [a] = orgs as [TestOrg];
 
     await issueOnce(a); // warm-up (pg-boss, caches)
     const latencies: number[] = [];
     for (let i = 0; i < 20; i++) latencies.push(await issueOnce(a));
-    console.log(`\nissue-asset latency (20 sequential, 1 s blocks): p50 ${percentile(latencies, 50).toFixed(0)} ms, p95 ${percentile(latencies, 95).toFixed(0)} ms (target p50 ≤ 1500 ms)`);
+    console.log(
+      `\nissue-asset latency (20 sequential, 1 s blocks): p50 ${percentile(latencies, 50).toFixed(0)} ms, p95 ${percentile(latencies, 95).toFixed(0)} ms (target p50 ≤ 1500 ms)`,
+    );
 
     const t0 = performance.now();
-    const batch = await a.api("POST", "/api/v1/write/batch-issue", { body: { assets: Array.from({ length: 50 }, () => BODY) } });
+    const batch = await a.api("POST", "/api/v1/write/batch-issue", {
+      body: { assets: Array.from({ length: 50 }, () => BODY) },
+    });
     const batchMs = performance.now() - t0;
-    if (batch.status !== 200 || (batch.body as { issued?: number }).issued !== 50) throw new Error(`batch-issue: ${batch.status} ${batch.text.slice(0, 300)}`);
+    if (batch.status !== 200 || (batch.body as { issued?: number }).issued !== 50)
+      throw new Error(`batch-issue: ${batch.status} ${batch.text.slice(0, 300)}`);
     const naiveN = 10;
     const t1 = performance.now();
     for (let i = 0; i < naiveN; i++) await issueOnce(a);
@@ -113,9 +141,19 @@ export async function runWritesBench(): Promise<void> {
     const fiveOrgs = await throughput(orgs, 10, SECONDS);
     console.log(`5 orgs × 10 writers (${SECONDS} s): ${fiveOrgs.toFixed(1)} issuances/s`);
 
-    const raw = await rawChainRate(stack.rpcUrl, stack.ctx.provider, stack.ctx.operator, stack.ctx.contracts.assetToken, 100);
-    console.log(`raw ethers script, one wallet, 100 mints with consecutive nonces: ${raw.toFixed(1)} mints/s`);
-    console.log(`ratios: one org / raw = ${(oneOrg / raw).toFixed(2)}, 5 orgs / raw = ${(fiveOrgs / raw).toFixed(2)}`);
+    const raw = await rawChainRate(
+      stack.rpcUrl,
+      stack.ctx.provider,
+      stack.ctx.operator,
+      stack.ctx.contracts.assetToken,
+      100,
+    );
+    console.log(
+      `raw ethers script, one wallet, 100 mints with consecutive nonces: ${raw.toFixed(1)} mints/s`,
+    );
+    console.log(
+      `ratios: one org / raw = ${(oneOrg / raw).toFixed(2)}, 5 orgs / raw = ${(fiveOrgs / raw).toFixed(2)}`,
+    );
   } finally {
     await workers.stop();
     await stack.stop();

@@ -168,7 +168,13 @@ contract AssetToken is IAssetToken, IERC4906, ERC721, AccessControl {
     /// @inheritdoc IAssetToken
     function cidOf(uint256 tokenId) external view returns (Cid memory) {
         TokenData memory data = _existing(tokenId);
-        return Cid({digest: _cidDigests[tokenId], version: data.cidVersion, codec: data.cidCodec, hashCode: data.cidHashCode});
+        return
+            Cid({
+                digest: _cidDigests[tokenId],
+                version: data.cidVersion,
+                codec: data.cidCodec,
+                hashCode: data.cidHashCode
+            });
     }
 
     /// @inheritdoc IAssetToken
@@ -214,7 +220,8 @@ contract AssetToken is IAssetToken, IERC4906, ERC721, AccessControl {
     ) private returns (uint256 tokenId) {
         if (msg.value < MIN_STAKE) revert AssetToken__BelowMinStake(msg.value, MIN_STAKE);
         if (msg.value > type(uint96).max) revert AssetToken__StakeTooLarge(msg.value);
-        if (!CidText.isValid(cid.digest, cid.version, cid.codec, cid.hashCode)) revert AssetToken__InvalidCid();
+        if (!CidText.isValid(cid.digest, cid.version, cid.codec, cid.hashCode))
+            revert AssetToken__InvalidCid();
         bytes32 typeId = keccak256(bytes(assetType));
         uint32 typeIndex = _registry.indexOf(typeId);
         if (typeIndex == 0) revert AssetToken__UnknownAssetType(assetType);
@@ -267,6 +274,7 @@ contract AssetToken is IAssetToken, IERC4906, ERC721, AccessControl {
     /// @dev Text form of a live token's CID.
     function _cidText(uint256 tokenId) private view returns (string memory) {
         TokenData memory data = _tokenData[tokenId];
-        return CidText.toText(_cidDigests[tokenId], data.cidVersion, data.cidCodec, data.cidHashCode);
+        return
+            CidText.toText(_cidDigests[tokenId], data.cidVersion, data.cidCodec, data.cidHashCode);
     }
 }

@@ -29,7 +29,9 @@ contract AssetTypeRegistry is IAssetTypeRegistry, AccessControl {
     }
 
     /// @inheritdoc IAssetTypeRegistry
-    function registerType(string calldata name) external onlyRole(REGISTRAR_ROLE) returns (bytes32 typeId) {
+    function registerType(
+        string calldata name
+    ) external onlyRole(REGISTRAR_ROLE) returns (bytes32 typeId) {
         typeId = _register(name);
     }
 
@@ -71,7 +73,8 @@ contract AssetTypeRegistry is IAssetTypeRegistry, AccessControl {
     function _register(string calldata name) private returns (bytes32 typeId) {
         uint256 length = bytes(name).length;
         if (length == 0) revert AssetTypeRegistry__EmptyName();
-        if (length > MAX_NAME_LENGTH) revert AssetTypeRegistry__NameTooLong(length, MAX_NAME_LENGTH);
+        if (length > MAX_NAME_LENGTH)
+            revert AssetTypeRegistry__NameTooLong(length, MAX_NAME_LENGTH);
         typeId = keccak256(bytes(name));
         if (_indexOf[typeId] != 0) revert AssetTypeRegistry__AlreadyRegistered(name);
         _names.push(name);

@@ -67,7 +67,11 @@ contract Marketplace is IMarketplace, IERC721Receiver, ReentrancyGuard {
     }
 
     /// @inheritdoc IMarketplace
-    function list(uint256 tokenId, uint256 price, uint256 durationDays) external nonReentrant returns (uint256 listingId) {
+    function list(
+        uint256 tokenId,
+        uint256 price,
+        uint256 durationDays
+    ) external nonReentrant returns (uint256 listingId) {
         listingId = _createListing(msg.sender, tokenId, price, durationDays);
         // Reverts unless the caller owns the token and approved this contract.
         _token.transferFrom(msg.sender, address(this), tokenId);
@@ -167,7 +171,8 @@ contract Marketplace is IMarketplace, IERC721Receiver, ReentrancyGuard {
     function stateOf(uint256 listingId) external view returns (ListingState) {
         Listing storage listing = _listings[listingId];
         ListingState state = listing.state;
-        if (state == ListingState.Active && block.timestamp >= listing.expiresAt) return ListingState.Expired;
+        if (state == ListingState.Active && block.timestamp >= listing.expiresAt)
+            return ListingState.Expired;
         return state;
     }
 
@@ -196,7 +201,8 @@ contract Marketplace is IMarketplace, IERC721Receiver, ReentrancyGuard {
         uint256 durationDays
     ) private returns (uint256 listingId) {
         if (price == 0) revert Marketplace__ZeroPrice();
-        if (durationDays == 0 || durationDays > MAX_DURATION_DAYS) revert Marketplace__InvalidDuration(durationDays);
+        if (durationDays == 0 || durationDays > MAX_DURATION_DAYS)
+            revert Marketplace__InvalidDuration(durationDays);
         listingId = _nextListingId;
         uint40 expiresAt;
         unchecked {

@@ -76,10 +76,19 @@ interface IAssetToken {
     /// @param cid metadata reference
     /// @param passwordHash keccak256(password), or zero for none
     /// @return tokenId the new token id
-    function mint(string calldata assetType, Cid calldata cid, bytes32 passwordHash) external payable returns (uint256 tokenId);
+    function mint(
+        string calldata assetType,
+        Cid calldata cid,
+        bytes32 passwordHash
+    ) external payable returns (uint256 tokenId);
 
     /// @notice Mints a token to `to`, staking `msg.value` paid by the caller.
-    function mintTo(address to, string calldata assetType, Cid calldata cid, bytes32 passwordHash) external payable returns (uint256 tokenId);
+    function mintTo(
+        address to,
+        string calldata assetType,
+        Cid calldata cid,
+        bytes32 passwordHash
+    ) external payable returns (uint256 tokenId);
 
     /// @notice Burns a token held by the caller and sends its stake to the caller.
     function redeem(uint256 tokenId) external;

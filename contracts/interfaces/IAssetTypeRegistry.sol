@@ -22,7 +22,12 @@ interface IAssetTypeRegistry {
     /// @param index 1-based registration index
     /// @param name the exact type name
     /// @param registrar the account that registered it
-    event AssetTypeRegistered(bytes32 indexed typeId, uint32 indexed index, string name, address indexed registrar);
+    event AssetTypeRegistered(
+        bytes32 indexed typeId,
+        uint32 indexed index,
+        string name,
+        address indexed registrar
+    );
 
     /// @notice Role allowed to register new types.
     function REGISTRAR_ROLE() external view returns (bytes32);

@@ -55,15 +55,41 @@ interface IMarketplace {
     error Marketplace__InvalidListingData();
 
     /// @notice Emitted when a listing is created.
-    event ListingCreated(uint256 indexed listingId, uint256 indexed tokenId, address indexed seller, uint256 price, uint40 expiresAt);
+    event ListingCreated(
+        uint256 indexed listingId,
+        uint256 indexed tokenId,
+        address indexed seller,
+        uint256 price,
+        uint40 expiresAt
+    );
     /// @notice Emitted when the seller changes the price of an active listing.
-    event ListingPriceUpdated(uint256 indexed listingId, uint256 indexed tokenId, address indexed seller, uint256 oldPrice, uint256 newPrice);
+    event ListingPriceUpdated(
+        uint256 indexed listingId,
+        uint256 indexed tokenId,
+        address indexed seller,
+        uint256 oldPrice,
+        uint256 newPrice
+    );
     /// @notice Emitted when a listing is bought.
-    event ListingSold(uint256 indexed listingId, uint256 indexed tokenId, address indexed seller, address buyer, uint256 price);
+    event ListingSold(
+        uint256 indexed listingId,
+        uint256 indexed tokenId,
+        address indexed seller,
+        address buyer,
+        uint256 price
+    );
     /// @notice Emitted when the seller cancels an active listing; the token is returned.
-    event ListingCancelled(uint256 indexed listingId, uint256 indexed tokenId, address indexed seller);
+    event ListingCancelled(
+        uint256 indexed listingId,
+        uint256 indexed tokenId,
+        address indexed seller
+    );
     /// @notice Emitted when the seller takes back the token of an expired listing.
-    event ListingReclaimed(uint256 indexed listingId, uint256 indexed tokenId, address indexed seller);
+    event ListingReclaimed(
+        uint256 indexed listingId,
+        uint256 indexed tokenId,
+        address indexed seller
+    );
     /// @notice Emitted when a push payment to a seller failed and the amount was credited instead.
     event ProceedsCredited(address indexed seller, uint256 amount);
     /// @notice Emitted when credited proceeds are withdrawn.
@@ -77,7 +103,11 @@ interface IMarketplace {
     function token() external view returns (address);
 
     /// @notice Lists a token the caller owns (needs approval of this contract). `durationDays` 0 is rejected; pass 30 for the default.
-    function list(uint256 tokenId, uint256 price, uint256 durationDays) external returns (uint256 listingId);
+    function list(
+        uint256 tokenId,
+        uint256 price,
+        uint256 durationDays
+    ) external returns (uint256 listingId);
     /// @notice Changes the price of an active listing. Seller only.
     function updatePrice(uint256 listingId, uint256 newPrice) external;
     /// @notice Buys an active listing; reverts when its price exceeds `maxPrice`; refunds value above the price.

@@ -14,19 +14,30 @@ library CidText {
     /// @notice Length in bytes of every digest stored here.
     uint8 internal constant DIGEST_LENGTH = 32;
 
-    bytes private constant _BASE58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+    bytes private constant _BASE58_ALPHABET =
+        "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
     bytes private constant _BASE32_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
 
     /// @notice Whether the parts form a CID this library can render: version 0 or 1, non-zero
     /// digest, and for version 0 the fixed dag-pb / sha2-256 pair.
-    function isValid(bytes32 digest, uint8 version, uint64 codec, uint16 hashCode) internal pure returns (bool) {
+    function isValid(
+        bytes32 digest,
+        uint8 version,
+        uint64 codec,
+        uint16 hashCode
+    ) internal pure returns (bool) {
         if (digest == bytes32(0) || version > 1) return false;
         if (version == 0) return codec == DAG_PB && hashCode == SHA2_256;
         return true;
     }
 
     /// @notice The CID's text form. Assumes `isValid` holds for the parts.
-    function toText(bytes32 digest, uint8 version, uint64 codec, uint16 hashCode) internal pure returns (string memory) {
+    function toText(
+        bytes32 digest,
+        uint8 version,
+        uint64 codec,
+        uint16 hashCode
+    ) internal pure returns (string memory) {
         if (version == 0) {
             // A CIDv0 is the bare multihash <0x12><0x20><digest>, in base58btc.
             return string(_base58(abi.encodePacked(bytes1(0x12), bytes1(DIGEST_LENGTH), digest)));

@@ -41,7 +41,11 @@ contract ActorMock is IERC721Receiver {
     }
 
     /// @notice Calls `target` with `data` and `value`, bubbling up a revert.
-    function execute(address target, uint256 value, bytes calldata data) external payable returns (bytes memory) {
+    function execute(
+        address target,
+        uint256 value,
+        bytes calldata data
+    ) external payable returns (bytes memory) {
         (bool ok, bytes memory ret) = target.call{value: value}(data);
         if (!ok) {
             assembly ("memory-safe") {

@@ -9,7 +9,10 @@ export class BaseError extends Error {
   override name = "BaseError";
   readonly details: Record<string, unknown> | undefined;
 
-  constructor(message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+  constructor(
+    message: string,
+    options: { cause?: unknown; details?: Record<string, unknown> } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.details = options.details;
   }
@@ -36,7 +39,10 @@ export class ForbiddenError extends BaseError {
 /** 404: unknown route or id. */
 export class NotFoundError extends BaseError {
   override name = "NotFoundError";
-  constructor(message = "Not found", options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+  constructor(
+    message = "Not found",
+    options: { cause?: unknown; details?: Record<string, unknown> } = {},
+  ) {
     super(message, options);
   }
 }
@@ -70,7 +76,10 @@ export class RateLimitError extends BaseError {
 export class TransactionFailedError extends BaseError {
   override name = "TransactionFailedError";
   readonly reason: string;
-  constructor(reason: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+  constructor(
+    reason: string,
+    options: { cause?: unknown; details?: Record<string, unknown> } = {},
+  ) {
     super(`Transaction failed: ${reason}`, options);
     this.reason = reason;
   }

@@ -31,7 +31,9 @@ contract AssetTokenFuzzTest is SystemTest {
         value = bound(value, 0, MIN_STAKE - 1);
         vm.deal(ALICE, value);
         vm.prank(ALICE);
-        vm.expectRevert(abi.encodeWithSelector(IAssetToken.AssetToken__BelowMinStake.selector, value, MIN_STAKE));
+        vm.expectRevert(
+            abi.encodeWithSelector(IAssetToken.AssetToken__BelowMinStake.selector, value, MIN_STAKE)
+        );
         token.mint{value: value}("Wine", _cid(keccak256("x")), bytes32(0));
     }
 
@@ -39,13 +41,20 @@ contract AssetTokenFuzzTest is SystemTest {
         vm.assume(!registry.isRegistered(name));
         vm.deal(ALICE, MIN_STAKE);
         vm.prank(ALICE);
-        vm.expectRevert(abi.encodeWithSelector(IAssetToken.AssetToken__UnknownAssetType.selector, name));
+        vm.expectRevert(
+            abi.encodeWithSelector(IAssetToken.AssetToken__UnknownAssetType.selector, name)
+        );
         token.mint{value: MIN_STAKE}(name, _cid(keccak256("x")), bytes32(0));
     }
 
     function testFuzz_mint_cidV1RoundTrips(bytes32 digest, uint64 codec, uint16 hashCode) public {
         vm.assume(digest != bytes32(0));
-        IAssetToken.Cid memory cid = IAssetToken.Cid({digest: digest, version: 1, codec: codec, hashCode: hashCode});
+        IAssetToken.Cid memory cid = IAssetToken.Cid({
+            digest: digest,
+            version: 1,
+            codec: codec,
+            hashCode: hashCode
+        });
         vm.deal(ALICE, MIN_STAKE);
         vm.prank(ALICE);
         uint256 tokenId = token.mint{value: MIN_STAKE}("Art", cid, bytes32(0));
@@ -55,18 +64,27 @@ contract AssetTokenFuzzTest is SystemTest {
         assertEq(stored.codec, codec, "codec");
         assertEq(stored.hashCode, hashCode, "hashCode");
         bytes memory text = bytes(token.cidStringOf(tokenId));
-        uint256 rawLength = _varintLength(1) + _varintLength(codec) + _varintLength(hashCode) + 1 + 32;
+        uint256 rawLength =
+            _varintLength(1) + _varintLength(codec) + _varintLength(hashCode) + 1 + 32;
         assertEq(text.length, 1 + (rawLength * 8 + 4) / 5, "base32 length");
         assertEq(uint8(text[0]), uint8(bytes1("b")), "multibase prefix");
         for (uint256 i = 1; i < text.length; ++i) {
             bytes1 c = text[i];
-            assertTrue((c >= "a" && c <= "z") || (c >= "2" && c <= "7"), "base32 lower-case alphabet");
+            assertTrue(
+                (c >= "a" && c <= "z") || (c >= "2" && c <= "7"),
+                "base32 lower-case alphabet"
+            );
         }
     }
 
     function testFuzz_mint_cidV0RendersQm(bytes32 digest) public {
         vm.assume(digest != bytes32(0));
-        IAssetToken.Cid memory cid = IAssetToken.Cid({digest: digest, version: 0, codec: 0x70, hashCode: 0x12});
+        IAssetToken.Cid memory cid = IAssetToken.Cid({
+            digest: digest,
+            version: 0,
+            codec: 0x70,
+            hashCode: 0x12
+        });
         vm.deal(ALICE, MIN_STAKE);
         vm.prank(ALICE);
         uint256 tokenId = token.mint{value: MIN_STAKE}("Art", cid, bytes32(0));
@@ -76,10 +94,22 @@ contract AssetTokenFuzzTest is SystemTest {
         assertEq(uint8(text[1]), uint8(bytes1("m")), "m");
     }
 
-    function testFuzz_mint_rejectsInvalidCid(bytes32 digest, uint8 version, uint64 codec, uint16 hashCode) public {
-        bool valid = digest != bytes32(0) && (version == 1 || (version == 0 && codec == 0x70 && hashCode == 0x12));
+    function testFuzz_mint_rejectsInvalidCid(
+        bytes32 digest,
+        uint8 version,
+        uint64 codec,
+        uint16 hashCode
+    ) public {
+        bool valid =
+            digest != bytes32(0) &&
+                (version == 1 || (version == 0 && codec == 0x70 && hashCode == 0x12));
         vm.assume(!valid);
-        IAssetToken.Cid memory cid = IAssetToken.Cid({digest: digest, version: version, codec: codec, hashCode: hashCode});
+        IAssetToken.Cid memory cid = IAssetToken.Cid({
+            digest: digest,
+            version: version,
+            codec: codec,
+            hashCode: hashCode
+        });
         vm.deal(ALICE, MIN_STAKE);
         vm.prank(ALICE);
         vm.expectRevert(IAssetToken.AssetToken__InvalidCid.selector);
@@ -108,14 +138,23 @@ contract AssetTokenFuzzTest is SystemTest {
         vm.assume(caller != ALICE);
         uint256 tokenId = _mintAs(ALICE, MIN_STAKE);
         vm.prank(caller);
-        vm.expectRevert(abi.encodeWithSelector(IAssetToken.AssetToken__NotTokenOwner.selector, tokenId, caller));
+        vm.expectRevert(
+            abi.encodeWithSelector(IAssetToken.AssetToken__NotTokenOwner.selector, tokenId, caller)
+        );
         token.redeem(tokenId);
     }
 
-    function testFuzz_checkPassword_matchesOnlyTheHashedPassword(string calldata password, string calldata guess) public {
+    function testFuzz_checkPassword_matchesOnlyTheHashedPassword(
+        string calldata password,
+        string calldata guess
+    ) public {
         vm.deal(ALICE, MIN_STAKE);
         vm.prank(ALICE);
-        uint256 tokenId = token.mint{value: MIN_STAKE}("Art", _cid(keccak256("p")), keccak256(bytes(password)));
+        uint256 tokenId = token.mint{value: MIN_STAKE}(
+            "Art",
+            _cid(keccak256("p")),
+            keccak256(bytes(password))
+        );
         assertTrue(token.checkPassword(tokenId, password), "right password");
         assertEq(
             token.checkPassword(tokenId, guess) ? 1 : 0,
@@ -131,7 +170,13 @@ contract AssetTokenFuzzTest is SystemTest {
         if (length == 0) {
             vm.expectRevert(IAssetTypeRegistry.AssetTypeRegistry__EmptyName.selector);
         } else if (length > 64) {
-            vm.expectRevert(abi.encodeWithSelector(IAssetTypeRegistry.AssetTypeRegistry__NameTooLong.selector, length, 64));
+            vm.expectRevert(
+                abi.encodeWithSelector(
+                    IAssetTypeRegistry.AssetTypeRegistry__NameTooLong.selector,
+                    length,
+                    64
+                )
+            );
         }
         registry.registerType(string(name));
         if (length != 0 && length <= 64) {

@@ -3,7 +3,16 @@ import { network } from "hardhat";
 import { CID } from "multiformats/cid";
 import { sha256 } from "multiformats/hashes/sha2";
 import { deploySystem } from "./helpers/deploy.js";
-import { cidV0, cidV1, codec, digestOf, expectedCidText, hashCode, partsFromText, type CidParts } from "./helpers/cid.js";
+import {
+  cidV0,
+  cidV1,
+  codec,
+  digestOf,
+  expectedCidText,
+  hashCode,
+  partsFromText,
+  type CidParts,
+} from "./helpers/cid.js";
 import { shouldBehaveLikeERC721, type ERC721Like } from "./behaviors/erc721.behavior.js";
 
 const { ethers, networkHelpers } = await network.create();
@@ -22,7 +31,9 @@ async function mintedFixture() {
   const system = await deploySystem(ethers);
   const { token, alice } = system;
   await token.connect(alice).mint("Real Estate", CID_A, PASSWORD_HASH, { value: STAKE });
-  await token.connect(alice).mint("Wine", cidV0(digestOf("asset b")), ethers.ZeroHash, { value: ethers.parseEther("0.25") });
+  await token.connect(alice).mint("Wine", cidV0(digestOf("asset b")), ethers.ZeroHash, {
+    value: ethers.parseEther("0.25"),
+  });
   return system;
 }
 
@@ -44,11 +55,13 @@ describe("AssetToken", function () {
     it("deployment reverts with ZeroAddress for a zero registry or admin", async function () {
       const { token, registry, admin } = await networkHelpers.loadFixture(tokenFixture);
       const factory = await ethers.getContractFactory("AssetToken");
-      await expect(factory.deploy(ethers.ZeroAddress, admin.address)).to.be.revertedWithCustomError(token, "AssetToken__ZeroAddress");
-      await expect(factory.deploy(await registry.getAddress(), ethers.ZeroAddress)).to.be.revertedWithCustomError(
+      await expect(factory.deploy(ethers.ZeroAddress, admin.address)).to.be.revertedWithCustomError(
         token,
         "AssetToken__ZeroAddress",
       );
+      await expect(
+        factory.deploy(await registry.getAddress(), ethers.ZeroAddress),
+      ).to.be.revertedWithCustomError(token, "AssetToken__ZeroAddress");
     });
   });
 
@@ -67,7 +80,12 @@ describe("AssetToken", function () {
       expect(await token.passwordHashOf(1n)).to.equal(PASSWORD_HASH);
       expect(await token.passwordHashOf(2n)).to.equal(ethers.ZeroHash);
       const cid = await token.cidOf(1n);
-      expect([cid.digest, cid.version, cid.codec, cid.hashCode]).to.deep.equal([CID_A.digest, 1n, 0x55n, 0x12n]);
+      expect([cid.digest, cid.version, cid.codec, cid.hashCode]).to.deep.equal([
+        CID_A.digest,
+        1n,
+        0x55n,
+        0x12n,
+      ]);
     });
 
     it("mint emits AssetIssued with every field and Transfer from the zero address", async function () {
@@ -75,7 +93,18 @@ describe("AssetToken", function () {
       const cid = cidV1(digestOf("x"), codec.dagJson, hashCode.blake3);
       await expect(token.connect(alice).mint("Bond", cid, PASSWORD_HASH, { value: STAKE }))
         .to.emit(token, "AssetIssued")
-        .withArgs(1n, alice.address, ethers.id("Bond"), STAKE, cid.digest, 1, codec.dagJson, hashCode.blake3, PASSWORD_HASH, alice.address)
+        .withArgs(
+          1n,
+          alice.address,
+          ethers.id("Bond"),
+          STAKE,
+          cid.digest,
+          1,
+          codec.dagJson,
+          hashCode.blake3,
+          PASSWORD_HASH,
+          alice.address,
+        )
         .and.to.emit(token, "Transfer")
         .withArgs(ethers.ZeroAddress, alice.address, 1n);
     });
@@ -83,18 +112,18 @@ describe("AssetToken", function () {
     it("mint keeps the stake in the contract and adds it to totalStaked", async function () {
       const { token, alice } = await networkHelpers.loadFixture(tokenFixture);
       const value = ethers.parseEther("1.5");
-      await expect(token.connect(alice).mint("Art", CID_A, ethers.ZeroHash, { value })).to.changeEtherBalances(
-        ethers,
-        [alice, token],
-        [-value, value],
-      );
+      await expect(
+        token.connect(alice).mint("Art", CID_A, ethers.ZeroHash, { value }),
+      ).to.changeEtherBalances(ethers, [alice, token], [-value, value]);
       expect(await token.totalStaked()).to.equal(value);
       expect(await ethers.provider.getBalance(await token.getAddress())).to.equal(value);
     });
 
     it("mint accepts exactly 0.1 coin", async function () {
       const { token, alice } = await networkHelpers.loadFixture(tokenFixture);
-      await expect(token.connect(alice).mint("Art", CID_A, ethers.ZeroHash, { value: STAKE })).to.emit(token, "AssetIssued");
+      await expect(
+        token.connect(alice).mint("Art", CID_A, ethers.ZeroHash, { value: STAKE }),
+      ).to.emit(token, "AssetIssued");
     });
 
     it("mint reverts with BelowMinStake when value is under 0.1", async function () {
@@ -114,7 +143,9 @@ describe("AssetToken", function () {
       await expect(token.connect(alice).mint("Art", CID_A, ethers.ZeroHash, { value: tooMuch }))
         .to.be.revertedWithCustomError(token, "AssetToken__StakeTooLarge")
         .withArgs(tooMuch);
-      await expect(token.connect(alice).mint("Art", CID_A, ethers.ZeroHash, { value: tooMuch - 1n })).to.emit(token, "AssetIssued");
+      await expect(
+        token.connect(alice).mint("Art", CID_A, ethers.ZeroHash, { value: tooMuch - 1n }),
+      ).to.emit(token, "AssetIssued");
       expect(await token.stakeOf(1n)).to.equal(tooMuch - 1n);
     });
 
@@ -138,15 +169,17 @@ describe("AssetToken", function () {
       ["version 2", { ...CID_A, version: 2 }],
       ["a zero digest", { ...CID_A, digest: ethers.ZeroHash }],
       ["a v0 CID with a codec other than dag-pb", { ...cidV0(digestOf("v0")), codec: codec.raw }],
-      ["a v0 CID with a hash other than sha2-256", { ...cidV0(digestOf("v0")), hashCode: hashCode.blake3 }],
+      [
+        "a v0 CID with a hash other than sha2-256",
+        { ...cidV0(digestOf("v0")), hashCode: hashCode.blake3 },
+      ],
     ];
     for (const [label, cid] of invalidCids) {
       it(`mint reverts with InvalidCid for ${label}`, async function () {
         const { token, alice } = await networkHelpers.loadFixture(tokenFixture);
-        await expect(token.connect(alice).mint("Art", cid, ethers.ZeroHash, { value: STAKE })).to.be.revertedWithCustomError(
-          token,
-          "AssetToken__InvalidCid",
-        );
+        await expect(
+          token.connect(alice).mint("Art", cid, ethers.ZeroHash, { value: STAKE }),
+        ).to.be.revertedWithCustomError(token, "AssetToken__InvalidCid");
       });
     }
 
@@ -155,16 +188,31 @@ describe("AssetToken", function () {
       const actor = await ethers.deployContract("ActorMock");
       await actor.setAcceptTokens(false);
       const data = token.interface.encodeFunctionData("mint", ["Art", CID_A, ethers.ZeroHash]);
-      await expect(actor.execute(await token.getAddress(), STAKE, data, { value: STAKE })).to.be.revertedWith("ActorMock: no tokens");
+      await expect(
+        actor.execute(await token.getAddress(), STAKE, data, { value: STAKE }),
+      ).to.be.revertedWith("ActorMock: no tokens");
     });
   });
 
   describe("mintTo", function () {
     it("mintTo gives the token to the given owner and records the caller as minter", async function () {
       const { token, alice, bob } = await networkHelpers.loadFixture(tokenFixture);
-      await expect(token.connect(alice).mintTo(bob.address, "Loan", CID_A, PASSWORD_HASH, { value: STAKE }))
+      await expect(
+        token.connect(alice).mintTo(bob.address, "Loan", CID_A, PASSWORD_HASH, { value: STAKE }),
+      )
         .to.emit(token, "AssetIssued")
-        .withArgs(1n, bob.address, ethers.id("Loan"), STAKE, CID_A.digest, 1, codec.raw, hashCode.sha2_256, PASSWORD_HASH, alice.address);
+        .withArgs(
+          1n,
+          bob.address,
+          ethers.id("Loan"),
+          STAKE,
+          CID_A.digest,
+          1,
+          codec.raw,
+          hashCode.sha2_256,
+          PASSWORD_HASH,
+          alice.address,
+        );
       expect(await token.ownerOf(1n)).to.equal(bob.address);
       expect(await token.balanceOf(alice.address)).to.equal(0n);
     });
@@ -172,14 +220,20 @@ describe("AssetToken", function () {
     it("mintTo reverts with ZeroAddress for the zero owner", async function () {
       const { token, alice } = await networkHelpers.loadFixture(tokenFixture);
       await expect(
-        token.connect(alice).mintTo(ethers.ZeroAddress, "Loan", CID_A, ethers.ZeroHash, { value: STAKE }),
+        token
+          .connect(alice)
+          .mintTo(ethers.ZeroAddress, "Loan", CID_A, ethers.ZeroHash, { value: STAKE }),
       ).to.be.revertedWithCustomError(token, "AssetToken__ZeroAddress");
     });
 
     it("mintTo reverts with ERC721InvalidReceiver for a contract that is not a receiver", async function () {
       const { token, alice } = await networkHelpers.loadFixture(tokenFixture);
       const nonReceiver = await ethers.deployContract("NonReceiverMock");
-      await expect(token.connect(alice).mintTo(await nonReceiver.getAddress(), "Loan", CID_A, ethers.ZeroHash, { value: STAKE }))
+      await expect(
+        token
+          .connect(alice)
+          .mintTo(await nonReceiver.getAddress(), "Loan", CID_A, ethers.ZeroHash, { value: STAKE }),
+      )
         .to.be.revertedWithCustomError(token, "ERC721InvalidReceiver")
         .withArgs(await nonReceiver.getAddress());
     });
@@ -187,7 +241,11 @@ describe("AssetToken", function () {
     it("mintTo an accepting receiver contract succeeds after all state is recorded", async function () {
       const { token, alice } = await networkHelpers.loadFixture(tokenFixture);
       const receiver = await ethers.deployContract("ERC721ReceiverMock", ["0x150b7a02", 0]);
-      await expect(token.connect(alice).mintTo(await receiver.getAddress(), "Loan", CID_A, ethers.ZeroHash, { value: STAKE }))
+      await expect(
+        token
+          .connect(alice)
+          .mintTo(await receiver.getAddress(), "Loan", CID_A, ethers.ZeroHash, { value: STAKE }),
+      )
         .to.emit(receiver, "Received")
         .withArgs(alice.address, ethers.ZeroAddress, 1n, "0x", (gas: bigint) => gas > 0n);
     });
@@ -195,7 +253,9 @@ describe("AssetToken", function () {
     it("mintTo the marketplace reverts with InvalidListingData (no seller, no terms)", async function () {
       const { token, marketplace, alice } = await networkHelpers.loadFixture(tokenFixture);
       await expect(
-        token.connect(alice).mintTo(await marketplace.getAddress(), "Loan", CID_A, ethers.ZeroHash, { value: STAKE }),
+        token
+          .connect(alice)
+          .mintTo(await marketplace.getAddress(), "Loan", CID_A, ethers.ZeroHash, { value: STAKE }),
       ).to.be.revertedWithCustomError(marketplace, "Marketplace__InvalidListingData");
     });
   });
@@ -212,13 +272,19 @@ describe("AssetToken", function () {
       expect(await token.totalSupply()).to.equal(1n);
       expect(await token.balanceOf(alice.address)).to.equal(1n);
       expect(await token.nextTokenId()).to.equal(3n);
-      await expect(token.ownerOf(2n)).to.be.revertedWithCustomError(token, "ERC721NonexistentToken").withArgs(2n);
+      await expect(token.ownerOf(2n))
+        .to.be.revertedWithCustomError(token, "ERC721NonexistentToken")
+        .withArgs(2n);
     });
 
     it("redeem pays the current owner after a transfer, not the minter", async function () {
       const { token, alice, bob } = await networkHelpers.loadFixture(mintedFixture);
       await token.connect(alice).transferFrom(alice.address, bob.address, 1n);
-      await expect(token.connect(bob).redeem(1n)).to.changeEtherBalances(ethers, [bob, alice], [STAKE, 0n]);
+      await expect(token.connect(bob).redeem(1n)).to.changeEtherBalances(
+        ethers,
+        [bob, alice],
+        [STAKE, 0n],
+      );
     });
 
     it("redeem reverts with NotTokenOwner for anyone but the owner, even an approved operator", async function () {
@@ -231,9 +297,13 @@ describe("AssetToken", function () {
 
     it("redeem reverts with NonexistentToken for an unknown or already redeemed id", async function () {
       const { token, alice } = await networkHelpers.loadFixture(mintedFixture);
-      await expect(token.connect(alice).redeem(99n)).to.be.revertedWithCustomError(token, "AssetToken__NonexistentToken").withArgs(99n);
+      await expect(token.connect(alice).redeem(99n))
+        .to.be.revertedWithCustomError(token, "AssetToken__NonexistentToken")
+        .withArgs(99n);
       await token.connect(alice).redeem(1n);
-      await expect(token.connect(alice).redeem(1n)).to.be.revertedWithCustomError(token, "AssetToken__NonexistentToken").withArgs(1n);
+      await expect(token.connect(alice).redeem(1n))
+        .to.be.revertedWithCustomError(token, "AssetToken__NonexistentToken")
+        .withArgs(1n);
     });
 
     it("redeem reverts with StakeTransferFailed when the owner cannot receive coins", async function () {
@@ -256,7 +326,11 @@ describe("AssetToken", function () {
       await token.connect(alice).transferFrom(alice.address, actorAddress, 1n);
       const data = token.interface.encodeFunctionData("redeem", [1n]);
       await actor.setHook(await token.getAddress(), data);
-      await expect(actor.execute(await token.getAddress(), 0n, data)).to.changeEtherBalances(ethers, [actor, token], [STAKE, -STAKE]);
+      await expect(actor.execute(await token.getAddress(), 0n, data)).to.changeEtherBalances(
+        ethers,
+        [actor, token],
+        [STAKE, -STAKE],
+      );
       expect(await actor.hookCalls()).to.equal(1n);
       expect(await actor.hookSucceeded()).to.equal(false);
       const reason = token.interface.parseError(await actor.hookReturnData());
@@ -273,16 +347,27 @@ describe("AssetToken", function () {
       expect(await token.checkPassword(2n, PASSWORD)).to.equal(false);
     });
 
-    for (const view of ["assetTypeOf", "assetTypeIdOf", "stakeOf", "passwordHashOf", "cidOf", "cidStringOf"] as const) {
+    for (const view of [
+      "assetTypeOf",
+      "assetTypeIdOf",
+      "stakeOf",
+      "passwordHashOf",
+      "cidOf",
+      "cidStringOf",
+    ] as const) {
       it(`${view} reverts with NonexistentToken for an unknown id`, async function () {
         const { token } = await networkHelpers.loadFixture(mintedFixture);
-        await expect(token.getFunction(view)(42n)).to.be.revertedWithCustomError(token, "AssetToken__NonexistentToken").withArgs(42n);
+        await expect(token.getFunction(view)(42n))
+          .to.be.revertedWithCustomError(token, "AssetToken__NonexistentToken")
+          .withArgs(42n);
       });
     }
 
     it("checkPassword reverts with NonexistentToken for an unknown id", async function () {
       const { token } = await networkHelpers.loadFixture(mintedFixture);
-      await expect(token.checkPassword(42n, PASSWORD)).to.be.revertedWithCustomError(token, "AssetToken__NonexistentToken").withArgs(42n);
+      await expect(token.checkPassword(42n, PASSWORD))
+        .to.be.revertedWithCustomError(token, "AssetToken__NonexistentToken")
+        .withArgs(42n);
     });
 
     it("supportsInterface reports ERC-4906, IAssetToken and AccessControl", async function () {
@@ -299,7 +384,9 @@ describe("AssetToken", function () {
 
     it("the token has no receive function: a plain coin transfer reverts", async function () {
       const { token, alice } = await networkHelpers.loadFixture(tokenFixture);
-      await expect(alice.sendTransaction({ to: await token.getAddress(), value: 1n })).to.be.revert(ethers);
+      await expect(alice.sendTransaction({ to: await token.getAddress(), value: 1n })).to.be.revert(
+        ethers,
+      );
     });
   });
 
@@ -342,10 +429,19 @@ describe("AssetToken", function () {
       ["v1 libp2p-key", cidV1(digestOf("key"), codec.libp2pKey)],
       ["v1 raw blake3", cidV1(digestOf("b3"), codec.raw, hashCode.blake3)],
       ["v1 raw keccak-256", cidV1(digestOf("k"), codec.raw, hashCode.keccak256)],
-      ["v1 raw blake2b-256 (three-byte hash varint 0xb220)", cidV1(digestOf("b2"), codec.raw, 0xb220)],
+      [
+        "v1 raw blake2b-256 (three-byte hash varint 0xb220)",
+        cidV1(digestOf("b2"), codec.raw, 0xb220),
+      ],
       ["v1 with a large codec 0x300001", cidV1(digestOf("big"), 0x300001, hashCode.sha2_256)],
-      ["v1 with a digest that starts with zero bytes", cidV1("0x0000" + digestOf("z").slice(6), codec.raw)],
-      ["v0 with a digest that starts with zero bytes", cidV0("0x00000000" + digestOf("z0").slice(10))],
+      [
+        "v1 with a digest that starts with zero bytes",
+        cidV1("0x0000" + digestOf("z").slice(6), codec.raw),
+      ],
+      [
+        "v0 with a digest that starts with zero bytes",
+        cidV0("0x00000000" + digestOf("z0").slice(10)),
+      ],
       ["v0 with an all-0xff digest", cidV0("0x" + "ff".repeat(32))],
     ];
     for (const [label, parts] of cases) {
@@ -359,7 +455,9 @@ describe("AssetToken", function () {
 
     it("tokenURI reverts with ERC721NonexistentToken for an unknown id", async function () {
       const { token } = await networkHelpers.loadFixture(tokenFixture);
-      await expect(token.tokenURI(1n)).to.be.revertedWithCustomError(token, "ERC721NonexistentToken").withArgs(1n);
+      await expect(token.tokenURI(1n))
+        .to.be.revertedWithCustomError(token, "ERC721NonexistentToken")
+        .withArgs(1n);
     });
   });
 

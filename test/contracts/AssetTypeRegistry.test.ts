@@ -34,7 +34,9 @@ describe("AssetTypeRegistry", function () {
       await expect(registry.registerType("Real Estate"))
         .to.emit(registry, "AssetTypeRegistered")
         .withArgs(ethers.id("Real Estate"), 1, "Real Estate", admin.address);
-      await expect(registry.registerType("Bond")).to.emit(registry, "AssetTypeRegistered").withArgs(ethers.id("Bond"), 2, "Bond", admin.address);
+      await expect(registry.registerType("Bond"))
+        .to.emit(registry, "AssetTypeRegistered")
+        .withArgs(ethers.id("Bond"), 2, "Bond", admin.address);
       expect(await registry.indexOf(ethers.id("Bond"))).to.equal(2n);
       expect(await registry.typeAt(1n)).to.equal("Real Estate");
       expect(await registry.typeCount()).to.equal(2n);
@@ -62,7 +64,10 @@ describe("AssetTypeRegistry", function () {
 
     it("registerType reverts with EmptyName for an empty name", async function () {
       const { registry } = await networkHelpers.loadFixture(emptyRegistryFixture);
-      await expect(registry.registerType("")).to.be.revertedWithCustomError(registry, "AssetTypeRegistry__EmptyName");
+      await expect(registry.registerType("")).to.be.revertedWithCustomError(
+        registry,
+        "AssetTypeRegistry__EmptyName",
+      );
     });
 
     it("registerType accepts 64 bytes and reverts with NameTooLong at 65 bytes", async function () {
@@ -118,7 +123,10 @@ describe("AssetTypeRegistry", function () {
 
     it("registerTypes reverts with EmptyName and NameTooLong like registerType", async function () {
       const { registry } = await networkHelpers.loadFixture(emptyRegistryFixture);
-      await expect(registry.registerTypes(["A", ""])).to.be.revertedWithCustomError(registry, "AssetTypeRegistry__EmptyName");
+      await expect(registry.registerTypes(["A", ""])).to.be.revertedWithCustomError(
+        registry,
+        "AssetTypeRegistry__EmptyName",
+      );
       await expect(registry.registerTypes(["z".repeat(100)]))
         .to.be.revertedWithCustomError(registry, "AssetTypeRegistry__NameTooLong")
         .withArgs(100n, 64n);
@@ -146,8 +154,12 @@ describe("AssetTypeRegistry", function () {
 
     it("typeAt reverts with IndexOutOfRange for 0 and for typeCount() + 1", async function () {
       const { registry } = await networkHelpers.loadFixture(defaultRegistryFixture);
-      await expect(registry.typeAt(0n)).to.be.revertedWithCustomError(registry, "AssetTypeRegistry__IndexOutOfRange").withArgs(0n);
-      await expect(registry.typeAt(30n)).to.be.revertedWithCustomError(registry, "AssetTypeRegistry__IndexOutOfRange").withArgs(30n);
+      await expect(registry.typeAt(0n))
+        .to.be.revertedWithCustomError(registry, "AssetTypeRegistry__IndexOutOfRange")
+        .withArgs(0n);
+      await expect(registry.typeAt(30n))
+        .to.be.revertedWithCustomError(registry, "AssetTypeRegistry__IndexOutOfRange")
+        .withArgs(30n);
     });
   });
 });

@@ -45,7 +45,12 @@ contract MarketHandler is TestBase {
 
     // ---------------------------------------------------------------- actions
 
-    function mint(uint256 actorSeed, uint256 stakeSeed, bytes32 digest, bool withPassword) external {
+    function mint(
+        uint256 actorSeed,
+        uint256 stakeSeed,
+        bytes32 digest,
+        bool withPassword
+    ) external {
         address actor = _actor(actorSeed);
         uint256 stake = bound(stakeSeed, MIN_STAKE, 1_000 ether);
         if (digest == bytes32(0)) digest = keccak256("digest");
@@ -68,14 +73,24 @@ contract MarketHandler is TestBase {
         token.transferFrom(owner, _actor(toSeed), tokenId);
     }
 
-    function list(uint256 tokenSeed, uint256 priceSeed, uint256 daysSeed, bool viaSafeTransfer) external {
+    function list(
+        uint256 tokenSeed,
+        uint256 priceSeed,
+        uint256 daysSeed,
+        bool viaSafeTransfer
+    ) external {
         (uint256 tokenId, address owner) = _heldToken(tokenSeed);
         if (owner == address(0)) return;
         uint256 price = bound(priceSeed, 1, 100 ether);
         uint256 durationDays = bound(daysSeed, 1, 365);
         if (viaSafeTransfer) {
             vm.prank(owner);
-            token.safeTransferFrom(owner, address(market), tokenId, abi.encode(price, durationDays));
+            token.safeTransferFrom(
+                owner,
+                address(market),
+                tokenId,
+                abi.encode(price, durationDays)
+            );
         } else {
             vm.startPrank(owner);
             token.approve(address(market), tokenId);
@@ -91,15 +106,24 @@ contract MarketHandler is TestBase {
         market.updatePrice(listingId, bound(priceSeed, 1, 100 ether));
     }
 
-    function buy(uint256 actorSeed, uint256 listingSeed, uint256 maxSeed, uint256 valueSeed) external {
+    function buy(
+        uint256 actorSeed,
+        uint256 listingSeed,
+        uint256 maxSeed,
+        uint256 valueSeed
+    ) external {
         uint256 listingId = _listing(listingSeed);
         if (listingId == 0) return;
         address buyer = _actor(actorSeed);
         uint256 price = market.getListing(listingId).price;
         // Mostly a valid purchase (maxPrice >= price, value >= price, possibly with excess); one in
         // five times a maxPrice or value below the price, so the reverts are exercised too.
-        uint256 maxPrice = maxSeed % 5 == 0 ? bound(maxSeed, price / 2, price) : bound(maxSeed, price, price * 2);
-        uint256 value = valueSeed % 5 == 0 ? bound(valueSeed, price / 2, price) : bound(valueSeed, price, price * 3);
+        uint256 maxPrice =
+            maxSeed % 5 == 0 ? bound(maxSeed, price / 2, price) : bound(maxSeed, price, price * 2);
+        uint256 value =
+            valueSeed % 5 == 0
+                ? bound(valueSeed, price / 2, price)
+                : bound(valueSeed, price, price * 3);
         vm.deal(buyer, buyer.balance + value);
         uint256 before = buyer.balance;
         vm.prank(buyer);
@@ -182,7 +206,8 @@ contract MarketHandler is TestBase {
         uint256 count = market.nextListingId() - 1;
         for (uint256 i = 0; i < count; ++i) {
             uint256 listingId = ((seed + i) % count) + 1;
-            if (market.getListing(listingId).state == IMarketplace.ListingState.Active) return listingId;
+            if (market.getListing(listingId).state == IMarketplace.ListingState.Active)
+                return listingId;
         }
         return 0;
     }
@@ -229,7 +254,11 @@ contract MarketInvariantTest is SystemTest {
 
     /// @notice The marketplace holds exactly the credited proceeds: nothing stranded.
     function invariant_marketplaceHoldsOnlyProceeds() public view {
-        assertEq(address(market).balance, market.totalProceeds(), "market balance == totalProceeds");
+        assertEq(
+            address(market).balance,
+            market.totalProceeds(),
+            "market balance == totalProceeds"
+        );
         address[] memory actors = handler.actors();
         uint256 sum;
         for (uint256 i = 0; i < actors.length; ++i) sum += market.proceedsOf(actors[i]);
@@ -244,7 +273,11 @@ contract MarketInvariantTest is SystemTest {
             IMarketplace.Listing memory listing = market.getListing(id);
             if (listing.state == IMarketplace.ListingState.Active) {
                 ++active;
-                assertEq(token.ownerOf(listing.tokenId), address(market), "active listing's token is escrowed");
+                assertEq(
+                    token.ownerOf(listing.tokenId),
+                    address(market),
+                    "active listing's token is escrowed"
+                );
             } else if (listing.state == IMarketplace.ListingState.Sold) {
                 assertTrue(listing.buyer != address(0), "sold listing has a buyer");
             }
@@ -277,7 +310,11 @@ contract MarketInvariantTest is SystemTest {
 
     /// @notice Token count == minted - redeemed; ids are sequential.
     function invariant_supplyIsMintedMinusRedeemed() public view {
-        assertEq(token.totalSupply(), handler.ghostMinted() - handler.ghostRedeemed(), "supply == minted - redeemed");
+        assertEq(
+            token.totalSupply(),
+            handler.ghostMinted() - handler.ghostRedeemed(),
+            "supply == minted - redeemed"
+        );
         assertEq(token.nextTokenId(), handler.ghostMinted() + 1, "next id == minted + 1");
     }
 

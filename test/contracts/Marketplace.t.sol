@@ -12,7 +12,11 @@ contract MarketplaceFuzzTest is SystemTest {
         _deploySystem();
     }
 
-    function testFuzz_list_escrowsWithTerms(uint256 price, uint256 durationDays, uint32 start) public {
+    function testFuzz_list_escrowsWithTerms(
+        uint256 price,
+        uint256 durationDays,
+        uint32 start
+    ) public {
         price = bound(price, 1, type(uint128).max);
         durationDays = bound(durationDays, 1, 365);
         vm.warp(bound(start, 1, type(uint32).max));
@@ -23,14 +27,20 @@ contract MarketplaceFuzzTest is SystemTest {
         assertEq(listing.price, price, "price");
         assertEq(uint256(listing.expiresAt) - listing.listedAt, durationDays * 1 days, "duration");
         assertEq(token.ownerOf(tokenId), address(market), "escrowed");
-        assertEq(uint256(market.stateOf(listingId)), uint256(IMarketplace.ListingState.Active), "active");
+        assertEq(
+            uint256(market.stateOf(listingId)),
+            uint256(IMarketplace.ListingState.Active),
+            "active"
+        );
     }
 
     function testFuzz_list_rejectsInvalidDuration(uint256 durationDays) public {
         vm.assume(durationDays == 0 || durationDays > 365);
         uint256 tokenId = _mintAs(ALICE, MIN_STAKE);
         vm.prank(ALICE);
-        vm.expectRevert(abi.encodeWithSelector(IMarketplace.Marketplace__InvalidDuration.selector, durationDays));
+        vm.expectRevert(
+            abi.encodeWithSelector(IMarketplace.Marketplace__InvalidDuration.selector, durationDays)
+        );
         token.safeTransferFrom(ALICE, address(market), tokenId, abi.encode(1 ether, durationDays));
     }
 
@@ -55,7 +65,11 @@ contract MarketplaceFuzzTest is SystemTest {
         assertEq(ALICE.balance - sellerBefore, price, "seller paid");
         assertEq(token.ownerOf(tokenId), BOB, "token delivered");
         assertEq(address(market).balance, 0, "nothing stranded");
-        assertEq(uint256(market.stateOf(listingId)), uint256(IMarketplace.ListingState.Sold), "sold");
+        assertEq(
+            uint256(market.stateOf(listingId)),
+            uint256(IMarketplace.ListingState.Sold),
+            "sold"
+        );
     }
 
     function testFuzz_buy_revertsWhenPriceAboveMax(uint256 price, uint256 maxPrice) public {
@@ -65,7 +79,13 @@ contract MarketplaceFuzzTest is SystemTest {
         uint256 listingId = _listAs(ALICE, tokenId, price, 30);
         vm.deal(BOB, price);
         vm.prank(BOB);
-        vm.expectRevert(abi.encodeWithSelector(IMarketplace.Marketplace__PriceAboveMax.selector, price, maxPrice));
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IMarketplace.Marketplace__PriceAboveMax.selector,
+                price,
+                maxPrice
+            )
+        );
         market.buy{value: price}(listingId, maxPrice);
     }
 
@@ -76,19 +96,29 @@ contract MarketplaceFuzzTest is SystemTest {
         uint256 listingId = _listAs(ALICE, tokenId, price, 30);
         vm.deal(BOB, value);
         vm.prank(BOB);
-        vm.expectRevert(abi.encodeWithSelector(IMarketplace.Marketplace__InsufficientPayment.selector, value, price));
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IMarketplace.Marketplace__InsufficientPayment.selector,
+                value,
+                price
+            )
+        );
         market.buy{value: value}(listingId, price);
     }
 
-    function testFuzz_stateOf_expiresExactlyAtExpiresAt(uint256 durationDays, uint256 elapsed) public {
+    function testFuzz_stateOf_expiresExactlyAtExpiresAt(
+        uint256 durationDays,
+        uint256 elapsed
+    ) public {
         durationDays = bound(durationDays, 1, 365);
         elapsed = bound(elapsed, 0, 400 days);
         uint256 tokenId = _mintAs(ALICE, MIN_STAKE);
         uint256 listingId = _listAs(ALICE, tokenId, 1 ether, durationDays);
         vm.warp(block.timestamp + elapsed);
-        IMarketplace.ListingState expected = elapsed >= durationDays * 1 days
-            ? IMarketplace.ListingState.Expired
-            : IMarketplace.ListingState.Active;
+        IMarketplace.ListingState expected =
+            elapsed >= durationDays * 1 days
+                ? IMarketplace.ListingState.Expired
+                : IMarketplace.ListingState.Active;
         assertEq(uint256(market.stateOf(listingId)), uint256(expected), "state");
         if (expected == IMarketplace.ListingState.Expired) {
             vm.prank(ALICE);
@@ -97,7 +127,13 @@ contract MarketplaceFuzzTest is SystemTest {
         } else {
             uint256 expiresAt = market.getListing(listingId).expiresAt;
             vm.prank(ALICE);
-            vm.expectRevert(abi.encodeWithSelector(IMarketplace.Marketplace__NotExpired.selector, listingId, expiresAt));
+            vm.expectRevert(
+                abi.encodeWithSelector(
+                    IMarketplace.Marketplace__NotExpired.selector,
+                    listingId,
+                    expiresAt
+                )
+            );
             market.reclaim(listingId);
         }
     }
@@ -108,7 +144,9 @@ contract MarketplaceFuzzTest is SystemTest {
         uint256 tokenId = _mintAs(ALICE, MIN_STAKE);
         uint256 listingId = _listAs(ALICE, tokenId, 1 ether, 30);
         vm.prank(caller);
-        vm.expectRevert(abi.encodeWithSelector(IMarketplace.Marketplace__NotSeller.selector, listingId, caller));
+        vm.expectRevert(
+            abi.encodeWithSelector(IMarketplace.Marketplace__NotSeller.selector, listingId, caller)
+        );
         market.updatePrice(listingId, newPrice);
         vm.prank(ALICE);
         market.updatePrice(listingId, newPrice);

@@ -10,13 +10,16 @@ const PRICE = ethers.parseEther("1");
 const DAY = 24n * 60n * 60n;
 const State = { None: 0n, Active: 1n, Sold: 2n, Cancelled: 3n, Expired: 4n };
 const coder = ethers.AbiCoder.defaultAbiCoder();
-const terms = (price: bigint, days: bigint | number) => coder.encode(["uint256", "uint256"], [price, days]);
+const terms = (price: bigint, days: bigint | number) =>
+  coder.encode(["uint256", "uint256"], [price, days]);
 
 async function marketFixture() {
   const system = await deploySystem(ethers);
   const { token, alice } = system;
   for (let i = 0; i < 3; i++) {
-    await token.connect(alice).mint("Art", cidV1(digestOf(`art ${i}`)), ethers.ZeroHash, { value: STAKE });
+    await token
+      .connect(alice)
+      .mint("Art", cidV1(digestOf(`art ${i}`)), ethers.ZeroHash, { value: STAKE });
   }
   const market = await system.marketplace.getAddress();
   return { ...system, market };
@@ -26,7 +29,11 @@ async function marketFixture() {
 async function listedFixture() {
   const system = await marketFixture();
   const { token, alice, market } = system;
-  await token.connect(alice)["safeTransferFrom(address,address,uint256,bytes)"](alice.address, market, 1n, terms(PRICE, 30));
+  await token
+    .connect(alice)
+    [
+      "safeTransferFrom(address,address,uint256,bytes)"
+    ](alice.address, market, 1n, terms(PRICE, 30));
   return system;
 }
 
@@ -58,9 +65,15 @@ describe("Marketplace", function () {
   describe("listing with safeTransferFrom", function () {
     it("safeTransferFrom with abi.encode(price, days) escrows the token and creates an active listing", async function () {
       const { token, marketplace, alice, market } = await networkHelpers.loadFixture(marketFixture);
-      const tx = token.connect(alice)["safeTransferFrom(address,address,uint256,bytes)"](alice.address, market, 1n, terms(PRICE, 30));
+      const tx = token
+        .connect(alice)
+        [
+          "safeTransferFrom(address,address,uint256,bytes)"
+        ](alice.address, market, 1n, terms(PRICE, 30));
       const now = BigInt(await networkHelpers.time.latest()) + 1n;
-      await expect(tx).to.emit(marketplace, "ListingCreated").withArgs(1n, 1n, alice.address, PRICE, now + 30n * DAY);
+      await expect(tx)
+        .to.emit(marketplace, "ListingCreated")
+        .withArgs(1n, 1n, alice.address, PRICE, now + 30n * DAY);
       expect(await token.ownerOf(1n)).to.equal(market);
       const listing = await marketplace.getListing(1n);
       expect(listing.seller).to.equal(alice.address);
@@ -75,9 +88,16 @@ describe("Marketplace", function () {
     });
 
     it("safeTransferFrom by an approved operator lists with the owner (from) as seller", async function () {
-      const { token, marketplace, alice, carol, market } = await networkHelpers.loadFixture(marketFixture);
+      const { token, marketplace, alice, carol, market } =
+        await networkHelpers.loadFixture(marketFixture);
       await token.connect(alice).setApprovalForAll(carol.address, true);
-      await expect(token.connect(carol)["safeTransferFrom(address,address,uint256,bytes)"](alice.address, market, 2n, terms(PRICE, 7)))
+      await expect(
+        token
+          .connect(carol)
+          [
+            "safeTransferFrom(address,address,uint256,bytes)"
+          ](alice.address, market, 2n, terms(PRICE, 7)),
+      )
         .to.emit(marketplace, "ListingCreated")
         .withArgs(1n, 2n, alice.address, PRICE, (expiresAt: bigint) => expiresAt > 0n);
       expect((await marketplace.getListing(1n)).seller).to.equal(alice.address);
@@ -85,8 +105,16 @@ describe("Marketplace", function () {
 
     it("safeTransferFrom accepts 1 and 365 days", async function () {
       const { token, marketplace, alice, market } = await networkHelpers.loadFixture(marketFixture);
-      await token.connect(alice)["safeTransferFrom(address,address,uint256,bytes)"](alice.address, market, 1n, terms(PRICE, 1));
-      await token.connect(alice)["safeTransferFrom(address,address,uint256,bytes)"](alice.address, market, 2n, terms(PRICE, 365));
+      await token
+        .connect(alice)
+        [
+          "safeTransferFrom(address,address,uint256,bytes)"
+        ](alice.address, market, 1n, terms(PRICE, 1));
+      await token
+        .connect(alice)
+        [
+          "safeTransferFrom(address,address,uint256,bytes)"
+        ](alice.address, market, 2n, terms(PRICE, 365));
       const l1 = await marketplace.getListing(1n);
       const l2 = await marketplace.getListing(2n);
       expect(l1.expiresAt - l1.listedAt).to.equal(DAY);
@@ -95,8 +123,15 @@ describe("Marketplace", function () {
 
     for (const days of [0n, 366n, 2n ** 200n]) {
       it(`safeTransferFrom reverts with InvalidDuration for ${days} days`, async function () {
-        const { token, marketplace, alice, market } = await networkHelpers.loadFixture(marketFixture);
-        await expect(token.connect(alice)["safeTransferFrom(address,address,uint256,bytes)"](alice.address, market, 1n, terms(PRICE, days)))
+        const { token, marketplace, alice, market } =
+          await networkHelpers.loadFixture(marketFixture);
+        await expect(
+          token
+            .connect(alice)
+            [
+              "safeTransferFrom(address,address,uint256,bytes)"
+            ](alice.address, market, 1n, terms(PRICE, days)),
+        )
           .to.be.revertedWithCustomError(marketplace, "Marketplace__InvalidDuration")
           .withArgs(days);
       });
@@ -105,7 +140,11 @@ describe("Marketplace", function () {
     it("safeTransferFrom reverts with ZeroPrice for a zero price", async function () {
       const { token, marketplace, alice, market } = await networkHelpers.loadFixture(marketFixture);
       await expect(
-        token.connect(alice)["safeTransferFrom(address,address,uint256,bytes)"](alice.address, market, 1n, terms(0n, 30)),
+        token
+          .connect(alice)
+          [
+            "safeTransferFrom(address,address,uint256,bytes)"
+          ](alice.address, market, 1n, terms(0n, 30)),
       ).to.be.revertedWithCustomError(marketplace, "Marketplace__ZeroPrice");
     });
 
@@ -116,9 +155,12 @@ describe("Marketplace", function () {
       ["a truncated payload", terms(PRICE, 30).slice(0, -2)],
     ]) {
       it(`safeTransferFrom reverts with InvalidListingData for ${label}`, async function () {
-        const { token, marketplace, alice, market } = await networkHelpers.loadFixture(marketFixture);
+        const { token, marketplace, alice, market } =
+          await networkHelpers.loadFixture(marketFixture);
         await expect(
-          token.connect(alice)["safeTransferFrom(address,address,uint256,bytes)"](alice.address, market, 1n, data),
+          token
+            .connect(alice)
+            ["safeTransferFrom(address,address,uint256,bytes)"](alice.address, market, 1n, data),
         ).to.be.revertedWithCustomError(marketplace, "Marketplace__InvalidListingData");
         expect(await token.ownerOf(1n)).to.equal(alice.address);
       });
@@ -127,7 +169,9 @@ describe("Marketplace", function () {
     it("safeTransferFrom without data reverts with InvalidListingData", async function () {
       const { token, marketplace, alice, market } = await networkHelpers.loadFixture(marketFixture);
       await expect(
-        token.connect(alice)["safeTransferFrom(address,address,uint256)"](alice.address, market, 1n),
+        token
+          .connect(alice)
+          ["safeTransferFrom(address,address,uint256)"](alice.address, market, 1n),
       ).to.be.revertedWithCustomError(marketplace, "Marketplace__InvalidListingData");
     });
 
@@ -135,14 +179,24 @@ describe("Marketplace", function () {
       const { marketplace, alice, market } = await networkHelpers.loadFixture(marketFixture);
       const plain = await ethers.deployContract("PlainERC721");
       await plain.mint(alice.address);
-      await expect(plain.connect(alice)["safeTransferFrom(address,address,uint256,bytes)"](alice.address, market, 1n, terms(PRICE, 30)))
+      await expect(
+        plain
+          .connect(alice)
+          [
+            "safeTransferFrom(address,address,uint256,bytes)"
+          ](alice.address, market, 1n, terms(PRICE, 30)),
+      )
         .to.be.revertedWithCustomError(marketplace, "Marketplace__UnsupportedToken")
         .withArgs(await plain.getAddress());
     });
 
     it("onERC721Received reverts with UnsupportedToken when called directly by an account", async function () {
       const { marketplace, alice } = await networkHelpers.loadFixture(marketFixture);
-      await expect(marketplace.connect(alice).onERC721Received(alice.address, alice.address, 1n, terms(PRICE, 30)))
+      await expect(
+        marketplace
+          .connect(alice)
+          .onERC721Received(alice.address, alice.address, 1n, terms(PRICE, 30)),
+      )
         .to.be.revertedWithCustomError(marketplace, "Marketplace__UnsupportedToken")
         .withArgs(alice.address);
     });
@@ -174,7 +228,8 @@ describe("Marketplace", function () {
     });
 
     it("list reverts with ERC721IncorrectOwner when the caller does not own the token", async function () {
-      const { token, marketplace, alice, bob, market } = await networkHelpers.loadFixture(marketFixture);
+      const { token, marketplace, alice, bob, market } =
+        await networkHelpers.loadFixture(marketFixture);
       await token.connect(alice).approve(market, 1n);
       await expect(marketplace.connect(bob).list(1n, PRICE, 30n))
         .to.be.revertedWithCustomError(token, "ERC721IncorrectOwner")
@@ -184,7 +239,10 @@ describe("Marketplace", function () {
     it("list reverts with ZeroPrice and InvalidDuration on bad terms", async function () {
       const { token, marketplace, alice, market } = await networkHelpers.loadFixture(marketFixture);
       await token.connect(alice).approve(market, 1n);
-      await expect(marketplace.connect(alice).list(1n, 0n, 30n)).to.be.revertedWithCustomError(marketplace, "Marketplace__ZeroPrice");
+      await expect(marketplace.connect(alice).list(1n, 0n, 30n)).to.be.revertedWithCustomError(
+        marketplace,
+        "Marketplace__ZeroPrice",
+      );
       await expect(marketplace.connect(alice).list(1n, PRICE, 0n))
         .to.be.revertedWithCustomError(marketplace, "Marketplace__InvalidDuration")
         .withArgs(0n);
@@ -213,11 +271,15 @@ describe("Marketplace", function () {
 
     it("updatePrice reverts with ZeroPrice for a zero price", async function () {
       const { marketplace, alice } = await networkHelpers.loadFixture(listedFixture);
-      await expect(marketplace.connect(alice).updatePrice(1n, 0n)).to.be.revertedWithCustomError(marketplace, "Marketplace__ZeroPrice");
+      await expect(marketplace.connect(alice).updatePrice(1n, 0n)).to.be.revertedWithCustomError(
+        marketplace,
+        "Marketplace__ZeroPrice",
+      );
     });
 
     it("updatePrice reverts with ListingNotActive for an unknown, sold, cancelled or expired listing", async function () {
-      const { token, marketplace, alice, bob, market } = await networkHelpers.loadFixture(listedFixture);
+      const { token, marketplace, alice, bob, market } =
+        await networkHelpers.loadFixture(listedFixture);
       await expect(marketplace.connect(alice).updatePrice(9n, 1n))
         .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
         .withArgs(9n);
@@ -225,12 +287,20 @@ describe("Marketplace", function () {
       await expect(marketplace.connect(alice).updatePrice(1n, 1n))
         .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
         .withArgs(1n);
-      await token.connect(alice)["safeTransferFrom(address,address,uint256,bytes)"](alice.address, market, 2n, terms(PRICE, 1));
+      await token
+        .connect(alice)
+        [
+          "safeTransferFrom(address,address,uint256,bytes)"
+        ](alice.address, market, 2n, terms(PRICE, 1));
       await marketplace.connect(alice).delist(2n);
       await expect(marketplace.connect(alice).updatePrice(2n, 1n))
         .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
         .withArgs(2n);
-      await token.connect(alice)["safeTransferFrom(address,address,uint256,bytes)"](alice.address, market, 3n, terms(PRICE, 1));
+      await token
+        .connect(alice)
+        [
+          "safeTransferFrom(address,address,uint256,bytes)"
+        ](alice.address, market, 3n, terms(PRICE, 1));
       await networkHelpers.time.increase(DAY);
       await expect(marketplace.connect(alice).updatePrice(3n, 1n))
         .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
@@ -240,11 +310,18 @@ describe("Marketplace", function () {
 
   describe("buy", function () {
     it("buy at the exact price moves the token to the buyer, pays the seller and marks the listing Sold", async function () {
-      const { token, marketplace, alice, bob, market } = await networkHelpers.loadFixture(listedFixture);
+      const { token, marketplace, alice, bob, market } =
+        await networkHelpers.loadFixture(listedFixture);
       const tx = marketplace.connect(bob).buy(1n, PRICE, { value: PRICE });
-      await expect(tx).to.emit(marketplace, "ListingSold").withArgs(1n, 1n, alice.address, bob.address, PRICE);
+      await expect(tx)
+        .to.emit(marketplace, "ListingSold")
+        .withArgs(1n, 1n, alice.address, bob.address, PRICE);
       await expect(tx).to.emit(token, "Transfer").withArgs(market, bob.address, 1n);
-      await expect(tx).to.changeEtherBalances(ethers, [bob, alice, marketplace], [-PRICE, PRICE, 0n]);
+      await expect(tx).to.changeEtherBalances(
+        ethers,
+        [bob, alice, marketplace],
+        [-PRICE, PRICE, 0n],
+      );
       expect(await token.ownerOf(1n)).to.equal(bob.address);
       const listing = await marketplace.getListing(1n);
       expect(listing.state).to.equal(State.Sold);
@@ -286,7 +363,8 @@ describe("Marketplace", function () {
     });
 
     it("buy reverts with ListingNotActive for an unknown, sold, cancelled or expired listing", async function () {
-      const { token, marketplace, alice, bob, carol, market } = await networkHelpers.loadFixture(listedFixture);
+      const { token, marketplace, alice, bob, carol, market } =
+        await networkHelpers.loadFixture(listedFixture);
       await expect(marketplace.connect(bob).buy(7n, PRICE, { value: PRICE }))
         .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
         .withArgs(7n);
@@ -294,7 +372,11 @@ describe("Marketplace", function () {
       await expect(marketplace.connect(carol).buy(1n, PRICE, { value: PRICE }))
         .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
         .withArgs(1n);
-      await token.connect(alice)["safeTransferFrom(address,address,uint256,bytes)"](alice.address, market, 2n, terms(PRICE, 1));
+      await token
+        .connect(alice)
+        [
+          "safeTransferFrom(address,address,uint256,bytes)"
+        ](alice.address, market, 2n, terms(PRICE, 1));
       await marketplace.connect(alice).delist(2n);
       await expect(marketplace.connect(carol).buy(2n, PRICE, { value: PRICE }))
         .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
@@ -311,21 +393,23 @@ describe("Marketplace", function () {
       const fresh = await networkHelpers.loadFixture(listedFixture);
       const listing = await fresh.marketplace.getListing(1n);
       await networkHelpers.time.setNextBlockTimestamp(listing.expiresAt - 1n);
-      await expect(fresh.marketplace.connect(carol).buy(1n, PRICE, { value: PRICE })).to.emit(fresh.marketplace, "ListingSold");
+      await expect(fresh.marketplace.connect(carol).buy(1n, PRICE, { value: PRICE })).to.emit(
+        fresh.marketplace,
+        "ListingSold",
+      );
     });
 
     it("buy credits the proceeds when the seller cannot receive coins, keeping balance == totalProceeds", async function () {
-      const { token, marketplace, alice, bob, market } = await networkHelpers.loadFixture(marketFixture);
+      const { token, marketplace, alice, bob, market } =
+        await networkHelpers.loadFixture(marketFixture);
       const seller = await ethers.deployContract("ActorMock");
       const sellerAddress = await seller.getAddress();
       await token.connect(alice).transferFrom(alice.address, sellerAddress, 1n);
       await seller.setAcceptEther(false);
-      const listData = token.interface.encodeFunctionData("safeTransferFrom(address,address,uint256,bytes)", [
-        sellerAddress,
-        market,
-        1n,
-        terms(PRICE, 30),
-      ]);
+      const listData = token.interface.encodeFunctionData(
+        "safeTransferFrom(address,address,uint256,bytes)",
+        [sellerAddress, market, 1n, terms(PRICE, 30)],
+      );
       await seller.execute(await token.getAddress(), 0n, listData);
       await expect(marketplace.connect(bob).buy(1n, PRICE, { value: PRICE }))
         .to.emit(marketplace, "ProceedsCredited")
@@ -342,8 +426,14 @@ describe("Marketplace", function () {
 
       await seller.setAcceptEther(true);
       const withdrawTx = seller.execute(market, 0n, withdraw);
-      await expect(withdrawTx).to.emit(marketplace, "ProceedsWithdrawn").withArgs(sellerAddress, PRICE);
-      await expect(withdrawTx).to.changeEtherBalances(ethers, [seller, marketplace], [PRICE, -PRICE]);
+      await expect(withdrawTx)
+        .to.emit(marketplace, "ProceedsWithdrawn")
+        .withArgs(sellerAddress, PRICE);
+      await expect(withdrawTx).to.changeEtherBalances(
+        ethers,
+        [seller, marketplace],
+        [PRICE, -PRICE],
+      );
       expect(await marketplace.proceedsOf(sellerAddress)).to.equal(0n);
       expect(await marketplace.totalProceeds()).to.equal(0n);
     });
@@ -353,7 +443,9 @@ describe("Marketplace", function () {
       const buyer = await ethers.deployContract("ActorMock");
       await buyer.setAcceptTokens(false);
       const data = marketplace.interface.encodeFunctionData("buy", [1n, PRICE]);
-      await expect(buyer.execute(market, PRICE, data, { value: PRICE })).to.be.revertedWith("ActorMock: no tokens");
+      await expect(buyer.execute(market, PRICE, data, { value: PRICE })).to.be.revertedWith(
+        "ActorMock: no tokens",
+      );
       expect(await marketplace.stateOf(1n)).to.equal(State.Active);
     });
 
@@ -369,14 +461,20 @@ describe("Marketplace", function () {
 
     it("buy cannot be re-entered from the buyer's onERC721Received hook", async function () {
       const { token, marketplace, alice, market } = await networkHelpers.loadFixture(listedFixture);
-      await token.connect(alice)["safeTransferFrom(address,address,uint256,bytes)"](alice.address, market, 2n, terms(PRICE, 30));
+      await token
+        .connect(alice)
+        [
+          "safeTransferFrom(address,address,uint256,bytes)"
+        ](alice.address, market, 2n, terms(PRICE, 30));
       const buyer = await ethers.deployContract("ActorMock");
       await buyer.setHook(market, marketplace.interface.encodeFunctionData("delist", [2n]));
       const data = marketplace.interface.encodeFunctionData("buy", [1n, PRICE]);
       await buyer.execute(market, PRICE, data, { value: PRICE });
       expect(await buyer.hookCalls()).to.equal(1n);
       expect(await buyer.hookSucceeded()).to.equal(false);
-      expect(marketplace.interface.parseError(await buyer.hookReturnData())?.name).to.equal("ReentrancyGuardReentrantCall");
+      expect(marketplace.interface.parseError(await buyer.hookReturnData())?.name).to.equal(
+        "ReentrancyGuardReentrantCall",
+      );
       expect(await token.ownerOf(1n)).to.equal(await buyer.getAddress());
       expect(await marketplace.stateOf(2n)).to.equal(State.Active);
     });
@@ -384,7 +482,13 @@ describe("Marketplace", function () {
     it("a bought token can be listed again by its new owner under a new listing id", async function () {
       const { token, marketplace, bob, market } = await networkHelpers.loadFixture(listedFixture);
       await marketplace.connect(bob).buy(1n, PRICE, { value: PRICE });
-      await expect(token.connect(bob)["safeTransferFrom(address,address,uint256,bytes)"](bob.address, market, 1n, terms(PRICE * 2n, 30)))
+      await expect(
+        token
+          .connect(bob)
+          [
+            "safeTransferFrom(address,address,uint256,bytes)"
+          ](bob.address, market, 1n, terms(PRICE * 2n, 30)),
+      )
         .to.emit(marketplace, "ListingCreated")
         .withArgs(2n, 1n, bob.address, PRICE * 2n, (e: bigint) => e > 0n);
     });
@@ -393,27 +497,48 @@ describe("Marketplace", function () {
   describe("delist", function () {
     it("delist returns the token to the seller, emits ListingCancelled and stores Cancelled", async function () {
       const { token, marketplace, alice } = await networkHelpers.loadFixture(listedFixture);
-      await expect(marketplace.connect(alice).delist(1n)).to.emit(marketplace, "ListingCancelled").withArgs(1n, 1n, alice.address);
+      await expect(marketplace.connect(alice).delist(1n))
+        .to.emit(marketplace, "ListingCancelled")
+        .withArgs(1n, 1n, alice.address);
       expect(await token.ownerOf(1n)).to.equal(alice.address);
       expect(await marketplace.stateOf(1n)).to.equal(State.Cancelled);
     });
 
     it("delist reverts with NotSeller for anyone else", async function () {
       const { marketplace, bob } = await networkHelpers.loadFixture(listedFixture);
-      await expect(marketplace.connect(bob).delist(1n)).to.be.revertedWithCustomError(marketplace, "Marketplace__NotSeller").withArgs(1n, bob.address);
+      await expect(marketplace.connect(bob).delist(1n))
+        .to.be.revertedWithCustomError(marketplace, "Marketplace__NotSeller")
+        .withArgs(1n, bob.address);
     });
 
     it("delist reverts with ListingNotActive when already cancelled, sold, expired or unknown", async function () {
-      const { token, marketplace, alice, bob, market } = await networkHelpers.loadFixture(listedFixture);
+      const { token, marketplace, alice, bob, market } =
+        await networkHelpers.loadFixture(listedFixture);
       await marketplace.connect(alice).delist(1n);
-      await expect(marketplace.connect(alice).delist(1n)).to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive").withArgs(1n);
-      await expect(marketplace.connect(alice).delist(5n)).to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive").withArgs(5n);
-      await token.connect(alice)["safeTransferFrom(address,address,uint256,bytes)"](alice.address, market, 2n, terms(PRICE, 2));
+      await expect(marketplace.connect(alice).delist(1n))
+        .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
+        .withArgs(1n);
+      await expect(marketplace.connect(alice).delist(5n))
+        .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
+        .withArgs(5n);
+      await token
+        .connect(alice)
+        [
+          "safeTransferFrom(address,address,uint256,bytes)"
+        ](alice.address, market, 2n, terms(PRICE, 2));
       await marketplace.connect(bob).buy(2n, PRICE, { value: PRICE });
-      await expect(marketplace.connect(alice).delist(2n)).to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive").withArgs(2n);
-      await token.connect(alice)["safeTransferFrom(address,address,uint256,bytes)"](alice.address, market, 3n, terms(PRICE, 2));
+      await expect(marketplace.connect(alice).delist(2n))
+        .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
+        .withArgs(2n);
+      await token
+        .connect(alice)
+        [
+          "safeTransferFrom(address,address,uint256,bytes)"
+        ](alice.address, market, 3n, terms(PRICE, 2));
       await networkHelpers.time.increase(2n * DAY);
-      await expect(marketplace.connect(alice).delist(3n)).to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive").withArgs(3n);
+      await expect(marketplace.connect(alice).delist(3n))
+        .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
+        .withArgs(3n);
     });
   });
 
@@ -436,7 +561,9 @@ describe("Marketplace", function () {
     it("reclaim returns the token of an expired listing, emits ListingReclaimed and stores Expired", async function () {
       const { token, marketplace, alice } = await networkHelpers.loadFixture(listedFixture);
       await networkHelpers.time.increase(30n * DAY);
-      await expect(marketplace.connect(alice).reclaim(1n)).to.emit(marketplace, "ListingReclaimed").withArgs(1n, 1n, alice.address);
+      await expect(marketplace.connect(alice).reclaim(1n))
+        .to.emit(marketplace, "ListingReclaimed")
+        .withArgs(1n, 1n, alice.address);
       expect(await token.ownerOf(1n)).to.equal(alice.address);
       expect((await marketplace.getListing(1n)).state).to.equal(State.Expired);
       expect(await marketplace.stateOf(1n)).to.equal(State.Expired);
@@ -453,19 +580,32 @@ describe("Marketplace", function () {
     it("reclaim reverts with NotSeller for anyone else", async function () {
       const { marketplace, bob } = await networkHelpers.loadFixture(listedFixture);
       await networkHelpers.time.increase(31n * DAY);
-      await expect(marketplace.connect(bob).reclaim(1n)).to.be.revertedWithCustomError(marketplace, "Marketplace__NotSeller").withArgs(1n, bob.address);
+      await expect(marketplace.connect(bob).reclaim(1n))
+        .to.be.revertedWithCustomError(marketplace, "Marketplace__NotSeller")
+        .withArgs(1n, bob.address);
     });
 
     it("reclaim reverts with ListingNotActive for a sold, cancelled, reclaimed or unknown listing", async function () {
-      const { token, marketplace, alice, bob, market } = await networkHelpers.loadFixture(listedFixture);
+      const { token, marketplace, alice, bob, market } =
+        await networkHelpers.loadFixture(listedFixture);
       await marketplace.connect(bob).buy(1n, PRICE, { value: PRICE });
-      await token.connect(alice)["safeTransferFrom(address,address,uint256,bytes)"](alice.address, market, 2n, terms(PRICE, 1));
+      await token
+        .connect(alice)
+        [
+          "safeTransferFrom(address,address,uint256,bytes)"
+        ](alice.address, market, 2n, terms(PRICE, 1));
       await marketplace.connect(alice).delist(2n);
-      await token.connect(alice)["safeTransferFrom(address,address,uint256,bytes)"](alice.address, market, 3n, terms(PRICE, 1));
+      await token
+        .connect(alice)
+        [
+          "safeTransferFrom(address,address,uint256,bytes)"
+        ](alice.address, market, 3n, terms(PRICE, 1));
       await networkHelpers.time.increase(2n * DAY);
       await marketplace.connect(alice).reclaim(3n);
       for (const id of [1n, 2n, 3n, 4n]) {
-        await expect(marketplace.connect(alice).reclaim(id)).to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive").withArgs(id);
+        await expect(marketplace.connect(alice).reclaim(id))
+          .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
+          .withArgs(id);
       }
     });
   });
@@ -473,7 +613,10 @@ describe("Marketplace", function () {
   describe("withdrawProceeds", function () {
     it("withdrawProceeds reverts with NothingToWithdraw when nothing is credited", async function () {
       const { marketplace, alice } = await networkHelpers.loadFixture(listedFixture);
-      await expect(marketplace.connect(alice).withdrawProceeds()).to.be.revertedWithCustomError(marketplace, "Marketplace__NothingToWithdraw");
+      await expect(marketplace.connect(alice).withdrawProceeds()).to.be.revertedWithCustomError(
+        marketplace,
+        "Marketplace__NothingToWithdraw",
+      );
     });
   });
 });

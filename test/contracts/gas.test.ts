@@ -15,7 +15,9 @@ async function gasFixture() {
   return { ...system, plain };
 }
 
-async function gasOf(tx: Promise<{ wait(): Promise<{ gasUsed: bigint } | null> }>): Promise<bigint> {
+async function gasOf(
+  tx: Promise<{ wait(): Promise<{ gasUsed: bigint } | null> }>,
+): Promise<bigint> {
   const receipt = await (await tx).wait();
   if (receipt === null) throw new Error("no receipt");
   return receipt.gasUsed;
@@ -26,27 +28,62 @@ describe("Gas", function () {
     const { token, marketplace, plain, alice, bob } = await networkHelpers.loadFixture(gasFixture);
     const password = ethers.id("correct horse battery staple");
 
-    const firstMint = await gasOf(token.connect(alice).mint("Real Estate", cidV1(digestOf("a"), codec.raw), password, { value: STAKE }));
-    const repeatMint = await gasOf(token.connect(alice).mint("Real Estate", cidV1(digestOf("b"), codec.raw), password, { value: STAKE }));
-    const firstMintOtherMinter = await gasOf(token.connect(bob).mint("Wine", cidV1(digestOf("c"), codec.dagJson), password, { value: STAKE }));
-    const mintNoPassword = await gasOf(token.connect(alice).mint("Real Estate", cidV1(digestOf("d")), ethers.ZeroHash, { value: STAKE }));
-    const mintToOther = await gasOf(token.connect(alice).mintTo(bob.address, "Art", cidV1(digestOf("e")), password, { value: STAKE }));
+    const firstMint = await gasOf(
+      token
+        .connect(alice)
+        .mint("Real Estate", cidV1(digestOf("a"), codec.raw), password, { value: STAKE }),
+    );
+    const repeatMint = await gasOf(
+      token
+        .connect(alice)
+        .mint("Real Estate", cidV1(digestOf("b"), codec.raw), password, { value: STAKE }),
+    );
+    const firstMintOtherMinter = await gasOf(
+      token
+        .connect(bob)
+        .mint("Wine", cidV1(digestOf("c"), codec.dagJson), password, { value: STAKE }),
+    );
+    const mintNoPassword = await gasOf(
+      token
+        .connect(alice)
+        .mint("Real Estate", cidV1(digestOf("d")), ethers.ZeroHash, { value: STAKE }),
+    );
+    const mintToOther = await gasOf(
+      token
+        .connect(alice)
+        .mintTo(bob.address, "Art", cidV1(digestOf("e")), password, { value: STAKE }),
+    );
 
     const plainFirst = await gasOf(plain.connect(alice).mint(alice.address));
     const plainRepeat = await gasOf(plain.connect(alice).mint(alice.address));
 
     const marketAddress = await marketplace.getAddress();
-    const terms = ethers.AbiCoder.defaultAbiCoder().encode(["uint256", "uint256"], [ethers.parseEther("1"), 30]);
+    const terms = ethers.AbiCoder.defaultAbiCoder().encode(
+      ["uint256", "uint256"],
+      [ethers.parseEther("1"), 30],
+    );
     const listSafe = await gasOf(
-      token.connect(alice)["safeTransferFrom(address,address,uint256,bytes)"](alice.address, marketAddress, 1n, terms),
+      token
+        .connect(alice)
+        [
+          "safeTransferFrom(address,address,uint256,bytes)"
+        ](alice.address, marketAddress, 1n, terms),
     );
     const listSafeSecond = await gasOf(
-      token.connect(alice)["safeTransferFrom(address,address,uint256,bytes)"](alice.address, marketAddress, 2n, terms),
+      token
+        .connect(alice)
+        [
+          "safeTransferFrom(address,address,uint256,bytes)"
+        ](alice.address, marketAddress, 2n, terms),
     );
-    const buy = await gasOf(marketplace.connect(bob).buy(1n, ethers.parseEther("1"), { value: ethers.parseEther("1") }));
+    const buy = await gasOf(
+      marketplace.connect(bob).buy(1n, ethers.parseEther("1"), { value: ethers.parseEther("1") }),
+    );
     const delist = await gasOf(marketplace.connect(alice).delist(2n));
     await (await token.connect(alice).approve(marketAddress, 4n)).wait();
-    const listApproved = await gasOf(marketplace.connect(alice).list(4n, ethers.parseEther("1"), 30));
+    const listApproved = await gasOf(
+      marketplace.connect(alice).list(4n, ethers.parseEther("1"), 30),
+    );
     const redeem = await gasOf(token.connect(bob).redeem(1n));
 
     const ratio = (gas: bigint) => (Number(gas) / Number(plainRepeat)).toFixed(2);
@@ -65,8 +102,11 @@ describe("Gas", function () {
       ["delist", delist],
       ["redeem", redeem],
     ];
-    console.log("\n      operation                                            gas      x plain repeat mint");
-    for (const [name, gas] of rows) console.log(`      ${name.padEnd(52)} ${gas.toString().padStart(7)}   ${ratio(gas)}`);
+    console.log(
+      "\n      operation                                            gas      x plain repeat mint",
+    );
+    for (const [name, gas] of rows)
+      console.log(`      ${name.padEnd(52)} ${gas.toString().padStart(7)}   ${ratio(gas)}`);
 
     expect(repeatMint).to.be.at.most(MINT_GAS_LIMIT);
     expect(firstMint).to.be.at.most(MINT_GAS_LIMIT);

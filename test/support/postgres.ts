@@ -51,7 +51,9 @@ async function startEmbedded(): Promise<string> {
 
 /** URL of the server tests run against (starting the embedded one on first use). */
 export function testServerUrl(): Promise<string> {
-  serverUrlPromise ??= process.env.DATABASE_URL ? Promise.resolve(process.env.DATABASE_URL) : startEmbedded();
+  serverUrlPromise ??= process.env.DATABASE_URL
+    ? Promise.resolve(process.env.DATABASE_URL)
+    : startEmbedded();
   return serverUrlPromise;
 }
 

@@ -79,9 +79,11 @@ export const registryInterface = new Interface(REGISTRY_FRAGMENTS);
 export const marketplaceInterface = new Interface(MARKETPLACE_FRAGMENTS);
 
 /** Every error and event of the three contracts, for decoding reverts and receipt logs. */
-export const combinedInterface = new Interface([
-  ...new Set([...ASSET_TOKEN_FRAGMENTS, ...REGISTRY_FRAGMENTS, ...MARKETPLACE_FRAGMENTS]),
-].filter((fragment) => !fragment.startsWith("function")));
+export const combinedInterface = new Interface(
+  [...new Set([...ASSET_TOKEN_FRAGMENTS, ...REGISTRY_FRAGMENTS, ...MARKETPLACE_FRAGMENTS])].filter(
+    (fragment) => !fragment.startsWith("function"),
+  ),
+);
 
 /** `IMarketplace.ListingState` as numbers. */
 export const LISTING_STATE = { None: 0, Active: 1, Sold: 2, Cancelled: 3, Expired: 4 } as const;

@@ -38,29 +38,50 @@ export class ChainReader {
   }
 
   async registeredTypes(): Promise<string[]> {
-    const out = await this.#call(this.#contracts.assetTypeRegistry, registryInterface.encodeFunctionData("allTypes", []));
+    const out = await this.#call(
+      this.#contracts.assetTypeRegistry,
+      registryInterface.encodeFunctionData("allTypes", []),
+    );
     return [...(registryInterface.decodeFunctionResult("allTypes", out)[0] as string[])];
   }
 
   /** Owner of a token, or undefined when it does not exist. */
   async ownerOf(tokenId: bigint): Promise<string | undefined> {
     try {
-      const out = await this.#call(this.#contracts.assetToken, assetTokenInterface.encodeFunctionData("ownerOf", [tokenId]));
+      const out = await this.#call(
+        this.#contracts.assetToken,
+        assetTokenInterface.encodeFunctionData("ownerOf", [tokenId]),
+      );
       return getAddress(assetTokenInterface.decodeFunctionResult("ownerOf", out)[0] as string);
     } catch (error) {
-      if (error instanceof RpcResponseError && classifyRpcFailure(error) === "revert") return undefined;
+      if (error instanceof RpcResponseError && classifyRpcFailure(error) === "revert")
+        return undefined;
       throw error;
     }
   }
 
   /** A listing and its effective state (an active listing past its expiry reads as Expired). */
-  async listing(listingId: bigint): Promise<(ListingView & { effectiveState: number }) | undefined> {
+  async listing(
+    listingId: bigint,
+  ): Promise<(ListingView & { effectiveState: number }) | undefined> {
     const [raw, state] = await Promise.all([
-      this.#call(this.#contracts.marketplace, marketplaceInterface.encodeFunctionData("getListing", [listingId])),
-      this.#call(this.#contracts.marketplace, marketplaceInterface.encodeFunctionData("stateOf", [listingId])),
+      this.#call(
+        this.#contracts.marketplace,
+        marketplaceInterface.encodeFunctionData("getListing", [listingId]),
+      ),
+      this.#call(
+        this.#contracts.marketplace,
+        marketplaceInterface.encodeFunctionData("stateOf", [listingId]),
+      ),
     ]);
     const l = marketplaceInterface.decodeFunctionResult("getListing", raw)[0] as unknown as {
-      seller: string; listedAt: bigint; expiresAt: bigint; state: bigint; buyer: string; tokenId: bigint; price: bigint;
+      seller: string;
+      listedAt: bigint;
+      expiresAt: bigint;
+      state: bigint;
+      buyer: string;
+      tokenId: bigint;
+      price: bigint;
     };
     if (l.seller === ZeroAddress) return undefined;
     return {
@@ -71,14 +92,22 @@ export class ChainReader {
       buyer: l.buyer,
       tokenId: l.tokenId,
       price: l.price,
-      effectiveState: Number(marketplaceInterface.decodeFunctionResult("stateOf", state)[0] as bigint),
+      effectiveState: Number(
+        marketplaceInterface.decodeFunctionResult("stateOf", state)[0] as bigint,
+      ),
     };
   }
 
   async hasRegistrarRole(account: string): Promise<boolean> {
-    const roleOut = await this.#call(this.#contracts.assetTypeRegistry, registryInterface.encodeFunctionData("REGISTRAR_ROLE", []));
+    const roleOut = await this.#call(
+      this.#contracts.assetTypeRegistry,
+      registryInterface.encodeFunctionData("REGISTRAR_ROLE", []),
+    );
     const role = registryInterface.decodeFunctionResult("REGISTRAR_ROLE", roleOut)[0] as string;
-    const out = await this.#call(this.#contracts.assetTypeRegistry, registryInterface.encodeFunctionData("hasRole", [role, account]));
+    const out = await this.#call(
+      this.#contracts.assetTypeRegistry,
+      registryInterface.encodeFunctionData("hasRole", [role, account]),
+    );
     return registryInterface.decodeFunctionResult("hasRole", out)[0] as boolean;
   }
 
@@ -92,10 +121,17 @@ export class ChainReader {
    * no nonce used); `insufficient funds` is returned as `undefined` so the caller can name the
    * shortfall; an unreachable node is `RpcUnavailableError`.
    */
-  async estimateGas(tx: { from: string; to: string; data: string; value: bigint }): Promise<bigint | undefined> {
+  async estimateGas(tx: {
+    from: string;
+    to: string;
+    data: string;
+    value: bigint;
+  }): Promise<bigint | undefined> {
     try {
       return BigInt(
-        await this.#rpc.call<string>("eth_estimateGas", [{ from: tx.from, to: tx.to, data: tx.data, value: "0x" + tx.value.toString(16) }]),
+        await this.#rpc.call<string>("eth_estimateGas", [
+          { from: tx.from, to: tx.to, data: tx.data, value: "0x" + tx.value.toString(16) },
+        ]),
       );
     } catch (error) {
       const kind = classifyRpcFailure(error);

@@ -24,7 +24,8 @@ export class FeeOracle {
   /** The current quote (cached for `ttlMs`). */
   quote(): Promise<FeeQuote> {
     const now = Date.now();
-    if (this.#cached !== undefined && now - this.#cached.at < this.#ttlMs) return this.#cached.quote;
+    if (this.#cached !== undefined && now - this.#cached.at < this.#ttlMs)
+      return this.#cached.quote;
     const quote = this.#fetch();
     this.#cached = { at: now, quote };
     quote.catch(() => {
@@ -34,11 +35,10 @@ export class FeeOracle {
   }
 
   async #fetch(): Promise<FeeQuote> {
-    const history = await this.#rpc.call<{ baseFeePerGas: string[]; reward?: string[][] }>("eth_feeHistory", [
-      "0x1",
-      "latest",
-      [50],
-    ]);
+    const history = await this.#rpc.call<{ baseFeePerGas: string[]; reward?: string[][] }>(
+      "eth_feeHistory",
+      ["0x1", "latest", [50]],
+    );
     const nextBase = BigInt(history.baseFeePerGas.at(-1) ?? "0x0");
     const rewarded = BigInt(history.reward?.[0]?.[0] ?? "0x0");
     const maxPriorityFeePerGas = rewarded > MIN_TIP ? rewarded : MIN_TIP;

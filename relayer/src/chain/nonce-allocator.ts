@@ -32,7 +32,12 @@ export class NonceAllocator {
    *
    * @returns the nonce of each row that got one
    */
-  async assign(walletId: string, address: string, txIds: readonly string[], fees: FeeQuote): Promise<Map<string, number>> {
+  async assign(
+    walletId: string,
+    address: string,
+    txIds: readonly string[],
+    fees: FeeQuote,
+  ): Promise<Map<string, number>> {
     return this.#withWalletLock(walletId, async (client, stored) => {
       let next = stored ?? (await this.#resyncValue(client, walletId, address));
       const assigned = new Map<string, number>();
@@ -82,16 +87,24 @@ export class NonceAllocator {
   }
 
   async #resyncValue(client: pg.PoolClient, walletId: string, address: string): Promise<number> {
-    const chainPending = Number(BigInt(await this.#rpc.call<string>("eth_getTransactionCount", [address, "pending"])));
+    const chainPending = Number(
+      BigInt(await this.#rpc.call<string>("eth_getTransactionCount", [address, "pending"])),
+    );
     const live = await client.query<{ n: string | null }>(
       `SELECT max(nonce)::text AS n FROM transactions WHERE wallet_id = $1 AND nonce IS NOT NULL AND state IN ('queued', 'sent')`,
       [walletId],
     );
     const maxLive = live.rows[0]?.n;
-    return Math.max(chainPending, maxLive === null || maxLive === undefined ? 0 : Number(maxLive) + 1);
+    return Math.max(
+      chainPending,
+      maxLive === null || maxLive === undefined ? 0 : Number(maxLive) + 1,
+    );
   }
 
-  async #withWalletLock<T>(walletId: string, work: (client: pg.PoolClient, stored: number | null) => Promise<T>): Promise<T> {
+  async #withWalletLock<T>(
+    walletId: string,
+    work: (client: pg.PoolClient, stored: number | null) => Promise<T>,
+  ): Promise<T> {
     const client = await this.#database.pool.connect();
     try {
       await client.query("BEGIN");

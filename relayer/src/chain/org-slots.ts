@@ -31,7 +31,8 @@ export class OrgSlots {
         [orgId, rootId],
       );
       const ok = Number(count.rows[0]?.n ?? 0) < this.#limit;
-      if (ok) await client.query(`UPDATE transactions SET running_since = now() WHERE id = $1`, [rootId]);
+      if (ok)
+        await client.query(`UPDATE transactions SET running_since = now() WHERE id = $1`, [rootId]);
       await client.query("COMMIT");
       return ok;
     } catch (error) {
@@ -44,11 +45,15 @@ export class OrgSlots {
 
   /** Marks a root as running without checking the limit (work that already holds a nonce). */
   async takeUnchecked(rootId: string): Promise<void> {
-    await this.#database.pool.query(`UPDATE transactions SET running_since = now() WHERE id = $1`, [rootId]);
+    await this.#database.pool.query(`UPDATE transactions SET running_since = now() WHERE id = $1`, [
+      rootId,
+    ]);
   }
 
   /** Gives the slot back. */
   async release(rootId: string): Promise<void> {
-    await this.#database.pool.query(`UPDATE transactions SET running_since = NULL WHERE id = $1`, [rootId]);
+    await this.#database.pool.query(`UPDATE transactions SET running_since = NULL WHERE id = $1`, [
+      rootId,
+    ]);
   }
 }

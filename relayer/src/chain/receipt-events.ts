@@ -33,7 +33,11 @@ export interface ReceiptFacts {
  * receiptFacts(receipt.logs, ctx.contracts).tokenId // "42" after a mint
  */
 export function receiptFacts(logs: readonly RawLog[], contracts: ContractAddresses): ReceiptFacts {
-  const ours = new Set([contracts.assetToken, contracts.marketplace, contracts.assetTypeRegistry].map((a) => a.toLowerCase()));
+  const ours = new Set(
+    [contracts.assetToken, contracts.marketplace, contracts.assetTypeRegistry].map((a) =>
+      a.toLowerCase(),
+    ),
+  );
   const facts: ReceiptFacts = {};
   for (const log of logs) {
     if (!ours.has(log.address.toLowerCase())) continue;

@@ -45,11 +45,13 @@ const REASONS: Record<string, string> = {
  * revertReason(iface.encodeErrorResult("Marketplace__ListingNotActive", [3n])) // "Listing not active"
  */
 export function revertReason(data: string | undefined | null): string {
-  if (data === undefined || data === null || data === "0x" || data.length < 10) return "execution reverted";
+  if (data === undefined || data === null || data === "0x" || data.length < 10)
+    return "execution reverted";
   try {
     const parsed = combinedInterface.parseError(data);
     if (parsed !== null && parsed.name === "Error") return String(parsed.args[0]);
-    if (parsed !== null && parsed.name === "Panic") return `Panic(0x${(parsed.args[0] as bigint).toString(16)})`;
+    if (parsed !== null && parsed.name === "Panic")
+      return `Panic(0x${(parsed.args[0] as bigint).toString(16)})`;
     if (parsed !== null) return REASONS[parsed.name] ?? parsed.name;
   } catch {
     // fall through to the standard forms

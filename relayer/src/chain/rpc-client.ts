@@ -48,13 +48,20 @@ export class RpcClient {
     if (calls.length === 0) return [];
     const first = this.#id + 1;
     this.#id += calls.length;
-    const body = calls.map((c, i) => ({ jsonrpc: "2.0", id: first + i, method: c.method, params: c.params }));
+    const body = calls.map((c, i) => ({
+      jsonrpc: "2.0",
+      id: first + i,
+      method: c.method,
+      params: c.params,
+    }));
     const answers = (await this.#post(body)) as RpcAnswer[];
-    if (!Array.isArray(answers)) throw new RpcUnavailableError({ details: { reason: "batch answer is not an array" } });
+    if (!Array.isArray(answers))
+      throw new RpcUnavailableError({ details: { reason: "batch answer is not an array" } });
     const byId = new Map(answers.map((a) => [a.id, a]));
     return calls.map((c, i) => {
       const answer = byId.get(first + i);
-      if (answer === undefined) return new RpcResponseError(c.method, -32603, "missing answer in batch", undefined);
+      if (answer === undefined)
+        return new RpcResponseError(c.method, -32603, "missing answer in batch", undefined);
       try {
         return unwrap(c.method, answer);
       } catch (error) {
@@ -92,10 +99,17 @@ function unwrap<T>(method: string, answer: RpcAnswer): T {
     const revertData =
       typeof data === "string" && data.startsWith("0x")
         ? data
-        : typeof data === "object" && data !== null && typeof (data as { data?: unknown }).data === "string"
+        : typeof data === "object" &&
+            data !== null &&
+            typeof (data as { data?: unknown }).data === "string"
           ? (data as { data: string }).data
           : undefined;
-    throw new RpcResponseError(method, answer.error.code ?? -32603, answer.error.message ?? "error", revertData);
+    throw new RpcResponseError(
+      method,
+      answer.error.code ?? -32603,
+      answer.error.message ?? "error",
+      revertData,
+    );
   }
   return answer.result as T;
 }

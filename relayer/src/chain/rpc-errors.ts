@@ -26,7 +26,10 @@ export type RpcFailureKind =
 const PATTERNS: ReadonlyArray<[RpcFailureKind, RegExp]> = [
   ["nonce-too-low", /nonce too low|nonce has already been used|NonceTooLow|OldNonce/i],
   ["already-known", /already known|known transaction|already imported|AlreadyKnown/i],
-  ["underpriced", /underpriced|replacement transaction|fee too low|max fee per gas less than block base fee/i],
+  [
+    "underpriced",
+    /underpriced|replacement transaction|fee too low|max fee per gas less than block base fee/i,
+  ],
   ["insufficient-funds", /insufficient funds|InsufficientFunds|Insufficient balance/i],
   ["revert", /revert|execution reverted|invalid opcode|out of gas/i],
 ];
@@ -53,7 +56,8 @@ export function isConnectionFailure(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
     const e = current as { name?: unknown; message?: unknown; code?: unknown; cause?: unknown };
-    for (const part of [e.name, e.message, e.code]) if (typeof part === "string" || typeof part === "number") parts.push(String(part));
+    for (const part of [e.name, e.message, e.code])
+      if (typeof part === "string" || typeof part === "number") parts.push(String(part));
     current = e.cause;
   }
   return /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|UND_ERR|fetch failed|socket hang up|TimeoutError|AbortError|other side closed/i.test(

@@ -64,8 +64,20 @@ export class TxDispatcher {
     await this.sweep(0);
     const leaseMs = this.#engine.options.leaseMs;
     this.#timers.push(
-      setInterval(() => void this.#store.renewLeases(this.#owner, leaseMs).catch((err) => this.#logger.warn({ err }, "lease renewal failed")), Math.floor(leaseMs / 3)),
-      setInterval(() => void this.sweep(leaseMs).catch((err) => this.#logger.warn({ err }, "recovery sweep failed")), this.#options.sweepMs),
+      setInterval(
+        () =>
+          void this.#store
+            .renewLeases(this.#owner, leaseMs)
+            .catch((err) => this.#logger.warn({ err }, "lease renewal failed")),
+        Math.floor(leaseMs / 3),
+      ),
+      setInterval(
+        () =>
+          void this.sweep(leaseMs).catch((err) =>
+            this.#logger.warn({ err }, "recovery sweep failed"),
+          ),
+        this.#options.sweepMs,
+      ),
     );
     this.#loop = this.#run();
   }
@@ -167,7 +179,9 @@ export class TxDispatcher {
       keepLease = retryable;
       if (retryable) this.#logger.warn({ txId }, "RPC unavailable; transaction will be retried");
       else this.#logger.error({ err, txId }, "driving a transaction failed; will retry");
-      await this.#queue.fail(job.id, retryable ? "RPC unavailable" : String((err as Error).message)).catch(() => {});
+      await this.#queue
+        .fail(job.id, retryable ? "RPC unavailable" : String((err as Error).message))
+        .catch(() => {});
     } finally {
       await release?.();
       if (!keepLease) await this.#store.releaseLease(txId, this.#owner).catch(() => {});
@@ -182,7 +196,8 @@ export class TxDispatcher {
       this.#orgWaiters.set(orgId, local);
     }
     const entry = local;
-    while (entry.active >= MAX_IN_FLIGHT_PER_ORG) await new Promise<void>((resolve) => entry.waiters.push(resolve));
+    while (entry.active >= MAX_IN_FLIGHT_PER_ORG)
+      await new Promise<void>((resolve) => entry.waiters.push(resolve));
     entry.active++;
     const releaseLocal = () => {
       entry.active--;

@@ -92,7 +92,10 @@ export class TxEngine extends EventEmitter<{ progress: [rootId: string] }> {
     const root = await this.#d.store.get(rootId);
     if (root === undefined || isFinal(root)) return;
     const members = await this.#d.store.members(root);
-    const [wallet] = await this.#d.store.database.db.select().from(wallets).where(eq(wallets.id, root.walletId));
+    const [wallet] = await this.#d.store.database.db
+      .select()
+      .from(wallets)
+      .where(eq(wallets.id, root.walletId));
     if (wallet === undefined) throw new Error(`wallet ${root.walletId} of ${root.id} not found`);
     try {
       await this.#advance(root, members, wallet);
@@ -100,9 +103,13 @@ export class TxEngine extends EventEmitter<{ progress: [rootId: string] }> {
       await this.#d.store.setLastError([root.id], null);
     } catch (error) {
       if (classifyRpcFailure(error) === "unavailable") {
-        await this.#d.store.setLastError([root.id, ...members.map((m) => m.id)], "RPC unavailable").catch(() => {});
+        await this.#d.store
+          .setLastError([root.id, ...members.map((m) => m.id)], "RPC unavailable")
+          .catch(() => {});
         this.emit("progress", root.id);
-        throw error instanceof RpcUnavailableError ? error : new RpcUnavailableError({ cause: error });
+        throw error instanceof RpcUnavailableError
+          ? error
+          : new RpcUnavailableError({ cause: error });
       }
       throw error;
     } finally {
@@ -110,7 +117,11 @@ export class TxEngine extends EventEmitter<{ progress: [rootId: string] }> {
     }
   }
 
-  async #advance(root: TxRow, initial: TxRow[], wallet: typeof wallets.$inferSelect): Promise<void> {
+  async #advance(
+    root: TxRow,
+    initial: TxRow[],
+    wallet: typeof wallets.$inferSelect,
+  ): Promise<void> {
     const store = this.#d.store;
     const rows = new Map(initial.map((r) => [r.id, r]));
     const reload = async (id: string) => {
@@ -134,7 +145,12 @@ export class TxEngine extends EventEmitter<{ progress: [rootId: string] }> {
         const needNonce = live().filter((r) => r.nonce === null);
         if (needNonce.length > 0) {
           const quote = await this.#d.fees.quote();
-          await this.#d.nonces.assign(wallet.id, wallet.address, needNonce.map((r) => r.id), quote);
+          await this.#d.nonces.assign(
+            wallet.id,
+            wallet.address,
+            needNonce.map((r) => r.id),
+            quote,
+          );
           for (const r of needNonce) await reload(r.id);
         }
         // 3. Before sending anything again: receipts of every hash already broadcast.
@@ -160,7 +176,12 @@ export class TxEngine extends EventEmitter<{ progress: [rootId: string] }> {
     try {
       const gas = BigInt(
         await this.#d.rpc.call<string>("eth_estimateGas", [
-          { from: row.fromAddress, to: row.toAddress, data: row.data, value: toHex(BigInt(row.value)) },
+          {
+            from: row.fromAddress,
+            to: row.toAddress,
+            data: row.data,
+            value: toHex(BigInt(row.value)),
+          },
         ]),
       );
       const limit = (gas * BigInt(100 + this.options.gasMarginPercent)) / 100n;
@@ -170,7 +191,8 @@ export class TxEngine extends EventEmitter<{ progress: [rootId: string] }> {
     } catch (error) {
       const kind = classifyRpcFailure(error);
       if (kind === "unavailable") throw error;
-      const reason = kind === "revert" ? revertReason((error as RpcResponseError).data) : messageOf(error);
+      const reason =
+        kind === "revert" ? revertReason((error as RpcResponseError).data) : messageOf(error);
       await this.#d.store.markFailed(row.id, reason, kind === "revert" ? "revert" : "rejected");
       return undefined;
     }
@@ -230,12 +252,16 @@ export class TxEngine extends EventEmitter<{ progress: [rootId: string] }> {
           // First send only: another transaction holds this nonce in the pool; outbid it once.
           // Replacements that are refused are bumped again at the next stuck check.
           const fresh = await reload(row.id);
-          if (fresh !== undefined && fees === undefined) await this.#broadcast(fresh, sign, wallet, reload, bumped);
+          if (fresh !== undefined && fees === undefined)
+            await this.#broadcast(fresh, sign, wallet, reload, bumped);
           break;
         }
         default: {
           // Refused for good (insufficient funds, malformed...): give the nonce back or fill it.
-          const reason = kind === "insufficient-funds" ? "Insufficient funds for gas and value" : messageOf(error);
+          const reason =
+            kind === "insufficient-funds"
+              ? "Insufficient funds for gas and value"
+              : messageOf(error);
           await this.#d.store.markFailed(row.id, reason, "rejected");
           await this.#releaseNonce(row, wallet);
         }
@@ -245,15 +271,26 @@ export class TxEngine extends EventEmitter<{ progress: [rootId: string] }> {
   }
 
   /** Looks up receipts for all hashes of `rows`; finalises the mined ones. Returns how many were final. */
-  async #checkReceipts(rows: TxRow[], reload: (id: string) => Promise<TxRow | undefined>): Promise<number> {
+  async #checkReceipts(
+    rows: TxRow[],
+    reload: (id: string) => Promise<TxRow | undefined>,
+  ): Promise<number> {
     const hashes = rows.flatMap((r) => r.attempts.map((a) => ({ row: r, hash: a.hash })));
     if (hashes.length === 0) return 0;
-    const answers = await this.#d.rpc.batch(hashes.map((h) => ({ method: "eth_getTransactionReceipt", params: [h.hash] })));
+    const answers = await this.#d.rpc.batch(
+      hashes.map((h) => ({ method: "eth_getTransactionReceipt", params: [h.hash] })),
+    );
     const done = new Set<string>();
     for (let i = 0; i < hashes.length; i++) {
       const answer = answers[i];
       const entry = hashes[i]!;
-      if (answer instanceof RpcResponseError || answer === null || answer === undefined || done.has(entry.row.id)) continue;
+      if (
+        answer instanceof RpcResponseError ||
+        answer === null ||
+        answer === undefined ||
+        done.has(entry.row.id)
+      )
+        continue;
       await this.#finalise(entry.row, answer as RawReceipt);
       done.add(entry.row.id);
       await reload(entry.row.id);
@@ -272,14 +309,24 @@ export class TxEngine extends EventEmitter<{ progress: [rootId: string] }> {
     };
     if (summary.status === 1) {
       const facts = receiptFacts(receipt.logs, this.#d.contracts);
-      await this.#d.store.markConfirmed(row.id, summary, { ...row.context, ...facts, txHash: summary.hash });
+      await this.#d.store.markConfirmed(row.id, summary, {
+        ...row.context,
+        ...facts,
+        txHash: summary.hash,
+      });
       return;
     }
     // Reverted on chain: replay the call at that block to read the revert data.
     let reason = "execution reverted";
     try {
       await this.#d.rpc.call("eth_call", [
-        { from: row.fromAddress, to: row.toAddress, data: row.data, value: toHex(BigInt(row.value)), gas: toHex(BigInt(row.gasLimit ?? "0")) },
+        {
+          from: row.fromAddress,
+          to: row.toAddress,
+          data: row.data,
+          value: toHex(BigInt(row.value)),
+          gas: toHex(BigInt(row.gasLimit ?? "0")),
+        },
         toHex(BigInt(summary.blockNumber) - 1n),
       ]);
     } catch (error) {
@@ -313,24 +360,38 @@ export class TxEngine extends EventEmitter<{ progress: [rootId: string] }> {
         // Stuck: same nonce, higher fees.
         for (const row of live()) {
           const last = row.attempts.at(-1);
-          if (last === undefined || now - Date.parse(last.sentAt) < this.options.stuckAfterMs) continue;
+          if (last === undefined || now - Date.parse(last.sentAt) < this.options.stuckAfterMs)
+            continue;
           const bumped = bumpFees(
-            { maxFeePerGas: BigInt(last.maxFeePerGas), maxPriorityFeePerGas: BigInt(last.maxPriorityFeePerGas) },
+            {
+              maxFeePerGas: BigInt(last.maxFeePerGas),
+              maxPriorityFeePerGas: BigInt(last.maxPriorityFeePerGas),
+            },
             await this.#d.fees.quote(),
           );
-          this.#d.logger.info({ txId: row.id, nonce: row.nonce, maxFeePerGas: bumped.maxFeePerGas.toString() }, "re-pricing stuck transaction");
+          this.#d.logger.info(
+            { txId: row.id, nonce: row.nonce, maxFeePerGas: bumped.maxFeePerGas.toString() },
+            "re-pricing stuck transaction",
+          );
           await this.#broadcast(row, sign, wallet, reload, bumped);
         }
         // Lost nonces: the chain moved past our nonce but none of our hashes has a receipt.
         if (now - lastNonceCheck > 2_000) {
           lastNonceCheck = now;
-          const latest = Number(BigInt(await this.#d.rpc.call<string>("eth_getTransactionCount", [wallet.address, "latest"])));
+          const latest = Number(
+            BigInt(
+              await this.#d.rpc.call<string>("eth_getTransactionCount", [wallet.address, "latest"]),
+            ),
+          );
           const passed = live().filter((r) => r.nonce !== null && r.nonce < latest);
           if (passed.length > 0 && (await this.#checkReceipts(passed, reload)) < passed.length) {
             for (const row of passed) {
               const fresh = await reload(row.id);
               if (fresh === undefined || isFinal(fresh)) continue;
-              this.#d.logger.warn({ txId: row.id, nonce: row.nonce }, "nonce consumed by another transaction; re-queueing");
+              this.#d.logger.warn(
+                { txId: row.id, nonce: row.nonce },
+                "nonce consumed by another transaction; re-queueing",
+              );
               await this.#d.nonces.resync(wallet.id, wallet.address);
               await this.#d.store.requeue(row.id);
               await reload(row.id);
@@ -340,7 +401,9 @@ export class TxEngine extends EventEmitter<{ progress: [rootId: string] }> {
           // Dropped from the pool (e.g. node restarted without its pool): send the last attempt again.
           for (const row of live()) {
             if (row.nonce === null || row.attempts.length === 0) continue;
-            const known = await this.#d.rpc.call<unknown>("eth_getTransactionByHash", [row.attempts.at(-1)!.hash]);
+            const known = await this.#d.rpc.call<unknown>("eth_getTransactionByHash", [
+              row.attempts.at(-1)!.hash,
+            ]);
             if (known === null) {
               const last = row.attempts.at(-1)!;
               await this.#broadcast(row, sign, wallet, reload, {
@@ -383,7 +446,10 @@ export class TxEngine extends EventEmitter<{ progress: [rootId: string] }> {
       nonce: row.nonce,
       context: { fills: row.id },
     });
-    this.#d.logger.warn({ txId: row.id, nonce: row.nonce, fillerId }, "filling nonce gap with a self-transfer");
+    this.#d.logger.warn(
+      { txId: row.id, nonce: row.nonce, fillerId },
+      "filling nonce gap with a self-transfer",
+    );
     await this.#d.enqueue(fillerId, row.orgId);
   }
 
@@ -394,21 +460,37 @@ export class TxEngine extends EventEmitter<{ progress: [rootId: string] }> {
       const ok = c.state === "confirmed" || c.state === "mined";
       const hash = c.receipt?.hash ?? c.attempts.at(-1)?.hash ?? null;
       return ok
-        ? { index: c.itemIndex ?? 0, success: true, tokenId: idText(c.result?.tokenId), txHash: hash }
-        : { index: c.itemIndex ?? 0, success: false, txHash: hash, error: `Transaction failed: ${c.error ?? "unknown"}` };
+        ? {
+            index: c.itemIndex ?? 0,
+            success: true,
+            tokenId: idText(c.result?.tokenId),
+            txHash: hash,
+          }
+        : {
+            index: c.itemIndex ?? 0,
+            success: false,
+            txHash: hash,
+            error: `Transaction failed: ${c.error ?? "unknown"}`,
+          };
     });
     const issued = results.filter((r) => r.success).length;
-    await this.#d.store.finishParent(root.id, issued > 0 || children.length === 0 ? "confirmed" : "failed", {
-      ...root.context,
-      issued,
-      failed: results.length - issued,
-      results,
-    });
+    await this.#d.store.finishParent(
+      root.id,
+      issued > 0 || children.length === 0 ? "confirmed" : "failed",
+      {
+        ...root.context,
+        issued,
+        failed: results.length - issued,
+        results,
+      },
+    );
   }
 }
 
 function idText(value: unknown): string {
-  return typeof value === "string" || typeof value === "number" || typeof value === "bigint" ? String(value) : "";
+  return typeof value === "string" || typeof value === "number" || typeof value === "bigint"
+    ? String(value)
+    : "";
 }
 
 function toHex(value: bigint): string {

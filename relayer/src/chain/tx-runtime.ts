@@ -42,8 +42,10 @@ export class TxRuntime {
     this.store = new TxStore(ctx.database);
     this.nonces = new NonceAllocator(ctx.database, this.rpc);
     const logger = ctx.logger.child({ component: "tx-engine" });
-    const connectionString = (ctx.database.pool.options as { connectionString?: string }).connectionString;
-    if (connectionString === undefined) throw new Error("the database pool has no connection string (needed by pg-boss)");
+    const connectionString = (ctx.database.pool.options as { connectionString?: string })
+      .connectionString;
+    if (connectionString === undefined)
+      throw new Error("the database pool has no connection string (needed by pg-boss)");
     this.queue = new TxQueue(connectionString, logger);
     this.engine = new TxEngine({
       store: this.store,
@@ -82,13 +84,17 @@ export class TxRuntime {
    * @param options.timeoutMs give up and return the live row after this long
    * @param options.failOnRpcDown throw `RpcUnavailableError` while the row reports the node down
    */
-  async waitForFinal(txId: string, options: { timeoutMs: number; failOnRpcDown: boolean }): Promise<TxRow> {
+  async waitForFinal(
+    txId: string,
+    options: { timeoutMs: number; failOnRpcDown: boolean },
+  ): Promise<TxRow> {
     const deadline = Date.now() + options.timeoutMs;
     for (;;) {
       const row = await this.store.get(txId);
       if (row === undefined) throw new Error(`transaction ${txId} vanished`);
       if (isFinal(row)) return row;
-      if (options.failOnRpcDown && row.lastError === "RPC unavailable") throw new RpcUnavailableError({ details: { txId } });
+      if (options.failOnRpcDown && row.lastError === "RPC unavailable")
+        throw new RpcUnavailableError({ details: { txId } });
       const left = deadline - Date.now();
       if (left <= 0) return row;
       await new Promise<void>((resolve) => {

@@ -1,6 +1,11 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../db/client.js";
-import { transactions, type TxAttempt, type TxReceiptSummary, type TxState } from "../db/schema/transactions.js";
+import {
+  transactions,
+  type TxAttempt,
+  type TxReceiptSummary,
+  type TxState,
+} from "../db/schema/transactions.js";
 
 /** A row of `transactions` as the engine sees it. */
 export type TxRow = typeof transactions.$inferSelect;
@@ -33,7 +38,10 @@ export class TxStore {
   }
 
   async get(id: string): Promise<TxRow | undefined> {
-    const [row] = await this.#database.db.select().from(transactions).where(eq(transactions.id, id));
+    const [row] = await this.#database.db
+      .select()
+      .from(transactions)
+      .where(eq(transactions.id, id));
     return row;
   }
 
@@ -143,7 +151,11 @@ export class TxStore {
   }
 
   /** Stores a receipt with status 1 and the result the API reports. */
-  async markConfirmed(id: string, receipt: TxReceiptSummary, result: Record<string, unknown>): Promise<void> {
+  async markConfirmed(
+    id: string,
+    receipt: TxReceiptSummary,
+    result: Record<string, unknown>,
+  ): Promise<void> {
     await this.#database.db
       .update(transactions)
       .set({
@@ -186,7 +198,14 @@ export class TxStore {
   async markReplaced(id: string, error: string): Promise<void> {
     await this.#database.db
       .update(transactions)
-      .set({ state: "replaced", error, errorKind: "rejected", replacedAt: sql`now()`, runningSince: null, updatedAt: sql`now()` })
+      .set({
+        state: "replaced",
+        error,
+        errorKind: "rejected",
+        replacedAt: sql`now()`,
+        runningSince: null,
+        updatedAt: sql`now()`,
+      })
       .where(eq(transactions.id, id));
   }
 
@@ -196,7 +215,9 @@ export class TxStore {
     await this.#database.db
       .update(transactions)
       .set({ lastError, updatedAt: sql`now()` })
-      .where(and(inArray(transactions.id, [...ids]), inArray(transactions.state, [...LIVE_STATES])));
+      .where(
+        and(inArray(transactions.id, [...ids]), inArray(transactions.state, [...LIVE_STATES])),
+      );
   }
 
   /** Sets a batch parent's final state and aggregated result. */

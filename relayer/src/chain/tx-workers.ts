@@ -15,7 +15,10 @@ import { txRuntimeOf, type TxRuntimeOptions } from "./tx-runtime.js";
  * // on shutdown (before closing the database):
  * await workers.stop();
  */
-export async function startTxWorkers(ctx: AppContext, options?: TxRuntimeOptions): Promise<{ stop(): Promise<void> }> {
+export async function startTxWorkers(
+  ctx: AppContext,
+  options?: TxRuntimeOptions,
+): Promise<{ stop(): Promise<void> }> {
   const runtime = txRuntimeOf(ctx, options);
   await runtime.dispatcher.start();
   return { stop: () => runtime.stop() };

@@ -69,7 +69,8 @@ interface AssetRow {
 }
 
 /** ISO 8601 text straight from PostgreSQL: no Date objects per row on the hot read path. */
-const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const iso = (column: string) =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 const SELECT = `
   SELECT a.token_id::text, t.name AS type_name, a.owner, a.minter, a.stake_wei::text, a.cid, a.password_hash,

@@ -34,7 +34,11 @@ export class AesGcmKeyStore implements KeyStore {
       throw new KeyStoreError("MASTER_KEY must be 64 hex characters (32 bytes)");
     }
     this.#key = Buffer.from(masterKeyHex, "hex");
-    this.keyId = createHash("sha256").update("rwa-keystore-id").update(this.#key).digest("hex").slice(0, 16);
+    this.keyId = createHash("sha256")
+      .update("rwa-keystore-id")
+      .update(this.#key)
+      .digest("hex")
+      .slice(0, 16);
   }
 
   seal(plaintext: string, context: string): string {
@@ -43,19 +47,30 @@ export class AesGcmKeyStore implements KeyStore {
     cipher.setAAD(Buffer.from(context, "utf8"));
     const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
     const tag = cipher.getAuthTag();
-    return [VERSION, this.keyId, iv.toString("base64"), tag.toString("base64"), ciphertext.toString("base64")].join(":");
+    return [
+      VERSION,
+      this.keyId,
+      iv.toString("base64"),
+      tag.toString("base64"),
+      ciphertext.toString("base64"),
+    ].join(":");
   }
 
   open(envelope: string, context: string): string {
     const parts = envelope.split(":");
-    if (parts.length !== 5 || parts[0] !== VERSION) throw new KeyStoreError("Unrecognised key envelope");
+    if (parts.length !== 5 || parts[0] !== VERSION)
+      throw new KeyStoreError("Unrecognised key envelope");
     const [, keyId, ivB64, tagB64, ctB64] = parts as [string, string, string, string, string];
-    if (keyId !== this.keyId) throw new KeyStoreError("Envelope was sealed under a different master key");
+    if (keyId !== this.keyId)
+      throw new KeyStoreError("Envelope was sealed under a different master key");
     try {
       const decipher = createDecipheriv("aes-256-gcm", this.#key, Buffer.from(ivB64, "base64"));
       decipher.setAAD(Buffer.from(context, "utf8"));
       decipher.setAuthTag(Buffer.from(tagB64, "base64"));
-      return Buffer.concat([decipher.update(Buffer.from(ctB64, "base64")), decipher.final()]).toString("utf8");
+      return Buffer.concat([
+        decipher.update(Buffer.from(ctB64, "base64")),
+        decipher.final(),
+      ]).toString("utf8");
     } catch (cause) {
       throw new KeyStoreError("Envelope failed authentication", { cause });
     }

@@ -11,7 +11,9 @@ const DECIMAL = /^(0|[1-9]\d{0,40})(\.\d{1,18})?$/;
 export function parseCoin(value: string | number, field: string): bigint {
   const text = typeof value === "number" ? String(value) : value.trim();
   if (!DECIMAL.test(text)) {
-    throw new ValidationError(`Invalid field: ${field} (must be a decimal amount with at most 18 decimals, e.g. "0.1")`);
+    throw new ValidationError(
+      `Invalid field: ${field} (must be a decimal amount with at most 18 decimals, e.g. "0.1")`,
+    );
   }
   return parseEther(text);
 }

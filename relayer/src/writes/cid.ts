@@ -29,14 +29,24 @@ export function parseCid(text: string, field = "ipfsHash"): { parts: CidParts; c
     throw new ValidationError(`Invalid field: ${field} (not a valid IPFS CID)`);
   }
   const digest = cid.multihash.digest;
-  if (digest.length !== 32) throw new ValidationError(`Invalid field: ${field} (only CIDs with 32-byte digests are supported)`);
-  if (cid.multihash.code > 0xffff) throw new ValidationError(`Invalid field: ${field} (unsupported multihash function)`);
+  if (digest.length !== 32)
+    throw new ValidationError(
+      `Invalid field: ${field} (only CIDs with 32-byte digests are supported)`,
+    );
+  if (cid.multihash.code > 0xffff)
+    throw new ValidationError(`Invalid field: ${field} (unsupported multihash function)`);
   if (cid.version === 0 && (cid.code !== DAG_PB || cid.multihash.code !== SHA2_256)) {
     throw new ValidationError(`Invalid field: ${field} (CIDv0 must be dag-pb sha2-256)`);
   }
-  if (digest.every((b) => b === 0)) throw new ValidationError(`Invalid field: ${field} (zero digest)`);
+  if (digest.every((b) => b === 0))
+    throw new ValidationError(`Invalid field: ${field} (zero digest)`);
   return {
-    parts: { digest: hexlify(digest), version: cid.version, codec: BigInt(cid.code), hashCode: cid.multihash.code },
+    parts: {
+      digest: hexlify(digest),
+      version: cid.version,
+      codec: BigInt(cid.code),
+      hashCode: cid.multihash.code,
+    },
     canonical: cid.toString(),
   };
 }
@@ -48,7 +58,12 @@ export function parseCid(text: string, field = "ipfsHash"): { parts: CidParts; c
 export async function jsonCid(bytes: Uint8Array): Promise<{ parts: CidParts; canonical: string }> {
   const cid = CID.createV1(json.code, await sha256.digest(bytes));
   return {
-    parts: { digest: hexlify(cid.multihash.digest), version: 1, codec: BigInt(json.code), hashCode: SHA2_256 },
+    parts: {
+      digest: hexlify(cid.multihash.digest),
+      version: 1,
+      codec: BigInt(json.code),
+      hashCode: SHA2_256,
+    },
     canonical: cid.toString(),
   };
 }

@@ -17,8 +17,14 @@ export function requestHash(kind: string, body: unknown): string {
 /** Validates an `Idempotency-Key` header value (1-255 visible ASCII characters). */
 export function checkIdempotencyKey(key: string | undefined): string | undefined {
   if (key === undefined) return undefined;
-  if (key.length === 0 || key.length > WRITE_LIMITS.idempotencyKeyMax || !/^[\x21-\x7e]+$/.test(key)) {
-    throw new ValidationError("Invalid header: Idempotency-Key (1 to 255 visible ASCII characters)");
+  if (
+    key.length === 0 ||
+    key.length > WRITE_LIMITS.idempotencyKeyMax ||
+    !/^[\x21-\x7e]+$/.test(key)
+  ) {
+    throw new ValidationError(
+      "Invalid header: Idempotency-Key (1 to 255 visible ASCII characters)",
+    );
   }
   return key;
 }
@@ -28,11 +34,22 @@ export function checkIdempotencyKey(key: string | undefined): string | undefined
  *
  * @throws ConflictError when the key was used with another body
  */
-export async function findIdempotent(database: Database, orgId: string, key: string, hash: string): Promise<string | undefined> {
+export async function findIdempotent(
+  database: Database,
+  orgId: string,
+  key: string,
+  hash: string,
+): Promise<string | undefined> {
   const [row] = await database.db
     .select()
     .from(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.orgId, orgId), eq(idempotencyKeys.key, key), sql`${idempotencyKeys.expiresAt} > now()`));
+    .where(
+      and(
+        eq(idempotencyKeys.orgId, orgId),
+        eq(idempotencyKeys.key, key),
+        sql`${idempotencyKeys.expiresAt} > now()`,
+      ),
+    );
   if (row === undefined) return undefined;
   if (row.requestHash !== hash) throw new ConflictError(IDEMPOTENCY_CONFLICT);
   return row.transactionId;

@@ -49,15 +49,22 @@ export async function prepareIssue(
   const stakeText = input.stakedAmount ?? WRITE_LIMITS.defaultStake;
   const stake = parseCoin(stakeText, `${prefix}stakedAmount`);
   if (stake < WRITE_LIMITS.minStakeWei) {
-    throw new ValidationError(`${prefix === "" ? "" : prefix}stakedAmount minimum is 0.1 ${ctx.config.coinSymbol}`);
+    throw new ValidationError(
+      `${prefix === "" ? "" : prefix}stakedAmount minimum is 0.1 ${ctx.config.coinSymbol}`,
+    );
   }
   checkUrl(input.image, `${prefix}image`, ["https:", "http:", "ipfs:"]);
   checkUrl(input.externalUrl, `${prefix}externalUrl`, ["https:", "http:"]);
   const metadata = await buildMetadata(input, input.ipfsHash);
   if (!(await assetTypeCacheOf(ctx).isRegistered(input.assetType))) {
-    throw new ValidationError(`Invalid field: ${prefix}assetType (asset type not registered: ${input.assetType})`);
+    throw new ValidationError(
+      `Invalid field: ${prefix}assetType (asset type not registered: ${input.assetType})`,
+    );
   }
-  const passwordHash = input.password === undefined || input.password === "" ? ZeroHash : keccak256(toUtf8Bytes(input.password));
+  const passwordHash =
+    input.password === undefined || input.password === ""
+      ? ZeroHash
+      : keccak256(toUtf8Bytes(input.password));
   const p = metadata.cidParts;
   const data = assetTokenInterface.encodeFunctionData("mint", [
     input.assetType,
@@ -83,16 +90,29 @@ export async function prepareIssue(
 }
 
 /** Builds the issue-asset call (one) and stores its metadata document. */
-export async function prepareIssueAsset(ctx: AppContext, wallet: OrgWallet, input: IssueAssetInput): Promise<PreparedCall[]> {
+export async function prepareIssueAsset(
+  ctx: AppContext,
+  wallet: OrgWallet,
+  input: IssueAssetInput,
+): Promise<PreparedCall[]> {
   const { call, metadata } = await prepareIssue(ctx, wallet, input);
   await storeMetadata(ctx.database, [metadata]);
   return [call];
 }
 
 /** Builds one mint per batch item (validating all first: one bad item fails the request with 400). */
-export async function prepareBatchIssue(ctx: AppContext, wallet: OrgWallet, assets: readonly IssueAssetInput[]): Promise<PreparedCall[]> {
-  const prepared = await Promise.all(assets.map((asset, i) => prepareIssue(ctx, wallet, asset, `assets.${i}.`)));
-  await storeMetadata(ctx.database, prepared.map((p) => p.metadata));
+export async function prepareBatchIssue(
+  ctx: AppContext,
+  wallet: OrgWallet,
+  assets: readonly IssueAssetInput[],
+): Promise<PreparedCall[]> {
+  const prepared = await Promise.all(
+    assets.map((asset, i) => prepareIssue(ctx, wallet, asset, `assets.${i}.`)),
+  );
+  await storeMetadata(
+    ctx.database,
+    prepared.map((p) => p.metadata),
+  );
   return prepared.map((p) => p.call);
 }
 
@@ -105,6 +125,8 @@ function checkUrl(value: string | undefined, field: string, protocols: readonly 
     throw new ValidationError(`Invalid field: ${field} (not a URL)`);
   }
   if (!protocols.includes(url.protocol)) {
-    throw new ValidationError(`Invalid field: ${field} (must be an ${protocols.map((p) => p.replace(":", "")).join("/")} URL)`);
+    throw new ValidationError(
+      `Invalid field: ${field} (must be an ${protocols.map((p) => p.replace(":", "")).join("/")} URL)`,
+    );
   }
 }

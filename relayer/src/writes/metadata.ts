@@ -45,7 +45,10 @@ export function canonicalJson(value: unknown): string {
  * const meta = await buildMetadata({ assetType: "Bond", name: "B-1", description: "..." });
  * meta.cid // "bagaaiera..."
  */
-export async function buildMetadata(input: MetadataInput, ipfsHash?: string): Promise<BuiltMetadata> {
+export async function buildMetadata(
+  input: MetadataInput,
+  ipfsHash?: string,
+): Promise<BuiltMetadata> {
   const document = {
     name: input.name,
     description: input.description,
@@ -63,7 +66,10 @@ export async function buildMetadata(input: MetadataInput, ipfsHash?: string): Pr
 }
 
 /** Stores documents by CID (first write wins: a computed CID always names the same bytes). */
-export async function storeMetadata(database: Database, docs: readonly BuiltMetadata[]): Promise<void> {
+export async function storeMetadata(
+  database: Database,
+  docs: readonly BuiltMetadata[],
+): Promise<void> {
   if (docs.length === 0) return;
   await database.db
     .insert(assetMetadata)

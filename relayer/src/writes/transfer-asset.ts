@@ -1,6 +1,11 @@
 import { AbiCoder } from "ethers";
 import type { AppContext } from "../context.js";
-import { assetTokenInterface, LISTING_STATE, marketplaceInterface, registryInterface } from "../chain/abis.js";
+import {
+  assetTokenInterface,
+  LISTING_STATE,
+  marketplaceInterface,
+  registryInterface,
+} from "../chain/abis.js";
 import { txRuntimeOf } from "../chain/tx-runtime.js";
 import { ValidationError } from "../errors.js";
 import { formatCoin, parseCoin } from "./amounts.js";
@@ -28,8 +33,19 @@ export async function prepareTransfer(
   const tokenId = parseId(input.tokenId, "tokenId");
   const to = parseAddress(input.toAddress, "toAddress");
   await requireHeld(ctx, wallet, tokenId);
-  const data = assetTokenInterface.encodeFunctionData("safeTransferFrom(address,address,uint256)", [wallet.address, to, tokenId]);
-  return [{ to: ctx.contracts.assetToken, data, value: 0n, context: { from: wallet.address, to, tokenId: tokenId.toString() } }];
+  const data = assetTokenInterface.encodeFunctionData("safeTransferFrom(address,address,uint256)", [
+    wallet.address,
+    to,
+    tokenId,
+  ]);
+  return [
+    {
+      to: ctx.contracts.assetToken,
+      data,
+      value: 0n,
+      context: { from: wallet.address, to, tokenId: tokenId.toString() },
+    },
+  ];
 }
 
 /**
@@ -39,7 +55,11 @@ export async function prepareTransfer(
 export async function prepareList(
   ctx: AppContext,
   wallet: OrgWallet,
-  input: { tokenId: string | number; priceInCOIN: string | number; durationDays?: number | undefined },
+  input: {
+    tokenId: string | number;
+    priceInCOIN: string | number;
+    durationDays?: number | undefined;
+  },
 ): Promise<PreparedCall[]> {
   const tokenId = parseId(input.tokenId, "tokenId");
   const price = parseCoin(input.priceInCOIN, "priceInCOIN");
@@ -47,18 +67,21 @@ export async function prepareList(
   const days = input.durationDays ?? WRITE_LIMITS.durationDaysDefault;
   await requireHeld(ctx, wallet, tokenId);
   const payload = AbiCoder.defaultAbiCoder().encode(["uint256", "uint256"], [price, BigInt(days)]);
-  const data = assetTokenInterface.encodeFunctionData("safeTransferFrom(address,address,uint256,bytes)", [
-    wallet.address,
-    ctx.contracts.marketplace,
-    tokenId,
-    payload,
-  ]);
+  const data = assetTokenInterface.encodeFunctionData(
+    "safeTransferFrom(address,address,uint256,bytes)",
+    [wallet.address, ctx.contracts.marketplace, tokenId, payload],
+  );
   return [
     {
       to: ctx.contracts.assetToken,
       data,
       value: 0n,
-      context: { tokenId: tokenId.toString(), priceInCOIN: formatCoin(price), durationDays: days, seller: wallet.address },
+      context: {
+        tokenId: tokenId.toString(),
+        priceInCOIN: formatCoin(price),
+        durationDays: days,
+        seller: wallet.address,
+      },
     },
   ];
 }
@@ -66,7 +89,8 @@ export async function prepareList(
 /** Refuses inactive (expired, sold, cancelled, unknown) listings with the spec's 400. */
 async function activeListing(ctx: AppContext, listingId: bigint) {
   const listing = await txRuntimeOf(ctx).reader.listing(listingId);
-  if (listing === undefined || listing.effectiveState !== LISTING_STATE.Active) throw new ValidationError("Listing not active");
+  if (listing === undefined || listing.effectiveState !== LISTING_STATE.Active)
+    throw new ValidationError("Listing not active");
   return listing;
 }
 
@@ -80,7 +104,10 @@ export async function prepareBuy(
   input: { listingId: string | number; maxPriceInCOIN?: string | number | undefined },
 ): Promise<PreparedCall[]> {
   const listingId = parseId(input.listingId, "listingId");
-  const maxPrice = input.maxPriceInCOIN === undefined ? undefined : parseCoin(input.maxPriceInCOIN, "maxPriceInCOIN");
+  const maxPrice =
+    input.maxPriceInCOIN === undefined
+      ? undefined
+      : parseCoin(input.maxPriceInCOIN, "maxPriceInCOIN");
   const listing = await activeListing(ctx, listingId);
   if (listing.seller.toLowerCase() === wallet.address.toLowerCase()) {
     throw new ValidationError("Seller cannot buy own listing");
@@ -93,13 +120,21 @@ export async function prepareBuy(
       to: ctx.contracts.marketplace,
       data,
       value,
-      context: { listingId: listingId.toString(), tokenId: listing.tokenId.toString(), buyer: wallet.address },
+      context: {
+        listingId: listingId.toString(),
+        tokenId: listing.tokenId.toString(),
+        buyer: wallet.address,
+      },
     },
   ];
 }
 
 /** `marketplace/delist`: seller only (400 otherwise, nothing sent). */
-export async function prepareDelist(ctx: AppContext, wallet: OrgWallet, input: { listingId: string | number }): Promise<PreparedCall[]> {
+export async function prepareDelist(
+  ctx: AppContext,
+  wallet: OrgWallet,
+  input: { listingId: string | number },
+): Promise<PreparedCall[]> {
   const listingId = parseId(input.listingId, "listingId");
   const listing = await activeListing(ctx, listingId);
   if (listing.seller.toLowerCase() !== wallet.address.toLowerCase()) {
@@ -116,7 +151,11 @@ export async function prepareDelist(ctx: AppContext, wallet: OrgWallet, input: {
 }
 
 /** `register-asset-type`: `registerType(name)` from the org's wallet (it holds REGISTRAR_ROLE). */
-export async function prepareRegisterType(ctx: AppContext, _wallet: OrgWallet, input: { typeName: string }): Promise<PreparedCall[]> {
+export async function prepareRegisterType(
+  ctx: AppContext,
+  _wallet: OrgWallet,
+  input: { typeName: string },
+): Promise<PreparedCall[]> {
   if (await assetTypeCacheOf(ctx).isRegistered(input.typeName)) {
     throw new ValidationError(`Asset type already registered: ${input.typeName}`);
   }

@@ -10,7 +10,14 @@ import { WRITE_LIMITS } from "./limits.js";
 import { walletOfOrg, type OrgWallet } from "./wallet-of-org.js";
 
 /** The write kinds (`transactions.kind`). */
-export type WriteKind = "issue-asset" | "batch-issue" | "transfer" | "list" | "buy" | "delist" | "register-asset-type";
+export type WriteKind =
+  | "issue-asset"
+  | "batch-issue"
+  | "transfer"
+  | "list"
+  | "buy"
+  | "delist"
+  | "register-asset-type";
 
 /** One contract call a write will make, with what its response needs later. */
 export interface PreparedCall {
@@ -59,7 +66,12 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
   const runtime = txRuntimeOf(ctx);
   const hash = requestHash(request.kind, request.body);
   if (request.idempotencyKey !== undefined) {
-    const existing = await findIdempotent(ctx.database, request.orgId, request.idempotencyKey, hash);
+    const existing = await findIdempotent(
+      ctx.database,
+      request.orgId,
+      request.idempotencyKey,
+      hash,
+    );
     if (existing !== undefined) return outcomeOf(ctx, existing, request.respondAsync);
   }
 
@@ -93,7 +105,10 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
     need += calls[i]!.value + limit * quote.maxFeePerGas;
     return e.gas === undefined ? undefined : limit;
   });
-  const [balance, reserved] = await Promise.all([runtime.reader.balanceOf(wallet.address), reservedWei(ctx.database, wallet.id)]);
+  const [balance, reserved] = await Promise.all([
+    runtime.reader.balanceOf(wallet.address),
+    reservedWei(ctx.database, wallet.id),
+  ]);
   const available = balance > reserved ? balance - reserved : 0n;
   if (need > available) {
     const symbol = ctx.config.coinSymbol;
@@ -112,7 +127,12 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
   };
   const rows: NewTxRow[] = [];
   if (batch) {
-    rows.push({ ...base, id: rootId, kind: "batch-issue", context: { wallet: wallet.address, owner: wallet.address } });
+    rows.push({
+      ...base,
+      id: rootId,
+      kind: "batch-issue",
+      context: { wallet: wallet.address, owner: wallet.address },
+    });
     calls.forEach((call, index) => {
       const estimate = estimates[index]!;
       rows.push({
@@ -128,7 +148,12 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
         context: call.context,
         ...(estimate.revert === undefined
           ? {}
-          : { state: "failed" as const, error: estimate.revert, errorKind: "revert", failedAt: new Date() }),
+          : {
+              state: "failed" as const,
+              error: estimate.revert,
+              errorKind: "revert",
+              failedAt: new Date(),
+            }),
       });
     });
   } else {
@@ -165,8 +190,14 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
   });
   if (!inserted) {
     // Another request with the same key won the race (or an expired record is still there).
-    const existing = await findIdempotent(ctx.database, request.orgId, request.idempotencyKey!, hash);
-    if (existing === undefined) throw new ValidationError("Idempotency-Key is being reused too early; retry later");
+    const existing = await findIdempotent(
+      ctx.database,
+      request.orgId,
+      request.idempotencyKey!,
+      hash,
+    );
+    if (existing === undefined)
+      throw new ValidationError("Idempotency-Key is being reused too early; retry later");
     return outcomeOf(ctx, existing, request.respondAsync);
   }
   await request.afterRecord?.();
@@ -175,7 +206,11 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
 }
 
 /** Waits for a recorded write (sync) or reports its current state (async). */
-async function outcomeOf(ctx: AppContext, txId: string, respondAsync: boolean): Promise<WriteOutcome> {
+async function outcomeOf(
+  ctx: AppContext,
+  txId: string,
+  respondAsync: boolean,
+): Promise<WriteOutcome> {
   const runtime = txRuntimeOf(ctx);
   const row = respondAsync
     ? await runtime.store.get(txId)

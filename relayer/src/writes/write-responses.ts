@@ -6,12 +6,17 @@ import { formatCoin } from "./amounts.js";
  * The API body of a finished write, by kind (spec 4.2 fields; ids as strings, amounts as
  * decimal strings). A failed write throws `TransactionFailedError` (500 `Transaction failed: <reason>`).
  */
-export function writeResponse(row: TxRow, children: readonly TxRow[] = []): Record<string, unknown> {
+export function writeResponse(
+  row: TxRow,
+  children: readonly TxRow[] = [],
+): Record<string, unknown> {
   if (row.kind === "batch-issue") return batchResponse(row, children);
-  if (row.state === "failed" || row.state === "replaced") throw new TransactionFailedError(row.error ?? "unknown");
+  if (row.state === "failed" || row.state === "replaced")
+    throw new TransactionFailedError(row.error ?? "unknown");
   const r = row.result ?? {};
   const txHash = row.receipt?.hash ?? row.attempts.at(-1)?.hash ?? null;
-  const s = (v: unknown) => (typeof v === "string" || typeof v === "number" || typeof v === "bigint" ? String(v) : null);
+  const s = (v: unknown) =>
+    typeof v === "string" || typeof v === "number" || typeof v === "bigint" ? String(v) : null;
   switch (row.kind) {
     case "issue-asset":
       return {
@@ -34,7 +39,8 @@ export function writeResponse(row: TxRow, children: readonly TxRow[] = []): Reco
         tokenId: s(r.tokenId),
         priceInCOIN: r.priceInCOIN,
         durationDays: r.durationDays,
-        expiresAt: typeof r.expiresAt === "number" ? new Date(r.expiresAt * 1000).toISOString() : null,
+        expiresAt:
+          typeof r.expiresAt === "number" ? new Date(r.expiresAt * 1000).toISOString() : null,
       };
     case "buy":
       return {
@@ -59,11 +65,29 @@ function batchResponse(row: TxRow, children: readonly TxRow[]): Record<string, u
   const results = children.map((c) => {
     const txHash = c.receipt?.hash ?? c.attempts.at(-1)?.hash ?? null;
     if (c.state === "confirmed" || c.state === "mined") {
-      return { index: c.itemIndex ?? 0, success: true, tokenId: typeof c.result?.tokenId === "string" ? c.result.tokenId : "", txHash };
+      return {
+        index: c.itemIndex ?? 0,
+        success: true,
+        tokenId: typeof c.result?.tokenId === "string" ? c.result.tokenId : "",
+        txHash,
+      };
     }
-    return { index: c.itemIndex ?? 0, success: false, tokenId: null, txHash, error: `Transaction failed: ${c.error ?? "unknown"}` };
+    return {
+      index: c.itemIndex ?? 0,
+      success: false,
+      tokenId: null,
+      txHash,
+      error: `Transaction failed: ${c.error ?? "unknown"}`,
+    };
   });
   const issued = results.filter((r) => r.success).length;
   const wallet = (row.context as { wallet?: string }).wallet ?? row.fromAddress;
-  return { success: issued === results.length, issued, failed: results.length - issued, results, wallet, owner: wallet };
+  return {
+    success: issued === results.length,
+    issued,
+    failed: results.length - issued,
+    results,
+    wallet,
+    owner: wallet,
+  };
 }

@@ -37,7 +37,13 @@ export interface ERC721Context {
 }
 
 const RECEIVER_MAGIC_VALUE = "0x150b7a02";
-const RevertType = { None: 0, RevertWithoutMessage: 1, RevertWithMessage: 2, RevertWithCustomError: 3, Panic: 4 };
+const RevertType = {
+  None: 0,
+  RevertWithoutMessage: 1,
+  RevertWithMessage: 2,
+  RevertWithCustomError: 3,
+  Panic: 4,
+};
 
 /**
  * OpenZeppelin-style ERC-721 behaviour suite (balances, ownership, transfers, safe transfers to
@@ -88,19 +94,37 @@ export function shouldBehaveLikeERC721(load: () => Promise<ERC721Context>): void
         await ctx.token.connect(ctx.owner).setApprovalForAll(ctx.operator.address, true);
       });
 
-      type TransferFn = (from: string, to: string, tokenId: bigint, signer: HardhatEthersSigner) => Promise<unknown>;
+      type TransferFn = (
+        from: string,
+        to: string,
+        tokenId: bigint,
+        signer: HardhatEthersSigner,
+      ) => Promise<unknown>;
 
       const transferVariants: Array<[string, (c: ERC721Context) => TransferFn]> = [
-        ["transferFrom", (c) => (from, to, id, signer) => c.token.connect(signer).getFunction("transferFrom")(from, to, id)],
+        [
+          "transferFrom",
+          (c) => (from, to, id, signer) =>
+            c.token.connect(signer).getFunction("transferFrom")(from, to, id),
+        ],
         [
           "safeTransferFrom without data",
           (c) => (from, to, id, signer) =>
-            c.token.connect(signer).getFunction("safeTransferFrom(address,address,uint256)")(from, to, id),
+            c.token.connect(signer).getFunction("safeTransferFrom(address,address,uint256)")(
+              from,
+              to,
+              id,
+            ),
         ],
         [
           "safeTransferFrom with data",
           (c) => (from, to, id, signer) =>
-            c.token.connect(signer).getFunction("safeTransferFrom(address,address,uint256,bytes)")(from, to, id, data),
+            c.token.connect(signer).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+              from,
+              to,
+              id,
+              data,
+            ),
         ],
       ];
 
@@ -117,19 +141,28 @@ export function shouldBehaveLikeERC721(load: () => Promise<ERC721Context>): void
             ["an operator", (c: ERC721Context) => c.operator],
           ] as const) {
             it(`${name} by ${who} moves ownership, balances and clears the approval`, async function () {
-              const tx = transfer(ctx.owner.address, ctx.other.address, ctx.firstTokenId, pick(ctx));
+              const tx = transfer(
+                ctx.owner.address,
+                ctx.other.address,
+                ctx.firstTokenId,
+                pick(ctx),
+              );
               await expect(tx)
                 .to.emit(ctx.token, "Transfer")
                 .withArgs(ctx.owner.address, ctx.other.address, ctx.firstTokenId);
               expect(await ctx.token.ownerOf(ctx.firstTokenId)).to.equal(ctx.other.address);
               expect(await ctx.token.balanceOf(ctx.owner.address)).to.equal(1n);
               expect(await ctx.token.balanceOf(ctx.other.address)).to.equal(1n);
-              expect(await ctx.token.getApproved(ctx.firstTokenId)).to.equal(ctx.ethers.ZeroAddress);
+              expect(await ctx.token.getApproved(ctx.firstTokenId)).to.equal(
+                ctx.ethers.ZeroAddress,
+              );
             });
           }
 
           it(`${name} to the owner itself keeps ownership and balance`, async function () {
-            await expect(transfer(ctx.owner.address, ctx.owner.address, ctx.firstTokenId, ctx.owner))
+            await expect(
+              transfer(ctx.owner.address, ctx.owner.address, ctx.firstTokenId, ctx.owner),
+            )
               .to.emit(ctx.token, "Transfer")
               .withArgs(ctx.owner.address, ctx.owner.address, ctx.firstTokenId);
             expect(await ctx.token.ownerOf(ctx.firstTokenId)).to.equal(ctx.owner.address);
@@ -137,25 +170,33 @@ export function shouldBehaveLikeERC721(load: () => Promise<ERC721Context>): void
           });
 
           it(`${name} reverts with ERC721IncorrectOwner when from is not the owner`, async function () {
-            await expect(transfer(ctx.other.address, ctx.other.address, ctx.firstTokenId, ctx.owner))
+            await expect(
+              transfer(ctx.other.address, ctx.other.address, ctx.firstTokenId, ctx.owner),
+            )
               .to.be.revertedWithCustomError(ctx.token, "ERC721IncorrectOwner")
               .withArgs(ctx.other.address, ctx.firstTokenId, ctx.owner.address);
           });
 
           it(`${name} reverts with ERC721InsufficientApproval when the sender is not authorized`, async function () {
-            await expect(transfer(ctx.owner.address, ctx.other.address, ctx.firstTokenId, ctx.other))
+            await expect(
+              transfer(ctx.owner.address, ctx.other.address, ctx.firstTokenId, ctx.other),
+            )
               .to.be.revertedWithCustomError(ctx.token, "ERC721InsufficientApproval")
               .withArgs(ctx.other.address, ctx.firstTokenId);
           });
 
           it(`${name} reverts with ERC721NonexistentToken for an unknown id`, async function () {
-            await expect(transfer(ctx.owner.address, ctx.other.address, ctx.nonExistentTokenId, ctx.owner))
+            await expect(
+              transfer(ctx.owner.address, ctx.other.address, ctx.nonExistentTokenId, ctx.owner),
+            )
               .to.be.revertedWithCustomError(ctx.token, "ERC721NonexistentToken")
               .withArgs(ctx.nonExistentTokenId);
           });
 
           it(`${name} reverts with ERC721InvalidReceiver when sending to the zero address`, async function () {
-            await expect(transfer(ctx.owner.address, ctx.ethers.ZeroAddress, ctx.firstTokenId, ctx.owner))
+            await expect(
+              transfer(ctx.owner.address, ctx.ethers.ZeroAddress, ctx.firstTokenId, ctx.owner),
+            )
               .to.be.revertedWithCustomError(ctx.token, "ERC721InvalidReceiver")
               .withArgs(ctx.ethers.ZeroAddress);
           });
@@ -173,16 +214,29 @@ export function shouldBehaveLikeERC721(load: () => Promise<ERC721Context>): void
             withData
               ? ctx.token
                   .connect(signer)
-                  .getFunction("safeTransferFrom(address,address,uint256,bytes)")(ctx.owner.address, to, ctx.firstTokenId, data)
-              : ctx.token
-                  .connect(signer)
-                  .getFunction("safeTransferFrom(address,address,uint256)")(ctx.owner.address, to, ctx.firstTokenId);
+                  .getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+                  ctx.owner.address,
+                  to,
+                  ctx.firstTokenId,
+                  data,
+                )
+              : ctx.token.connect(signer).getFunction("safeTransferFrom(address,address,uint256)")(
+                  ctx.owner.address,
+                  to,
+                  ctx.firstTokenId,
+                );
 
           it(`safeTransferFrom ${label} to an accepting receiver calls onERC721Received with operator, from, id and data`, async function () {
             const mock = await receiver(RECEIVER_MAGIC_VALUE, RevertType.None);
             await expect(send(await mock.getAddress(), ctx.approved))
               .to.emit(mock, "Received")
-              .withArgs(ctx.approved.address, ctx.owner.address, ctx.firstTokenId, withData ? data : "0x", anyValue);
+              .withArgs(
+                ctx.approved.address,
+                ctx.owner.address,
+                ctx.firstTokenId,
+                withData ? data : "0x",
+                anyValue,
+              );
             expect(await ctx.token.ownerOf(ctx.firstTokenId)).to.equal(await mock.getAddress());
           });
 
@@ -202,7 +256,9 @@ export function shouldBehaveLikeERC721(load: () => Promise<ERC721Context>): void
 
           it(`safeTransferFrom ${label} bubbles up the receiver's revert reason`, async function () {
             const mock = await receiver(RECEIVER_MAGIC_VALUE, RevertType.RevertWithMessage);
-            await expect(send(await mock.getAddress())).to.be.revertedWith("ERC721ReceiverMock: reverting");
+            await expect(send(await mock.getAddress())).to.be.revertedWith(
+              "ERC721ReceiverMock: reverting",
+            );
           });
 
           it(`safeTransferFrom ${label} bubbles up the receiver's custom error`, async function () {
@@ -227,8 +283,12 @@ export function shouldBehaveLikeERC721(load: () => Promise<ERC721Context>): void
 
         it("transferFrom to a contract that is not a receiver succeeds (no receiver check)", async function () {
           const nonReceiver = await ctx.ethers.deployContract("NonReceiverMock");
-          await ctx.token.connect(ctx.owner).transferFrom(ctx.owner.address, await nonReceiver.getAddress(), ctx.firstTokenId);
-          expect(await ctx.token.ownerOf(ctx.firstTokenId)).to.equal(await nonReceiver.getAddress());
+          await ctx.token
+            .connect(ctx.owner)
+            .transferFrom(ctx.owner.address, await nonReceiver.getAddress(), ctx.firstTokenId);
+          expect(await ctx.token.ownerOf(ctx.firstTokenId)).to.equal(
+            await nonReceiver.getAddress(),
+          );
         });
       });
     });
@@ -251,7 +311,9 @@ export function shouldBehaveLikeERC721(load: () => Promise<ERC721Context>): void
 
       it("approve by an operator sets the approval on the owner's behalf", async function () {
         await ctx.token.connect(ctx.owner).setApprovalForAll(ctx.operator.address, true);
-        await expect(ctx.token.connect(ctx.operator).approve(ctx.approved.address, ctx.firstTokenId))
+        await expect(
+          ctx.token.connect(ctx.operator).approve(ctx.approved.address, ctx.firstTokenId),
+        )
           .to.emit(ctx.token, "Approval")
           .withArgs(ctx.owner.address, ctx.approved.address, ctx.firstTokenId);
         expect(await ctx.token.getApproved(ctx.firstTokenId)).to.equal(ctx.approved.address);
@@ -271,7 +333,9 @@ export function shouldBehaveLikeERC721(load: () => Promise<ERC721Context>): void
       });
 
       it("approve reverts with ERC721NonexistentToken for an unknown id", async function () {
-        await expect(ctx.token.connect(ctx.owner).approve(ctx.approved.address, ctx.nonExistentTokenId))
+        await expect(
+          ctx.token.connect(ctx.owner).approve(ctx.approved.address, ctx.nonExistentTokenId),
+        )
           .to.be.revertedWithCustomError(ctx.token, "ERC721NonexistentToken")
           .withArgs(ctx.nonExistentTokenId);
       });
@@ -292,7 +356,9 @@ export function shouldBehaveLikeERC721(load: () => Promise<ERC721Context>): void
         await expect(ctx.token.connect(ctx.owner).setApprovalForAll(ctx.operator.address, true))
           .to.emit(ctx.token, "ApprovalForAll")
           .withArgs(ctx.owner.address, ctx.operator.address, true);
-        expect(await ctx.token.isApprovedForAll(ctx.owner.address, ctx.operator.address)).to.equal(true);
+        expect(await ctx.token.isApprovedForAll(ctx.owner.address, ctx.operator.address)).to.equal(
+          true,
+        );
       });
 
       it("setApprovalForAll with false revokes an operator", async function () {
@@ -300,7 +366,9 @@ export function shouldBehaveLikeERC721(load: () => Promise<ERC721Context>): void
         await expect(ctx.token.connect(ctx.owner).setApprovalForAll(ctx.operator.address, false))
           .to.emit(ctx.token, "ApprovalForAll")
           .withArgs(ctx.owner.address, ctx.operator.address, false);
-        expect(await ctx.token.isApprovedForAll(ctx.owner.address, ctx.operator.address)).to.equal(false);
+        expect(await ctx.token.isApprovedForAll(ctx.owner.address, ctx.operator.address)).to.equal(
+          false,
+        );
       });
 
       it("setApprovalForAll reverts with ERC721InvalidOperator for the zero address", async function () {
@@ -312,7 +380,11 @@ export function shouldBehaveLikeERC721(load: () => Promise<ERC721Context>): void
       it("a revoked operator can no longer transfer", async function () {
         await ctx.token.connect(ctx.owner).setApprovalForAll(ctx.operator.address, true);
         await ctx.token.connect(ctx.owner).setApprovalForAll(ctx.operator.address, false);
-        await expect(ctx.token.connect(ctx.operator).transferFrom(ctx.owner.address, ctx.other.address, ctx.firstTokenId))
+        await expect(
+          ctx.token
+            .connect(ctx.operator)
+            .transferFrom(ctx.owner.address, ctx.other.address, ctx.firstTokenId),
+        )
           .to.be.revertedWithCustomError(ctx.token, "ERC721InsufficientApproval")
           .withArgs(ctx.operator.address, ctx.firstTokenId);
       });

@@ -3,7 +3,14 @@ import * as Digest from "multiformats/hashes/digest";
 import { ethers } from "ethers";
 
 /** Multicodec / multihash codes used in the tests. */
-export const codec = { raw: 0x55, dagPb: 0x70, dagCbor: 0x71, dagJson: 0x0129, json: 0x0200, libp2pKey: 0x72 } as const;
+export const codec = {
+  raw: 0x55,
+  dagPb: 0x70,
+  dagCbor: 0x71,
+  dagJson: 0x0129,
+  json: 0x0200,
+  libp2pKey: 0x72,
+} as const;
 export const hashCode = { sha2_256: 0x12, blake3: 0x1e, keccak256: 0x1b, sha3_256: 0x16 } as const;
 
 /** CID parts as `IAssetToken.Cid` takes them. */
@@ -20,7 +27,11 @@ export function digestOf(seed: string): string {
 }
 
 /** CIDv1 parts with the given codec and hash code over `digest`. */
-export function cidV1(digest: string, cidCodec: number = codec.raw, hash: number = hashCode.sha2_256): CidParts {
+export function cidV1(
+  digest: string,
+  cidCodec: number = codec.raw,
+  hash: number = hashCode.sha2_256,
+): CidParts {
   return { digest, version: 1, codec: cidCodec, hashCode: hash };
 }
 

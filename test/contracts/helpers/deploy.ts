@@ -9,7 +9,10 @@ export async function deploySystem(ethers: HardhatEthers) {
   const [admin, alice, bob, carol, ...others] = await namedSigners(ethers, 5);
   const registry = await ethers.deployContract("AssetTypeRegistry", [admin.address]);
   await (await registry.registerTypes(DEFAULT_ASSET_TYPES)).wait();
-  const token = await ethers.deployContract("AssetToken", [await registry.getAddress(), admin.address]);
+  const token = await ethers.deployContract("AssetToken", [
+    await registry.getAddress(),
+    admin.address,
+  ]);
   const marketplace = await ethers.deployContract("Marketplace", [await token.getAddress()]);
   return { registry, token, marketplace, admin, alice, bob, carol, others };
 }
@@ -18,9 +21,21 @@ export async function deploySystem(ethers: HardhatEthers) {
  * The node's signers, checked to be at least `count` long so they can be destructured without
  * `undefined` (the default Hardhat network has 20).
  */
-export async function namedSigners(ethers: HardhatEthers, count: number): Promise<[HardhatEthersSigner, HardhatEthersSigner, HardhatEthersSigner, HardhatEthersSigner, ...HardhatEthersSigner[]]> {
+export async function namedSigners(
+  ethers: HardhatEthers,
+  count: number,
+): Promise<
+  [
+    HardhatEthersSigner,
+    HardhatEthersSigner,
+    HardhatEthersSigner,
+    HardhatEthersSigner,
+    ...HardhatEthersSigner[],
+  ]
+> {
   const signers = await ethers.getSigners();
-  if (signers.length < Math.max(count, 4)) throw new Error(`need ${count} signers, have ${signers.length}`);
+  if (signers.length < Math.max(count, 4))
+    throw new Error(`need ${count} signers, have ${signers.length}`);
   const [a, b, c, d, ...rest] = signers;
   return [a!, b!, c!, d!, ...rest];
 }

@@ -40,11 +40,20 @@ abstract contract SystemTest is TestBase {
     function _mintAs(address owner, uint256 stake) internal returns (uint256 tokenId) {
         vm.deal(owner, owner.balance + stake);
         vm.prank(owner);
-        tokenId = token.mint{value: stake}("Real Estate", _cid(keccak256(abi.encode(owner, stake, gasleft()))), bytes32(0));
+        tokenId = token.mint{value: stake}(
+            "Real Estate",
+            _cid(keccak256(abi.encode(owner, stake, gasleft()))),
+            bytes32(0)
+        );
     }
 
     /// @dev Lists `tokenId` (owned by `owner`) through safeTransferFrom.
-    function _listAs(address owner, uint256 tokenId, uint256 price, uint256 durationDays) internal returns (uint256 listingId) {
+    function _listAs(
+        address owner,
+        uint256 tokenId,
+        uint256 price,
+        uint256 durationDays
+    ) internal returns (uint256 listingId) {
         listingId = market.nextListingId();
         vm.prank(owner);
         token.safeTransferFrom(owner, address(market), tokenId, abi.encode(price, durationDays));

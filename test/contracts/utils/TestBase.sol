@@ -88,7 +88,8 @@ abstract contract TestBase {
     }
 
     function assertEq(string memory a, string memory b, string memory message) internal pure {
-        if (keccak256(bytes(a)) != keccak256(bytes(b))) fail(string.concat(message, ": \"", a, "\" != \"", b, "\""));
+        if (keccak256(bytes(a)) != keccak256(bytes(b)))
+            fail(string.concat(message, ': "', a, '" != "', b, '"'));
     }
 
     function assertLe(uint256 a, uint256 b, string memory message) internal pure {

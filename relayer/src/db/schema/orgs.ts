@@ -1,5 +1,14 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 
 /** Organizations onboarded by operator staff. `scopes` is the ceiling for every key of the org. */
 export const orgs = pgTable("orgs", {
@@ -29,7 +38,10 @@ export const wallets = pgTable(
     isRegistrar: boolean("is_registrar").notNull().default(false),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex("wallets_org_id_key").on(t.orgId), uniqueIndex("wallets_address_key").on(sql`lower(${t.address})`)],
+  (t) => [
+    uniqueIndex("wallets_org_id_key").on(t.orgId),
+    uniqueIndex("wallets_address_key").on(sql`lower(${t.address})`),
+  ],
 );
 
 /** API keys: only the SHA-256 of the key string is stored. */
@@ -48,7 +60,10 @@ export const apiKeys = pgTable(
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
   },
-  (t) => [uniqueIndex("api_keys_key_hash_key").on(t.keyHash), index("api_keys_org_id_idx").on(t.orgId)],
+  (t) => [
+    uniqueIndex("api_keys_key_hash_key").on(t.keyHash),
+    index("api_keys_org_id_idx").on(t.orgId),
+  ],
 );
 
 /** Webhook registrations. The secret is stored encrypted and returned only at creation. */

@@ -1,5 +1,14 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 import { orgs, wallets } from "./orgs.js";
 
 /**
@@ -88,7 +97,9 @@ export const transactions = pgTable(
       .where(sql`${t.state} in ('queued', 'sent', 'mined')`),
     uniqueIndex("transactions_wallet_nonce_live_key")
       .on(t.walletId, t.nonce)
-      .where(sql`${t.nonce} is not null and ${t.state} in ('queued', 'sent', 'mined', 'confirmed')`),
+      .where(
+        sql`${t.nonce} is not null and ${t.state} in ('queued', 'sent', 'mined', 'confirmed')`,
+      ),
   ],
 );
 
@@ -108,7 +119,10 @@ export const idempotencyKeys = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
   },
-  (t) => [uniqueIndex("idempotency_keys_org_key").on(t.orgId, t.key), index("idempotency_keys_expires_idx").on(t.expiresAt)],
+  (t) => [
+    uniqueIndex("idempotency_keys_org_key").on(t.orgId, t.key),
+    index("idempotency_keys_expires_idx").on(t.expiresAt),
+  ],
 );
 
 /** Metadata documents built at issuance, served at GET /api/v1/nft/{id}. `json` is the exact canonical text hashed into `cid`. */

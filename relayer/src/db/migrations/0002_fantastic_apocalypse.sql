@@ -1,1 +1,0 @@
-ALTER TABLE "transactions" ADD COLUMN "running_since" timestamp with time zone;
