@@ -15,7 +15,8 @@ export interface Database {
  * Opens a connection pool and a Drizzle handle on it.
  *
  * Pool errors on idle clients (e.g. the server restarting, 57P01) are reported to `onError`
- * instead of crashing the process; queries in flight fail and callers map them to 503.
+ * instead of crashing the process; errors on checked-out clients never crash it either. Queries
+ * in flight fail and callers map them to 503.
  *
  * @example
  * const database = createDatabase(config.databaseUrl);
@@ -33,6 +34,13 @@ export function createDatabase(
     application_name: options.applicationName ?? "rwa-relayer",
   });
   pool.on("error", (err) => options.onError?.(err));
+  // The pool listens for errors only on idle clients. A checked-out client that sits between
+  // queries (a transaction awaiting a chain call, a held advisory lock) when the server ends its
+  // connection would emit an unhandled 'error' and crash the process. The error reaches the
+  // caller through its next query on that client, and the pool drops the client on release.
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+  });
   const db = drizzle(pool, { schema });
   let closed = false;
   return {

@@ -78,7 +78,7 @@ function isDatabaseUnavailable(error: unknown): boolean {
     const message = (e as { message?: unknown }).message;
     return (
       typeof message === "string" &&
-      /Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end/i.test(
+      /Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end|encountered a connection error and is not queryable/i.test(
         message,
       )
     );
