@@ -29,11 +29,12 @@ async function marketFixture() {
 async function listedFixture() {
   const system = await marketFixture();
   const { token, alice, market } = system;
-  await token
-    .connect(alice)
-    [
-      "safeTransferFrom(address,address,uint256,bytes)"
-    ](alice.address, market, 1n, terms(PRICE, 30));
+  await token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+    alice.address,
+    market,
+    1n,
+    terms(PRICE, 30),
+  );
   return system;
 }
 
@@ -67,9 +68,12 @@ describe("Marketplace", function () {
       const { token, marketplace, alice, market } = await networkHelpers.loadFixture(marketFixture);
       const tx = token
         .connect(alice)
-        [
-          "safeTransferFrom(address,address,uint256,bytes)"
-        ](alice.address, market, 1n, terms(PRICE, 30));
+        .getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+        alice.address,
+        market,
+        1n,
+        terms(PRICE, 30),
+      );
       const now = BigInt(await networkHelpers.time.latest()) + 1n;
       await expect(tx)
         .to.emit(marketplace, "ListingCreated")
@@ -92,11 +96,12 @@ describe("Marketplace", function () {
         await networkHelpers.loadFixture(marketFixture);
       await token.connect(alice).setApprovalForAll(carol.address, true);
       await expect(
-        token
-          .connect(carol)
-          [
-            "safeTransferFrom(address,address,uint256,bytes)"
-          ](alice.address, market, 2n, terms(PRICE, 7)),
+        token.connect(carol).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+          alice.address,
+          market,
+          2n,
+          terms(PRICE, 7),
+        ),
       )
         .to.emit(marketplace, "ListingCreated")
         .withArgs(1n, 2n, alice.address, PRICE, (expiresAt: bigint) => expiresAt > 0n);
@@ -105,16 +110,18 @@ describe("Marketplace", function () {
 
     it("safeTransferFrom accepts 1 and 365 days", async function () {
       const { token, marketplace, alice, market } = await networkHelpers.loadFixture(marketFixture);
-      await token
-        .connect(alice)
-        [
-          "safeTransferFrom(address,address,uint256,bytes)"
-        ](alice.address, market, 1n, terms(PRICE, 1));
-      await token
-        .connect(alice)
-        [
-          "safeTransferFrom(address,address,uint256,bytes)"
-        ](alice.address, market, 2n, terms(PRICE, 365));
+      await token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+        alice.address,
+        market,
+        1n,
+        terms(PRICE, 1),
+      );
+      await token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+        alice.address,
+        market,
+        2n,
+        terms(PRICE, 365),
+      );
       const l1 = await marketplace.getListing(1n);
       const l2 = await marketplace.getListing(2n);
       expect(l1.expiresAt - l1.listedAt).to.equal(DAY);
@@ -126,11 +133,12 @@ describe("Marketplace", function () {
         const { token, marketplace, alice, market } =
           await networkHelpers.loadFixture(marketFixture);
         await expect(
-          token
-            .connect(alice)
-            [
-              "safeTransferFrom(address,address,uint256,bytes)"
-            ](alice.address, market, 1n, terms(PRICE, days)),
+          token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+            alice.address,
+            market,
+            1n,
+            terms(PRICE, days),
+          ),
         )
           .to.be.revertedWithCustomError(marketplace, "Marketplace__InvalidDuration")
           .withArgs(days);
@@ -140,11 +148,12 @@ describe("Marketplace", function () {
     it("safeTransferFrom reverts with ZeroPrice for a zero price", async function () {
       const { token, marketplace, alice, market } = await networkHelpers.loadFixture(marketFixture);
       await expect(
-        token
-          .connect(alice)
-          [
-            "safeTransferFrom(address,address,uint256,bytes)"
-          ](alice.address, market, 1n, terms(0n, 30)),
+        token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+          alice.address,
+          market,
+          1n,
+          terms(0n, 30),
+        ),
       ).to.be.revertedWithCustomError(marketplace, "Marketplace__ZeroPrice");
     });
 
@@ -158,9 +167,12 @@ describe("Marketplace", function () {
         const { token, marketplace, alice, market } =
           await networkHelpers.loadFixture(marketFixture);
         await expect(
-          token
-            .connect(alice)
-            ["safeTransferFrom(address,address,uint256,bytes)"](alice.address, market, 1n, data),
+          token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+            alice.address,
+            market,
+            1n,
+            data,
+          ),
         ).to.be.revertedWithCustomError(marketplace, "Marketplace__InvalidListingData");
         expect(await token.ownerOf(1n)).to.equal(alice.address);
       });
@@ -169,9 +181,11 @@ describe("Marketplace", function () {
     it("safeTransferFrom without data reverts with InvalidListingData", async function () {
       const { token, marketplace, alice, market } = await networkHelpers.loadFixture(marketFixture);
       await expect(
-        token
-          .connect(alice)
-          ["safeTransferFrom(address,address,uint256)"](alice.address, market, 1n),
+        token.connect(alice).getFunction("safeTransferFrom(address,address,uint256)")(
+          alice.address,
+          market,
+          1n,
+        ),
       ).to.be.revertedWithCustomError(marketplace, "Marketplace__InvalidListingData");
     });
 
@@ -180,11 +194,12 @@ describe("Marketplace", function () {
       const plain = await ethers.deployContract("PlainERC721");
       await plain.mint(alice.address);
       await expect(
-        plain
-          .connect(alice)
-          [
-            "safeTransferFrom(address,address,uint256,bytes)"
-          ](alice.address, market, 1n, terms(PRICE, 30)),
+        plain.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+          alice.address,
+          market,
+          1n,
+          terms(PRICE, 30),
+        ),
       )
         .to.be.revertedWithCustomError(marketplace, "Marketplace__UnsupportedToken")
         .withArgs(await plain.getAddress());
@@ -287,20 +302,22 @@ describe("Marketplace", function () {
       await expect(marketplace.connect(alice).updatePrice(1n, 1n))
         .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
         .withArgs(1n);
-      await token
-        .connect(alice)
-        [
-          "safeTransferFrom(address,address,uint256,bytes)"
-        ](alice.address, market, 2n, terms(PRICE, 1));
+      await token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+        alice.address,
+        market,
+        2n,
+        terms(PRICE, 1),
+      );
       await marketplace.connect(alice).delist(2n);
       await expect(marketplace.connect(alice).updatePrice(2n, 1n))
         .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
         .withArgs(2n);
-      await token
-        .connect(alice)
-        [
-          "safeTransferFrom(address,address,uint256,bytes)"
-        ](alice.address, market, 3n, terms(PRICE, 1));
+      await token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+        alice.address,
+        market,
+        3n,
+        terms(PRICE, 1),
+      );
       await networkHelpers.time.increase(DAY);
       await expect(marketplace.connect(alice).updatePrice(3n, 1n))
         .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
@@ -372,11 +389,12 @@ describe("Marketplace", function () {
       await expect(marketplace.connect(carol).buy(1n, PRICE, { value: PRICE }))
         .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
         .withArgs(1n);
-      await token
-        .connect(alice)
-        [
-          "safeTransferFrom(address,address,uint256,bytes)"
-        ](alice.address, market, 2n, terms(PRICE, 1));
+      await token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+        alice.address,
+        market,
+        2n,
+        terms(PRICE, 1),
+      );
       await marketplace.connect(alice).delist(2n);
       await expect(marketplace.connect(carol).buy(2n, PRICE, { value: PRICE }))
         .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
@@ -461,11 +479,12 @@ describe("Marketplace", function () {
 
     it("buy cannot be re-entered from the buyer's onERC721Received hook", async function () {
       const { token, marketplace, alice, market } = await networkHelpers.loadFixture(listedFixture);
-      await token
-        .connect(alice)
-        [
-          "safeTransferFrom(address,address,uint256,bytes)"
-        ](alice.address, market, 2n, terms(PRICE, 30));
+      await token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+        alice.address,
+        market,
+        2n,
+        terms(PRICE, 30),
+      );
       const buyer = await ethers.deployContract("ActorMock");
       await buyer.setHook(market, marketplace.interface.encodeFunctionData("delist", [2n]));
       const data = marketplace.interface.encodeFunctionData("buy", [1n, PRICE]);
@@ -483,11 +502,12 @@ describe("Marketplace", function () {
       const { token, marketplace, bob, market } = await networkHelpers.loadFixture(listedFixture);
       await marketplace.connect(bob).buy(1n, PRICE, { value: PRICE });
       await expect(
-        token
-          .connect(bob)
-          [
-            "safeTransferFrom(address,address,uint256,bytes)"
-          ](bob.address, market, 1n, terms(PRICE * 2n, 30)),
+        token.connect(bob).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+          bob.address,
+          market,
+          1n,
+          terms(PRICE * 2n, 30),
+        ),
       )
         .to.emit(marketplace, "ListingCreated")
         .withArgs(2n, 1n, bob.address, PRICE * 2n, (e: bigint) => e > 0n);
@@ -521,20 +541,22 @@ describe("Marketplace", function () {
       await expect(marketplace.connect(alice).delist(5n))
         .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
         .withArgs(5n);
-      await token
-        .connect(alice)
-        [
-          "safeTransferFrom(address,address,uint256,bytes)"
-        ](alice.address, market, 2n, terms(PRICE, 2));
+      await token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+        alice.address,
+        market,
+        2n,
+        terms(PRICE, 2),
+      );
       await marketplace.connect(bob).buy(2n, PRICE, { value: PRICE });
       await expect(marketplace.connect(alice).delist(2n))
         .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
         .withArgs(2n);
-      await token
-        .connect(alice)
-        [
-          "safeTransferFrom(address,address,uint256,bytes)"
-        ](alice.address, market, 3n, terms(PRICE, 2));
+      await token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+        alice.address,
+        market,
+        3n,
+        terms(PRICE, 2),
+      );
       await networkHelpers.time.increase(2n * DAY);
       await expect(marketplace.connect(alice).delist(3n))
         .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
@@ -589,17 +611,19 @@ describe("Marketplace", function () {
       const { token, marketplace, alice, bob, market } =
         await networkHelpers.loadFixture(listedFixture);
       await marketplace.connect(bob).buy(1n, PRICE, { value: PRICE });
-      await token
-        .connect(alice)
-        [
-          "safeTransferFrom(address,address,uint256,bytes)"
-        ](alice.address, market, 2n, terms(PRICE, 1));
+      await token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+        alice.address,
+        market,
+        2n,
+        terms(PRICE, 1),
+      );
       await marketplace.connect(alice).delist(2n);
-      await token
-        .connect(alice)
-        [
-          "safeTransferFrom(address,address,uint256,bytes)"
-        ](alice.address, market, 3n, terms(PRICE, 1));
+      await token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+        alice.address,
+        market,
+        3n,
+        terms(PRICE, 1),
+      );
       await networkHelpers.time.increase(2n * DAY);
       await marketplace.connect(alice).reclaim(3n);
       for (const id of [1n, 2n, 3n, 4n]) {

@@ -63,18 +63,20 @@ describe("Gas", function () {
       [ethers.parseEther("1"), 30],
     );
     const listSafe = await gasOf(
-      token
-        .connect(alice)
-        [
-          "safeTransferFrom(address,address,uint256,bytes)"
-        ](alice.address, marketAddress, 1n, terms),
+      token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+        alice.address,
+        marketAddress,
+        1n,
+        terms,
+      ),
     );
     const listSafeSecond = await gasOf(
-      token
-        .connect(alice)
-        [
-          "safeTransferFrom(address,address,uint256,bytes)"
-        ](alice.address, marketAddress, 2n, terms),
+      token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+        alice.address,
+        marketAddress,
+        2n,
+        terms,
+      ),
     );
     const buy = await gasOf(
       marketplace.connect(bob).buy(1n, ethers.parseEther("1"), { value: ethers.parseEther("1") }),

@@ -1,5 +1,3 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment --
-   response bodies are untyped JSON in tests */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Contract, JsonRpcProvider } from "ethers";

@@ -1,4 +1,8 @@
-/** The 29 default asset types, in registration order (mirrors contracts/libraries/DefaultAssetTypes.sol). */
+/**
+ * The 29 default asset types, in registration order, copied from the contracts issue. Kept apart
+ * from deploy/asset-types.ts on purpose: it is the oracle the registry test checks the deployed
+ * list (contracts/libraries/DefaultAssetTypes.sol) against, so a slip in either is caught.
+ */
 export const DEFAULT_ASSET_TYPES = [
   "Real Estate",
   "Bond",

@@ -87,7 +87,7 @@ describe("nonce allocator (PostgreSQL row lock)", () => {
   });
 
   it("hands out consecutive, unique nonces to concurrent allocators and resyncs a NULL counter from the chain", async () => {
-    const fakeRpc = { call: async () => "0x5" } as unknown as RpcClient; // chain says 5 sent
+    const fakeRpc = { call: () => Promise.resolve("0x5") } as unknown as RpcClient; // chain says 5 sent
     const ids = Array.from({ length: 40 }, (_, i) => `tx_${i.toString().padStart(24, "0")}`);
     await database.db.insert(transactions).values(
       ids.map((id) => ({

@@ -1,5 +1,3 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-call --
-   response bodies and query rows are untyped JSON; the assertions check their shape. */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Contract, getAddress } from "ethers";

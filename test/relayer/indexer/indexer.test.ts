@@ -34,6 +34,8 @@ describe("indexer (anvil + PostgreSQL)", () => {
     provider.send(method, params) as Promise<T>;
   const head = async () => Number(BigInt(await rpc<string>("eth_blockNumber")));
   const mine = (blocks: number) => rpc("anvil_mine", [`0x${blocks.toString(16)}`]);
+  // Rows are untyped, like response bodies; `any` keeps the assertions short.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const q = async <T = any>(text: string, values: unknown[] = []) =>
     (await stack.database.pool.query(text, values)).rows as T[];
   const start = (options = {}) =>

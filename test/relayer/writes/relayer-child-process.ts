@@ -24,7 +24,7 @@ export function startChild(
   });
   return new Promise((resolve, reject) => {
     let out = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
+    child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString();
       const match = /READY (\d+)/.exec(out);
       if (match) resolve({ child, baseUrl: `http://127.0.0.1:${match[1]}` });
