@@ -13,6 +13,16 @@ const TOKEN_ABI = [
   "function cidStringOf(uint256) view returns (string)",
 ];
 
+/** Polls GET /api/v1/transactions/{id} (up to ~5 s) until it reports `confirmed`; returns the last answer. */
+async function waitForConfirmed(org: TestOrg, transactionId: string) {
+  let status = await org.api("GET", `/api/v1/transactions/${transactionId}`);
+  for (let i = 0; i < 100 && status.body.status !== "confirmed"; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    status = await org.api("GET", `/api/v1/transactions/${transactionId}`);
+  }
+  return status;
+}
+
 describe("write endpoints (anvil automine + PostgreSQL)", () => {
   let stack: WriteStack;
   let alice: TestOrg;
@@ -372,17 +382,12 @@ describe("write endpoints (anvil automine + PostgreSQL)", () => {
       assert.equal(res.status, 202, res.text);
       assert.match(res.body.transactionId, /^tx_[0-9a-f]{24}$/);
       assert.ok(["queued", "sent"].includes(res.body.status));
-      let status;
-      for (let i = 0; i < 100; i++) {
-        status = await alice.api("GET", `/api/v1/transactions/${res.body.transactionId}`);
-        if (status.body.status === "confirmed") break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      assert.equal(status!.status, 200);
-      assert.equal(status!.body.status, "confirmed");
-      assert.match(status!.body.result.tokenId, /^\d+$/);
-      assert.equal(status!.body.hashes.length >= 1, true);
-      assert.equal(status!.body.receipt.status, 1);
+      const status = await waitForConfirmed(alice, res.body.transactionId);
+      assert.equal(status.status, 200);
+      assert.equal(status.body.status, "confirmed");
+      assert.match(status.body.result.tokenId, /^\d+$/);
+      assert.equal(status.body.hashes.length >= 1, true);
+      assert.equal(status.body.receipt.status, 1);
       const foreign = await bob.api("GET", `/api/v1/transactions/${res.body.transactionId}`);
       assert.equal(foreign.status, 404);
     });
@@ -393,13 +398,8 @@ describe("write endpoints (anvil automine + PostgreSQL)", () => {
         headers: { Prefer: "respond-async" },
       });
       assert.equal(res.status, 202);
-      let status;
-      for (let i = 0; i < 100; i++) {
-        status = await alice.api("GET", `/api/v1/transactions/${res.body.transactionId}`);
-        if (status.body.status === "confirmed") break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      assert.equal(status!.body.result.issued, 2);
+      const status = await waitForConfirmed(alice, res.body.transactionId);
+      assert.equal(status.body.result.issued, 2);
     });
   });
 });
