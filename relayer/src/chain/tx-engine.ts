@@ -242,6 +242,10 @@ export class TxEngine extends EventEmitter<{ progress: [rootId: string] }> {
           // Maybe one of our own attempts was mined; otherwise the nonce went elsewhere.
           const fresh = await reload(row.id);
           if (fresh !== undefined && (await this.#checkReceipts([fresh], reload)) > 0) break;
+          this.#d.logger.warn(
+            { txId: row.id, nonce: row.nonce },
+            "nonce consumed by another transaction; re-queueing",
+          );
           await this.#d.nonces.resync(wallet.id, wallet.address);
           await this.#d.store.requeue(row.id);
           break;
@@ -263,7 +267,7 @@ export class TxEngine extends EventEmitter<{ progress: [rootId: string] }> {
               ? "Insufficient funds for gas and value"
               : messageOf(error);
           await this.#d.store.markFailed(row.id, reason, "rejected");
-          await this.#releaseNonce(row, wallet);
+          await this.#releaseNonce(row, wallet, reason);
         }
       }
     }
@@ -426,8 +430,15 @@ export class TxEngine extends EventEmitter<{ progress: [rootId: string] }> {
     return false;
   }
 
-  /** A row that got a nonce will never be broadcast: rewind the counter or fill the gap. */
-  async #releaseNonce(row: TxRow, wallet: { id: string; address: string }): Promise<void> {
+  /**
+   * A row that got a nonce will never be broadcast: rewind the counter, or fill the gap with a
+   * self-transfer and mark the row `replaced` (its nonce now belongs to the filler).
+   */
+  async #releaseNonce(
+    row: TxRow,
+    wallet: { id: string; address: string },
+    reason: string,
+  ): Promise<void> {
     if (row.nonce === null) return;
     if (await this.#d.nonces.release(wallet.id, row.nonce)) return;
     const fillerId = newTxId();
@@ -450,6 +461,7 @@ export class TxEngine extends EventEmitter<{ progress: [rootId: string] }> {
       { txId: row.id, nonce: row.nonce, fillerId },
       "filling nonce gap with a self-transfer",
     );
+    await this.#d.store.markReplaced(row.id, reason);
     await this.#d.enqueue(fillerId, row.orgId);
   }
 

@@ -1,4 +1,5 @@
 import { JsonRpcProvider } from "ethers";
+import type { TxRuntimeOptions } from "../../../relayer/src/chain/tx-runtime.js";
 import { startTxWorkers } from "../../../relayer/src/chain/tx-workers.js";
 import { startTestStack, type TestStack, type TestStackOptions } from "../../support/stack.js";
 
@@ -8,15 +9,21 @@ export interface WriteStack extends TestStack {
   rpc<T = unknown>(method: string, params?: unknown[]): Promise<T>;
 }
 
-/** Starts the shared harness plus `startTxWorkers` (stopped before the stack). */
-export async function startWriteStack(options: TestStackOptions = {}): Promise<WriteStack> {
+/**
+ * Starts the shared harness plus `startTxWorkers` (stopped before the stack). `tx` overrides the
+ * engine and dispatcher tuning (default: 50 ms receipt polls, 100 ms idle polls).
+ */
+export async function startWriteStack(
+  options: TestStackOptions = {},
+  tx: TxRuntimeOptions = {},
+): Promise<WriteStack> {
   const stack = await startTestStack({ logLevel: "warn", ...options });
   const workers = await startTxWorkers(stack.ctx, {
-    engine: { receiptPollMs: 50 },
-    dispatcher: { idlePollMs: 100 },
+    engine: { receiptPollMs: 50, ...tx.engine },
+    dispatcher: { idlePollMs: 100, ...tx.dispatcher },
   });
   const provider = new JsonRpcProvider(stack.rpcUrl, 1236, { staticNetwork: true });
-  const stop = stack.stop;
+  const stop = stack.stop.bind(stack);
   return Object.assign(stack, {
     provider,
     rpc: <T>(method: string, params: unknown[] = []) => provider.send(method, params) as Promise<T>,
