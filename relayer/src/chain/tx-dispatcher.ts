@@ -14,6 +14,8 @@ export interface TxDispatcherOptions {
   idlePollMs: number;
   /** Recovery sweep interval. Default 5 s. */
   sweepMs: number;
+  /** Interval of the purge of expired `Idempotency-Key` records. Default 10 min. */
+  purgeMs: number;
 }
 
 /**
@@ -21,7 +23,8 @@ export interface TxDispatcherOptions {
  * org slot (at most 10 per org across processes; more wait here, in memory, in order; work that
  * already holds a nonce never waits, since later nonces depend on it), drives
  * them with the engine, and completes or fails (= retry later) the jobs. A periodic sweep (also
- * run at start) re-queues live rows whose lease expired: the work of a process that died.
+ * run at start) re-queues live rows whose lease expired: the work of a process that died. Another
+ * timer deletes expired `Idempotency-Key` records.
  */
 export class TxDispatcher {
   readonly #queue: TxQueue;
@@ -53,7 +56,13 @@ export class TxDispatcher {
     this.#slots = deps.slots;
     this.#logger = deps.logger;
     this.#owner = deps.owner;
-    this.#options = { maxConcurrent: 200, idlePollMs: 250, sweepMs: 5_000, ...deps.options };
+    this.#options = {
+      maxConcurrent: 200,
+      idlePollMs: 250,
+      sweepMs: 5_000,
+      purgeMs: 600_000,
+      ...deps.options,
+    };
   }
 
   /** Starts fetching, the lease renewal and the recovery sweep (one sweep right away). */
@@ -77,6 +86,16 @@ export class TxDispatcher {
             this.#logger.warn({ err }, "recovery sweep failed"),
           ),
         this.#options.sweepMs,
+      ),
+      setInterval(
+        () =>
+          void this.#store
+            .purgeExpiredIdempotencyKeys()
+            .then((count) => {
+              if (count > 0) this.#logger.info({ count }, "purged expired idempotency keys");
+            })
+            .catch((err) => this.#logger.warn({ err }, "idempotency key purge failed")),
+        this.#options.purgeMs,
       ),
     );
     this.#loop = this.#run();

@@ -102,6 +102,14 @@ export class TxStore {
     );
   }
 
+  /** Deletes expired `Idempotency-Key` records (kept 24 h). Returns how many went. */
+  async purgeExpiredIdempotencyKeys(): Promise<number> {
+    const result = await this.#database.pool.query(
+      "DELETE FROM idempotency_keys WHERE expires_at <= now()",
+    );
+    return result.rowCount ?? 0;
+  }
+
   /** Root rows that are live and whose lease expired (or were never claimed): work a dead process left. */
   async orphans(graceMs: number, limit = 500): Promise<Array<{ id: string; orgId: string }>> {
     const result = await this.#database.pool.query<{ id: string; org_id: string }>(

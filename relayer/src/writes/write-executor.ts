@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import type { AppContext } from "../context.js";
 import { idempotencyKeys, transactions } from "../db/schema/index.js";
 import { RateLimitError, TransactionFailedError, ValidationError } from "../errors.js";
@@ -179,9 +180,20 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
           key: request.idempotencyKey,
           requestHash: hash,
           transactionId: rootId,
-          expiresAt: new Date(Date.now() + WRITE_LIMITS.idempotencyTtlMs),
+          // From the database clock, like created_at: exactly the TTL apart.
+          expiresAt: sql`now() + ${WRITE_LIMITS.idempotencyTtlMs} * interval '1 millisecond'`,
         })
-        .onConflictDoNothing()
+        // An expired record (kept past its 24 h until the purge removes it) is taken over.
+        .onConflictDoUpdate({
+          target: [idempotencyKeys.orgId, idempotencyKeys.key],
+          set: {
+            requestHash: hash,
+            transactionId: rootId,
+            createdAt: sql`now()`,
+            expiresAt: sql`excluded.expires_at`,
+          },
+          setWhere: sql`${idempotencyKeys.expiresAt} <= now()`,
+        })
         .returning({ key: idempotencyKeys.key });
       if (claimed.length === 0) return false;
     }
@@ -189,7 +201,7 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
     return true;
   });
   if (!inserted) {
-    // Another request with the same key won the race (or an expired record is still there).
+    // Another request with the same key won the race.
     const existing = await findIdempotent(
       ctx.database,
       request.orgId,

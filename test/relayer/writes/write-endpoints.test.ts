@@ -4,6 +4,7 @@ import { Contract, keccak256, parseEther, toUtf8Bytes } from "ethers";
 import { CID } from "multiformats/cid";
 import { sha256 } from "multiformats/hashes/sha2";
 import type { TestOrg } from "../../support/stack.js";
+import { txRuntimeOf } from "../../../relayer/src/chain/tx-runtime.js";
 import { assetBody, startWriteStack, type WriteStack } from "./helpers.js";
 
 const TOKEN_ABI = [
@@ -346,6 +347,52 @@ describe("write endpoints (anvil automine + PostgreSQL)", () => {
   });
 
   describe("idempotency and async mode", () => {
+    it("an Idempotency-Key is kept 24 h; once expired it may be reused and the purge deletes it", async () => {
+      const headers = { "Idempotency-Key": `expiring-${Date.now()}` };
+      const first = await alice.api("POST", "/api/v1/write/issue-asset", {
+        body: assetBody({ name: "First use" }),
+        headers,
+      });
+      assert.equal(first.status, 200, first.text);
+      const { rows } = await stack.database.pool.query<{ hours: number }>(
+        `SELECT extract(epoch FROM expires_at - created_at) / 3600 AS hours
+           FROM idempotency_keys WHERE org_id = $1 AND key = $2`,
+        [alice.orgId, headers["Idempotency-Key"]],
+      );
+      assert.ok(Number(rows[0]!.hours) >= 24, `kept ${rows[0]!.hours} h`);
+
+      // A day later: the record has expired but the purge has not run yet.
+      const expire = () =>
+        stack.database.pool.query(
+          "UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE org_id = $1 AND key = $2",
+          [alice.orgId, headers["Idempotency-Key"]],
+        );
+      await expire();
+      const reused = await alice.api("POST", "/api/v1/write/issue-asset", {
+        body: assetBody({ name: "Second use, other body" }),
+        headers,
+      });
+      assert.equal(reused.status, 200, reused.text);
+      assert.notEqual(reused.body.tokenId, first.body.tokenId);
+      // The record now stands for the second request.
+      const again = await alice.api("POST", "/api/v1/write/issue-asset", {
+        body: assetBody({ name: "Second use, other body" }),
+        headers,
+      });
+      assert.deepEqual(again.body, reused.body);
+
+      await expire();
+      const count = (org: string) =>
+        stack.database.pool
+          .query<{
+            n: string;
+          }>("SELECT count(*)::text AS n FROM idempotency_keys WHERE org_id = $1", [org])
+          .then((r) => Number(r.rows[0]!.n));
+      const before = await count(alice.orgId);
+      assert.equal(await txRuntimeOf(stack.ctx).store.purgeExpiredIdempotencyKeys(), 1);
+      assert.equal(await count(alice.orgId), before - 1);
+    });
+
     it("the same Idempotency-Key and body returns the first result; another body gets 409", async () => {
       const headers = { "Idempotency-Key": `k-${Date.now()}` };
       const first = await alice.api("POST", "/api/v1/write/issue-asset", {
