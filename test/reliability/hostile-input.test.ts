@@ -1,19 +1,19 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { JsonRpcProvider } from "ethers";
-import { z } from "zod";
 import { SCOPES } from "../../relayer/src/auth/scopes.js";
-import type { AnyRouteDefinition } from "../../relayer/src/http/route-definition.js";
 import { startTestStack, type TestOrg, type TestStack } from "../support/stack.js";
-import { API_ROUTES, routeKey } from "./support/routes.js";
 
 /**
- * Property-based fuzzing of every route from its own zod schemas: thousands of generated
- * requests with wrong types, missing and extra fields, huge strings, unicode, negative and
- * fractional amounts, hex garbage for addresses and ids, plus raw protocol abuse (wrong content
- * types, invalid JSON, bodies over the limit). Every answer must be a 4xx JSON `{ error }` within
- * the per-request timeout, and nothing in the database or on chain may change.
+ * Property-based fuzzing of every operation of the served `GET /openapi.json`, from the schemas
+ * it documents: thousands of generated requests with wrong types, missing and extra fields, huge
+ * strings, unicode, negative and fractional amounts, hex garbage for addresses and ids, plus raw
+ * protocol abuse (wrong content types, invalid JSON, bodies over the limit). A generated request
+ * is sent only when the document's own schema rejects it (checked with Ajv, independently of the
+ * server's validation). Every answer must be a 4xx JSON `{ error }` within the per-request
+ * timeout, and nothing in the database or on chain may change.
  */
 
 const REQUEST_TIMEOUT_MS = 5_000;
@@ -68,30 +68,77 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }),
 );
 
-/** Property names of a zod object schema (through zod 4's JSON Schema export). */
-function propertiesOf(schema: z.ZodType): string[] {
-  try {
-    const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as {
-      properties?: Record<string, unknown>;
-    };
-    return Object.keys(json.properties ?? {});
-  } catch {
-    return [];
-  }
+interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean;
 }
 
-/** Whether `value` passes `schema` (a schema that throws counts as rejecting it). */
-function acceptedBy(schema: z.ZodType, value: unknown): boolean {
-  try {
-    return schema.safeParse(value).success;
-  } catch {
-    return false;
+interface OpenApiParameter {
+  name: string;
+  in: "path" | "query" | "header" | "cookie";
+  required?: boolean;
+  schema?: JsonSchema;
+}
+
+interface OpenApiOperation {
+  parameters?: OpenApiParameter[];
+  requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
+  security?: Array<Record<string, string[]>>;
+}
+
+/** One documented operation, with the schemas the fuzzer works from. */
+interface Operation {
+  /** `"POST /api/v1/write/issue-asset"` */
+  key: string;
+  method: string;
+  /** OpenAPI template: `/api/v1/assets/{id}`. */
+  path: string;
+  hasPathParams: boolean;
+  admin: boolean;
+  body?: { schema: JsonSchema; validate: ValidateFunction };
+  query?: { names: string[]; validate: ValidateFunction };
+}
+
+const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
+
+/** The operations of an OpenAPI 3.1 document. */
+function operationsOf(document: { paths: Record<string, Record<string, OpenApiOperation>> }) {
+  const methods = new Set(["get", "post", "put", "patch", "delete"]);
+  const out: Operation[] = [];
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (!methods.has(method)) continue;
+      const parameters = op.parameters ?? [];
+      const bodySchema = op.requestBody?.content?.["application/json"]?.schema;
+      const query = parameters.filter((p) => p.in === "query");
+      const querySchema: JsonSchema = {
+        type: "object",
+        properties: Object.fromEntries(query.map((p) => [p.name, p.schema ?? {}])),
+        required: query.filter((p) => p.required === true).map((p) => p.name),
+      };
+      out.push({
+        key: `${method.toUpperCase()} ${path}`,
+        method: method.toUpperCase(),
+        path,
+        hasPathParams: parameters.some((p) => p.in === "path"),
+        admin: (op.security ?? []).some((s) => "AdminToken" in s),
+        ...(bodySchema === undefined
+          ? {}
+          : { body: { schema: bodySchema, validate: ajv.compile(bodySchema) } }),
+        ...(query.length === 0
+          ? {}
+          : { query: { names: query.map((p) => p.name), validate: ajv.compile(querySchema) } }),
+      });
+    }
   }
+  return out;
 }
 
 /** Objects shaped like the schema's properties with hostile values, fields missing or extra. */
-function hostileObject(schema: z.ZodType): fc.Arbitrary<unknown> {
-  const props = propertiesOf(schema);
+function hostileObject(schema: JsonSchema, validate: ValidateFunction): fc.Arbitrary<unknown> {
+  const props = Object.keys(schema.properties ?? {});
   const shaped = fc
     .tuple(
       fc.record(Object.fromEntries(props.map((p) => [p, hostileValue])), { requiredKeys: [] }),
@@ -107,7 +154,7 @@ function hostileObject(schema: z.ZodType): fc.Arbitrary<unknown> {
     : shaped;
   return fc
     .oneof({ weight: 5, arbitrary: shaped }, nested, fc.jsonValue({ maxDepth: 3 }))
-    .filter((value) => !acceptedBy(schema, value));
+    .filter((value) => !validate(value));
 }
 
 /** Whether `value` can be %-encoded into a URL (a lone surrogate cannot). */
@@ -174,6 +221,7 @@ describe("hostile input", { timeout: 240_000 }, () => {
   let stack: TestStack;
   let org: TestOrg;
   let provider: JsonRpcProvider;
+  let operations: Operation[];
   let requests = 0;
   const statuses = new Map<number, number>();
 
@@ -181,6 +229,16 @@ describe("hostile input", { timeout: 240_000 }, () => {
     stack = await startTestStack({ logLevel: "warn" });
     org = await stack.registerOrg({ scopes: [...SCOPES] });
     provider = new JsonRpcProvider(stack.rpcUrl, 1236, { staticNetwork: true });
+    const res = await fetch(`${stack.baseUrl}/openapi.json`);
+    assert.equal(res.status, 200);
+    operations = operationsOf((await res.json()) as Parameters<typeof operationsOf>[0]);
+    // The document really drives the run: every write and management body is in it.
+    for (const key of Object.keys(SEMANTIC))
+      assert.ok(
+        operations.some((o) => o.key === key && o.body !== undefined),
+        `${key} is documented`,
+      );
+    assert.ok(operations.filter((o) => o.body !== undefined).length >= 14);
   });
 
   after(async () => {
@@ -251,37 +309,27 @@ describe("hostile input", { timeout: 240_000 }, () => {
     assert.equal(typeof (parsed as { error?: unknown }).error, "string", where);
   }
 
-  function credentialsFor(route: AnyRouteDefinition): Record<string, string> {
-    return route.auth === "admin"
-      ? { "x-admin-token": stack.adminToken }
-      : { "x-api-key": org.apiKey };
+  function credentialsFor(op: Operation): Record<string, string> {
+    return op.admin ? { "x-admin-token": stack.adminToken } : { "x-api-key": org.apiKey };
   }
 
-  function fillPath(route: AnyRouteDefinition, value: string): string {
-    return route.path.replace(/:([A-Za-z]+)/g, () => encodeURIComponent(value));
+  function fillPath(op: Operation, value: string): string {
+    return op.path.replace(/\{[A-Za-z]+\}/g, () => encodeURIComponent(value));
   }
 
   test("generated bodies that break each route's schema are refused with a 4xx { error }", async () => {
     const before = await snapshot();
-    for (const route of API_ROUTES) {
-      const schema = route.request.body;
-      if (schema === undefined) continue;
-      const key = routeKey(route);
-      const arbitrary =
-        SEMANTIC[key] === undefined
-          ? hostileObject(schema)
-          : fc.oneof(hostileObject(schema), SEMANTIC[key]);
+    for (const op of operations) {
+      if (op.body === undefined) continue;
+      const hostile = hostileObject(op.body.schema, op.body.validate);
+      const semantic = SEMANTIC[op.key];
+      const arbitrary = semantic === undefined ? hostile : fc.oneof(hostile, semantic);
       await fc.assert(
         fc.asyncProperty(arbitrary, async (body) => {
-          await expectRejected(
-            key,
-            route.method.toUpperCase(),
-            fillPath(route, "wh_doesnotexist"),
-            {
-              headers: { ...credentialsFor(route), "content-type": "application/json" },
-              body: JSON.stringify(body),
-            },
-          );
+          await expectRejected(op.key, op.method, fillPath(op, "wh_doesnotexist"), {
+            headers: { ...credentialsFor(op), "content-type": "application/json" },
+            body: JSON.stringify(body),
+          });
         }),
         { numRuns: BODY_RUNS },
       );
@@ -297,34 +345,32 @@ describe("hostile input", { timeout: 240_000 }, () => {
         badId.filter((s) => s.length > 0),
       )
       .filter((s) => encodable(s) && encodeURIComponent(s).length < 4_000); // longer: 431 from Node
-    for (const route of API_ROUTES) {
-      if (!route.path.includes(":")) continue;
-      const key = routeKey(route);
-      if (route.method !== "get" && route.request.body !== undefined) continue;
+    for (const op of operations) {
+      if (!op.hasPathParams) continue;
+      if (op.method !== "GET" && op.body !== undefined) continue;
       await fc.assert(
         fc.asyncProperty(pathValue, async (value) => {
-          await expectRejected(key, route.method.toUpperCase(), fillPath(route, value), {
-            headers: credentialsFor(route),
+          await expectRejected(op.key, op.method, fillPath(op, value), {
+            headers: credentialsFor(op),
           });
         }),
         { numRuns: PARAM_RUNS },
       );
     }
-    for (const route of API_ROUTES) {
-      const schema = route.request.query;
-      if (schema === undefined) continue;
-      const props = propertiesOf(schema);
+    for (const op of operations) {
+      const documented = op.query;
+      if (documented === undefined) continue;
       const query = fc
         .dictionary(
-          fc.oneof(fc.constantFrom(...props), fc.string({ maxLength: 6 })),
+          fc.oneof(fc.constantFrom(...documented.names), fc.string({ maxLength: 6 })),
           hostileString.filter((s) => s.length < 3_000 && encodable(s)),
           { minKeys: 1, maxKeys: 4 },
         )
-        .filter((q) => !acceptedBy(schema, q));
+        .filter((q) => !documented.validate(q));
       await fc.assert(
         fc.asyncProperty(query, async (q) => {
           const search = new URLSearchParams(q).toString();
-          await expectRejected(routeKey(route), "GET", `${route.path}?${search}`);
+          await expectRejected(op.key, op.method, `${op.path}?${search}`);
         }),
         { numRuns: QUERY_RUNS },
       );
@@ -349,18 +395,13 @@ describe("hostile input", { timeout: 240_000 }, () => {
       ],
       ["bad gzip", { "content-type": "application/json", "content-encoding": "gzip" }, "not gzip"],
     ];
-    for (const route of API_ROUTES) {
-      if (route.request.body === undefined) continue;
+    for (const op of operations) {
+      if (op.body === undefined) continue;
       for (const [label, headers, body] of attacks) {
-        await expectRejected(
-          `${routeKey(route)} ${label}`,
-          route.method.toUpperCase(),
-          fillPath(route, "wh_doesnotexist"),
-          {
-            headers: { ...credentialsFor(route), ...headers },
-            body,
-          },
-        );
+        await expectRejected(`${op.key} ${label}`, op.method, fillPath(op, "wh_doesnotexist"), {
+          headers: { ...credentialsFor(op), ...headers },
+          body,
+        });
       }
     }
     assert.deepEqual(await snapshot(), before);
