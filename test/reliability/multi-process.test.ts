@@ -26,7 +26,7 @@ const TOKEN_ABI = [
   "function ownerOf(uint256) view returns (address)",
 ];
 
-describe("two relayer processes on one database and one chain", { timeout: 180_000 }, () => {
+describe("two relayer processes on one database and one chain", { timeout: 240_000 }, () => {
   let cluster: Cluster;
   let relayers: ClusterRelayer[];
   let orgs: ClusterOrg[];
@@ -177,14 +177,14 @@ describe("two relayer processes on one database and one chain", { timeout: 180_0
           .map((d) => String(d.headers["webhook-id"])),
       );
     // A delivery the killed process had claimed is retried once pg-boss expires its job
-    // (expireInSeconds 60, checked every 30 s): up to about 1.5 min, hence the long wait.
+    // (15 s, checked every 5 s; ~20 s measured by the next test), hence the long wait.
     const missing = () =>
       [...minted].filter(([tokenId, orgId]) => eventsFor(orgId, tokenId).size === 0);
     try {
       await waitUntil(
         "asset.issued for every token",
         () => (missing().length === 0 ? true : undefined),
-        120_000,
+        60_000,
         250,
       );
     } catch (error) {
@@ -213,5 +213,59 @@ describe("two relayer processes on one database and one chain", { timeout: 180_0
     }
     for (const [id, targets] of perEvent) assert.equal(targets.size, 1, `${id} has one target`);
     assert.equal(minted.size, ORGS * REQUESTS_PER_ORG + 2 * ORGS);
+  });
+  test("a delivery whose process is SIGKILLed mid-request is sent again by another process", async () => {
+    // The earlier test killed one process; start another so that two deliver.
+    const alive = relayers.filter(
+      (r) => r.process.child.exitCode === null && !r.process.child.signalCode,
+    );
+    const fresh = await cluster.spawn();
+    relayers.push(fresh);
+    const workers = [...alive, fresh];
+    const org = await cluster.registerOrg(workers[0]);
+    const hookPath = `/hang/${org.orgId}`;
+    const hook = await call(workers[0]!.baseUrl, "POST", "/api/enterprise/webhooks", {
+      apiKey: org.apiKey,
+      body: { url: receiver.url(hookPath), events: ["asset.issued"] },
+    });
+    assert.equal(hook.status, 200, hook.text);
+    // The first attempt is held for 4 s (inside the 5 s timeout): the sender dies meanwhile.
+    receiver.respond.set(hookPath, (_req, n) =>
+      n === 1 ? { status: 200, delayMs: 4_000 } : { status: 200 },
+    );
+
+    await issue(workers[0]!, org, 3000);
+    const first = await waitUntil(
+      "the first delivery attempt",
+      () => receiver.received.find((d) => d.path === hookPath),
+      30_000,
+      20,
+    );
+    const sender = workers.find((r) => localPortsOf(r.pid).has(first.remotePort));
+    assert.ok(sender !== undefined, `sender of port ${first.remotePort} found`);
+    const killedAt = Date.now();
+    sender.process.child.kill("SIGKILL");
+    await sender.process.exited;
+
+    const again = await waitUntil(
+      "the delivery to be sent again",
+      () => receiver.accepted(hookPath).find((d) => d !== first),
+      60_000,
+      100,
+    );
+    console.log(`redelivered ${again.receivedAt - killedAt} ms after the SIGKILL`);
+    assert.equal(again.headers["webhook-id"], first.headers["webhook-id"]);
+    assert.equal(again.body, first.body);
+    // The sender is dead, so another process sent it (its connection is closed by now, so the port
+    // cannot be matched again).
+    assert.notEqual(sender.process.child.signalCode, null);
+    const { rows } = await cluster.pool.query<{ status: string }>(
+      `SELECT d.status FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE w.org_id = $1`,
+      [org.orgId],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.status),
+      ["delivered"],
+    );
   });
 });

@@ -3,6 +3,13 @@ import { PgBoss, type Db } from "pg-boss";
 import type { Logger } from "pino";
 import type { Database } from "../db/client.js";
 
+/**
+ * How long one delivery job may run before pg-boss takes it back from its worker (a killed
+ * process) and runs it again. An attempt is bounded by the 5 s request timeout plus a few
+ * database statements; the receiver deduplicates a rare second send by `webhook-id`.
+ */
+const EXPIRE_SECONDS = 15;
+
 /** The pg-boss queue: one job per delivery attempt (`{ deliveryId }`). */
 export const DELIVERY_QUEUE = "webhook-delivery";
 
@@ -42,20 +49,24 @@ export async function openDeliveryQueue(
     max: 4,
     application_name: applicationName,
     useListenNotify: true,
-    superviseIntervalSeconds: 30,
-    monitorIntervalSeconds: 30,
+    // The monitor pass expires the jobs of dead workers: every 5 s, so a delivery a killed process
+    // had claimed is retried within about EXPIRE_SECONDS + 5 s + retryDelay.
+    superviseIntervalSeconds: 5,
+    monitorIntervalSeconds: 5,
   });
   boss.on("error", (error) => logger.warn({ err: error }, "pg-boss error"));
   await boss.start();
-  await boss.createQueue(DELIVERY_QUEUE, {
-    notify: true,
+  const options = {
     retryLimit: 5, // only for crashed workers: the handler schedules its own retries
-    retryDelay: 5,
+    retryDelay: 1,
     retryBackoff: true,
-    expireInSeconds: 60,
+    expireInSeconds: EXPIRE_SECONDS,
     retentionSeconds: 4 * 24 * 3600,
     deleteAfterSeconds: 24 * 3600,
-  });
+  };
+  await boss.createQueue(DELIVERY_QUEUE, { notify: true, ...options });
+  // createQueue leaves an existing queue as it is: bring one made by an older version up to date.
+  await boss.updateQueue(DELIVERY_QUEUE, options);
   return boss;
 }
 

@@ -19,6 +19,8 @@ export interface ReceivedDelivery {
     data: Record<string, any>;
   };
   receivedAt: number;
+  /** The sender's TCP port (tells which process sent it). */
+  remotePort: number;
 }
 
 /** What the receiver answers for a request: a status, optional headers, an optional delay. */
@@ -60,6 +62,7 @@ export async function startReceiver(): Promise<Receiver> {
         body,
         json: JSON.parse(body),
         receivedAt: Date.now(),
+        remotePort: req.socket.remotePort ?? 0,
       };
       received.push(entry);
       const n = (counts.get(path) ?? 0) + 1;
