@@ -57,7 +57,9 @@ export async function openDeliveryQueue(
   boss.on("error", (error) => logger.warn({ err: error }, "pg-boss error"));
   await boss.start();
   const options = {
-    retryLimit: 5, // only for crashed workers: the handler schedules its own retries
+    // Only for crashed workers and failed database statements (the handler schedules the
+    // receiver retries itself): 1 s, 2 s, 4 s ... up to about 17 min in all.
+    retryLimit: 10,
     retryDelay: 1,
     retryBackoff: true,
     expireInSeconds: EXPIRE_SECONDS,
