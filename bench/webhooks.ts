@@ -1,8 +1,10 @@
 /**
  * Webhook latency benchmark: anvil with 1 s blocks, the indexer (250 ms head polling) and the
  * delivery workers, a local receiver. For each mint, the time from the block holding the event
- * (its timestamp, and separately the moment the transaction's receipt reached the sender) to the
- * signed delivery's arrival at the receiver. Prints p50/p95; asserts nothing.
+ * to the signed delivery's arrival at the receiver, with the block's moment taken three ways: when
+ * a 10 ms `eth_blockNumber` poller in this process first saw it (the real latency), its header
+ * timestamp (whole seconds, so it adds 0-1 s), and when the transaction's receipt reached the
+ * sender. Prints p50/p95; asserts nothing.
  * Target: p50 < block interval + 0.5 s.
  *
  * Run: node_modules/.bin/node --import tsx bench/webhooks.ts  (env BENCH_EVENTS, default 20)
@@ -34,6 +36,17 @@ export async function runWebhooksBench(): Promise<void> {
     });
     const secret = hook.body.secret;
     const wallet = await orgSigner(stack, org.orgId, provider);
+    // When each block number was first visible on the node (10 ms polling).
+    const seenAt = new Map<number, number>();
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        const head = Number(BigInt((await provider.send("eth_blockNumber", [])) as string));
+        if (!seenAt.has(head)) seenAt.set(head, Date.now());
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+    const fromSeen: number[] = [];
     const fromBlock: number[] = [];
     const fromReceipt: number[] = [];
     for (let i = 0; i < EVENTS; i++) {
@@ -43,9 +56,14 @@ export async function runWebhooksBench(): Promise<void> {
       await receiver.waitFor((all) => all.some((d) => d.json.txHash === txHash), 30_000);
       const delivery = receiver.received.find((d) => d.json.txHash === txHash)!;
       verifyDelivery(delivery, secret);
+      const seen = seenAt.get(blockNumber);
+      if (seen !== undefined) fromSeen.push(delivery.receivedAt - seen);
       fromBlock.push(delivery.receivedAt - block!.timestamp * 1000);
       fromReceipt.push(delivery.receivedAt - receiptAt);
     }
+    watching = false;
+    await watcher;
+    fromSeen.sort((a, b) => a - b);
     fromBlock.sort((a, b) => a - b);
     fromReceipt.sort((a, b) => a - b);
     const avgBlockTime = (await stack.api<{ averageBlockTime: number }>("GET", "/api/v1/status"))
@@ -54,12 +72,17 @@ export async function runWebhooksBench(): Promise<void> {
       `${EVENTS} asset.issued deliveries, block interval ${avgBlockTime} s, indexer poll 250 ms, confirmations 1`,
     );
     console.log(
+      `block first seen -> delivery: p50 ${percentile(fromSeen, 0.5)} ms   p95 ${percentile(fromSeen, 0.95)} ms   max ${fromSeen.at(-1)} ms   (${fromSeen.length} of ${EVENTS} blocks seen)`,
+    );
+    console.log(
       `block timestamp -> delivery:  p50 ${percentile(fromBlock, 0.5)} ms   p95 ${percentile(fromBlock, 0.95)} ms   max ${fromBlock.at(-1)} ms`,
     );
     console.log(
       `receipt at sender -> delivery: p50 ${percentile(fromReceipt, 0.5)} ms   p95 ${percentile(fromReceipt, 0.95)} ms   max ${fromReceipt.at(-1)} ms`,
     );
-    console.log(`target: p50 (from block) < ${(avgBlockTime * 1000 + 500).toFixed(0)} ms`);
+    console.log(
+      `target: p50 (from block) < ${(avgBlockTime * 1000 + 500).toFixed(0)} ms; the spec's indexer polls every 3,000 ms`,
+    );
   } finally {
     await workers.stop();
     await indexer.stop();
