@@ -148,6 +148,18 @@ describe("admin console in a browser", { timeout: 170_000 }, () => {
     await page.goto(url("/"));
     await page.locator("#credential").waitFor();
     await shoot("sign-in");
+    // A malformed value: a field error, nothing sent.
+    await page.locator("#credential").fill("not a key");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page
+      .getByText("Expected rwa_live_ or ent_admin_ followed by 64 hex characters")
+      .waitFor();
+    // A well-formed key the relayer does not know: refused, and the field is emptied.
+    await page.locator("#credential").fill(`rwa_live_${"0".repeat(64)}`);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByText("That key or token was not accepted").waitFor();
+    assert.equal(await page.locator("#credential").inputValue(), "");
+    assert.equal(await page.locator("#credential-error").count(), 0, "field error cleared");
     await page.locator("#credential").fill(org.apiKey);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL(url("/wallet/"));

@@ -2,8 +2,9 @@
 
 import { useState } from "react";
 import { messageOf } from "../../lib/api";
-import { fieldErrors, signInSchema } from "../../lib/schemas";
+import { signInSchema } from "../../lib/schemas";
 import { useSession } from "../../lib/session";
+import { useValidatedSubmit } from "../../lib/use-validated-submit";
 import { FieldError, Notice } from "../common/states";
 
 /**
@@ -14,37 +15,26 @@ import { FieldError, Notice } from "../common/states";
 export function SignInForm() {
   const { state, signIn } = useSession();
   const [credential, setCredential] = useState("");
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [failure, setFailure] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event: React.FormEvent) => {
-    event.preventDefault();
-    const parsed = signInSchema.safeParse({ credential });
-    // Cleared before the request, whatever happens next: the value must not linger in the DOM.
-    setCredential("");
-    setFailure(undefined);
-    if (!parsed.success) {
-      setErrors(fieldErrors(parsed.error));
-      return;
-    }
-    setErrors({});
-    setBusy(true);
-    try {
-      await signIn(parsed.data.credential);
-    } catch (error) {
-      setFailure(
-        messageOf(error) === "Unauthorized"
-          ? "That key or token was not accepted (unknown, revoked or mistyped)."
-          : messageOf(error),
-      );
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { errors, failure, busy, submit } = useValidatedSubmit(
+    signInSchema,
+    (data) => signIn(data.credential),
+    (error) =>
+      messageOf(error) === "Unauthorized"
+        ? "That key or token was not accepted (unknown, revoked or mistyped)."
+        : messageOf(error),
+  );
 
   return (
-    <form className="card signin" onSubmit={(event) => void submit(event)} noValidate>
+    <form
+      className="card signin"
+      onSubmit={(event) => {
+        event.preventDefault();
+        // Cleared before the request, whatever happens next: the value must not linger in the DOM.
+        setCredential("");
+        void submit({ credential });
+      }}
+      noValidate
+    >
       <h1>Sign in to the RWA Console</h1>
       <p className="muted">
         Organization admins: paste an API key (<code>rwa_live_…</code>). Operator staff: paste the

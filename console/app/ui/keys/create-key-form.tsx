@@ -1,10 +1,12 @@
 "use client";
 
 import { useState } from "react";
-import { api, messageOf } from "../../lib/api";
+import { api } from "../../lib/api";
 import { grantableScopes } from "../../lib/format";
-import { createKeySchema, fieldErrors } from "../../lib/schemas";
+import { createKeySchema } from "../../lib/schemas";
 import type { CreatedApiKey } from "../../lib/types";
+import { useValidatedSubmit } from "../../lib/use-validated-submit";
+import { CheckboxGroup } from "../common/checkbox-group";
 import { FieldError, Notice } from "../common/states";
 
 /** New key form: label and scopes (only those the signed-in session holds). */
@@ -18,41 +20,21 @@ export function CreateKeyForm({
   const offered = grantableScopes(heldScopes);
   const [label, setLabel] = useState("");
   const [scopes, setScopes] = useState<string[]>(offered.includes("read") ? ["read"] : []);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [failure, setFailure] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-
-  const toggle = (scope: string) =>
-    setScopes((current) =>
-      current.includes(scope) ? current.filter((s) => s !== scope) : [...current, scope],
-    );
-
-  const submit = async (event: React.FormEvent) => {
-    event.preventDefault();
-    setFailure(undefined);
-    const parsed = createKeySchema.safeParse({ label, scopes });
-    if (!parsed.success) {
-      setErrors(fieldErrors(parsed.error));
-      return;
-    }
-    setErrors({});
-    setBusy(true);
-    try {
-      const body = {
-        scopes: parsed.data.scopes,
-        ...(parsed.data.label === "" ? {} : { label: parsed.data.label }),
-      };
-      onCreated(await api<CreatedApiKey>("POST", "/api/enterprise/keys", body));
-      setLabel("");
-    } catch (error) {
-      setFailure(messageOf(error));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { errors, failure, busy, submit } = useValidatedSubmit(createKeySchema, async (data) => {
+    const body = { scopes: data.scopes, ...(data.label === "" ? {} : { label: data.label }) };
+    onCreated(await api<CreatedApiKey>("POST", "/api/enterprise/keys", body));
+    setLabel("");
+  });
 
   return (
-    <form className="card form" onSubmit={(event) => void submit(event)} noValidate>
+    <form
+      className="card form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void submit({ label, scopes });
+      }}
+      noValidate
+    >
       <h2>Create a key</h2>
       <label htmlFor="key-label">Label (optional)</label>
       <input
@@ -63,24 +45,15 @@ export function CreateKeyForm({
         aria-describedby="key-label-error"
       />
       <FieldError id="key-label-error" message={errors.label} />
-      <fieldset aria-describedby="key-scopes-error">
-        <legend>Scopes</legend>
-        <div className="checks">
-          {offered.map((scope) => (
-            <label key={scope} className="check">
-              <input
-                type="checkbox"
-                name="scopes"
-                value={scope}
-                checked={scopes.includes(scope)}
-                onChange={() => toggle(scope)}
-              />
-              {scope}
-            </label>
-          ))}
-        </div>
-      </fieldset>
-      <FieldError id="key-scopes-error" message={errors.scopes} />
+      <CheckboxGroup
+        legend="Scopes"
+        name="scopes"
+        options={offered}
+        selected={scopes}
+        onChange={setScopes}
+        errorId="key-scopes-error"
+        error={errors.scopes}
+      />
       <button type="submit" className="button button-primary" disabled={busy}>
         {busy ? "Creating…" : "Create key"}
       </button>

@@ -1,10 +1,12 @@
 "use client";
 
 import { useState } from "react";
-import { api, messageOf } from "../../lib/api";
+import { api } from "../../lib/api";
 import { DEFAULT_ORG_SCOPES, PLANS, SCOPES } from "../../lib/constants";
-import { fieldErrors, registerOrgSchema } from "../../lib/schemas";
+import { registerOrgSchema } from "../../lib/schemas";
 import type { RegisteredOrg } from "../../lib/types";
+import { useValidatedSubmit } from "../../lib/use-validated-submit";
+import { CheckboxGroup } from "../common/checkbox-group";
 import { FieldError, Notice } from "../common/states";
 
 /** Onboard an organization (name, plan, scopes). Custom scopes need a paid plan. */
@@ -12,41 +14,25 @@ export function RegisterOrgForm({ onRegistered }: { onRegistered: (org: Register
   const [orgName, setOrgName] = useState("");
   const [plan, setPlan] = useState<(typeof PLANS)[number]>("free");
   const [scopes, setScopes] = useState<string[]>([...DEFAULT_ORG_SCOPES]);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [failure, setFailure] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-
-  const toggle = (scope: string) =>
-    setScopes((current) =>
-      current.includes(scope) ? current.filter((s) => s !== scope) : [...current, scope],
-    );
-
-  const submit = async (event: React.FormEvent) => {
-    event.preventDefault();
-    setFailure(undefined);
-    const parsed = registerOrgSchema.safeParse({ orgName, plan, scopes });
-    if (!parsed.success) {
-      setErrors(fieldErrors(parsed.error));
-      return;
-    }
-    setErrors({});
-    setBusy(true);
-    try {
-      const org = await api<RegisteredOrg>("POST", "/api/enterprise/register", {
-        ...parsed.data,
+  const { errors, failure, busy, submit } = useValidatedSubmit(registerOrgSchema, async (data) => {
+    onRegistered(
+      await api<RegisteredOrg>("POST", "/api/enterprise/register", {
+        ...data,
         walletMode: "custodial",
-      });
-      onRegistered(org);
-      setOrgName("");
-    } catch (error) {
-      setFailure(messageOf(error));
-    } finally {
-      setBusy(false);
-    }
-  };
+      }),
+    );
+    setOrgName("");
+  });
 
   return (
-    <form className="card form" onSubmit={(event) => void submit(event)} noValidate>
+    <form
+      className="card form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void submit({ orgName, plan, scopes });
+      }}
+      noValidate
+    >
       <h2>Register an organization</h2>
       <label htmlFor="org-name">Name</label>
       <input
@@ -69,26 +55,17 @@ export function RegisterOrgForm({ onRegistered }: { onRegistered: (org: Register
           </option>
         ))}
       </select>
-      <fieldset>
-        <legend>
-          Scopes {plan === "free" && <span className="muted">(free plan: defaults only)</span>}
-        </legend>
-        <div className="checks">
-          {SCOPES.map((scope) => (
-            <label key={scope} className="check">
-              <input
-                type="checkbox"
-                name="scopes"
-                value={scope}
-                checked={scopes.includes(scope)}
-                onChange={() => toggle(scope)}
-              />
-              {scope}
-            </label>
-          ))}
-        </div>
-      </fieldset>
-      <FieldError id="org-scopes-error" message={errors.scopes} />
+      <CheckboxGroup
+        legend={
+          <>Scopes {plan === "free" && <span className="muted">(free plan: defaults only)</span>}</>
+        }
+        name="scopes"
+        options={SCOPES}
+        selected={scopes}
+        onChange={setScopes}
+        errorId="org-scopes-error"
+        error={errors.scopes}
+      />
       <button type="submit" className="button button-primary" disabled={busy}>
         {busy ? "Registering…" : "Register organization"}
       </button>

@@ -1,10 +1,12 @@
 "use client";
 
 import { useState } from "react";
-import { api, messageOf } from "../../lib/api";
+import { api } from "../../lib/api";
 import { WEBHOOK_EVENTS } from "../../lib/constants";
-import { createWebhookSchema, fieldErrors } from "../../lib/schemas";
+import { createWebhookSchema } from "../../lib/schemas";
 import type { CreatedWebhook } from "../../lib/types";
+import { useValidatedSubmit } from "../../lib/use-validated-submit";
+import { CheckboxGroup } from "../common/checkbox-group";
 import { FieldError, Notice } from "../common/states";
 
 /** New webhook: URL, events, and a secret the relayer generates or one you give. */
@@ -13,43 +15,29 @@ export function CreateWebhookForm({ onCreated }: { onCreated: (hook: CreatedWebh
   const [events, setEvents] = useState<string[]>([...WEBHOOK_EVENTS]);
   const [secretMode, setSecretMode] = useState<"generate" | "given">("generate");
   const [secret, setSecret] = useState("");
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [failure, setFailure] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-
-  const toggle = (event: string) =>
-    setEvents((current) =>
-      current.includes(event) ? current.filter((e) => e !== event) : [...current, event],
-    );
-
-  const submit = async (formEvent: React.FormEvent) => {
-    formEvent.preventDefault();
-    setFailure(undefined);
-    const parsed = createWebhookSchema.safeParse({ url, events, secretMode, secret });
-    if (!parsed.success) {
-      setErrors(fieldErrors(parsed.error));
-      return;
-    }
-    setErrors({});
-    setBusy(true);
-    try {
+  const { errors, failure, busy, submit } = useValidatedSubmit(
+    createWebhookSchema,
+    async (data) => {
       const body = {
-        url: parsed.data.url,
-        events: parsed.data.events,
-        ...(parsed.data.secretMode === "given" ? { secret: parsed.data.secret } : {}),
+        url: data.url,
+        events: data.events,
+        ...(data.secretMode === "given" ? { secret: data.secret } : {}),
       };
       onCreated(await api<CreatedWebhook>("POST", "/api/enterprise/webhooks", body));
       setUrl("");
       setSecret("");
-    } catch (error) {
-      setFailure(messageOf(error));
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+  );
 
   return (
-    <form className="card form" onSubmit={(event) => void submit(event)} noValidate>
+    <form
+      className="card form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void submit({ url, events, secretMode, secret });
+      }}
+      noValidate
+    >
       <h2>Register a webhook</h2>
       <label htmlFor="webhook-url">URL</label>
       <input
@@ -62,24 +50,15 @@ export function CreateWebhookForm({ onCreated }: { onCreated: (hook: CreatedWebh
         aria-describedby="webhook-url-error"
       />
       <FieldError id="webhook-url-error" message={errors.url} />
-      <fieldset>
-        <legend>Events</legend>
-        <div className="checks">
-          {WEBHOOK_EVENTS.map((event) => (
-            <label key={event} className="check">
-              <input
-                type="checkbox"
-                name="events"
-                value={event}
-                checked={events.includes(event)}
-                onChange={() => toggle(event)}
-              />
-              {event}
-            </label>
-          ))}
-        </div>
-      </fieldset>
-      <FieldError id="webhook-events-error" message={errors.events} />
+      <CheckboxGroup
+        legend="Events"
+        name="events"
+        options={WEBHOOK_EVENTS}
+        selected={events}
+        onChange={setEvents}
+        errorId="webhook-events-error"
+        error={errors.events}
+      />
       <fieldset>
         <legend>Signing secret</legend>
         <label className="check">
