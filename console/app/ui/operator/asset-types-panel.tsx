@@ -1,11 +1,12 @@
 "use client";
 
 import { useState } from "react";
-import { api, messageOf } from "../../lib/api";
+import { api } from "../../lib/api";
 import { formatTime, shortHex } from "../../lib/format";
-import { assetTypeSchema, fieldErrors } from "../../lib/schemas";
+import { assetTypeSchema } from "../../lib/schemas";
 import type { AssetType } from "../../lib/types";
 import { useResource } from "../../lib/use-resource";
+import { useValidatedSubmit } from "../../lib/use-validated-submit";
 import { EmptyState, ErrorState, FieldError, Loading, Notice } from "../common/states";
 
 /** Operator: registered asset types, and registering one from the operator account. */
@@ -14,43 +15,32 @@ export function AssetTypesPanel() {
     api<{ data: AssetType[] }>("GET", "/api/v1/asset-types"),
   );
   const [typeName, setTypeName] = useState("");
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [result, setResult] = useState<{ kind: "ok" | "error"; text: string } | undefined>();
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event: React.FormEvent) => {
-    event.preventDefault();
-    setResult(undefined);
-    const parsed = assetTypeSchema.safeParse({ typeName });
-    if (!parsed.success) {
-      setErrors(fieldErrors(parsed.error));
-      return;
-    }
-    setErrors({});
-    setBusy(true);
-    try {
-      const registered = await api<{ typeName: string; txHash: string }>(
-        "POST",
-        "/api/console/operator/asset-types",
-        parsed.data,
-      );
-      setResult({
-        kind: "ok",
-        text: `Registered “${registered.typeName}” (tx ${shortHex(registered.txHash)}). It shows in the list once indexed.`,
-      });
-      setTypeName("");
-      // The list comes from the indexer, which follows the chain within a few seconds.
-      setTimeout(types.reload, 1500);
-    } catch (error) {
-      setResult({ kind: "error", text: messageOf(error) });
-    } finally {
-      setBusy(false);
-    }
-  };
+  const [registered, setRegistered] = useState<string | undefined>();
+  const { errors, failure, busy, submit } = useValidatedSubmit(assetTypeSchema, async (data) => {
+    const done = await api<{ typeName: string; txHash: string }>(
+      "POST",
+      "/api/console/operator/asset-types",
+      data,
+    );
+    setRegistered(
+      `Registered “${done.typeName}” (tx ${shortHex(done.txHash)}). It shows in the list once indexed.`,
+    );
+    setTypeName("");
+    // The list comes from the indexer, which follows the chain within a few seconds.
+    setTimeout(types.reload, 1500);
+  });
 
   return (
     <div className="stack">
-      <form className="card form" onSubmit={(event) => void submit(event)} noValidate>
+      <form
+        className="card form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setRegistered(undefined);
+          void submit({ typeName });
+        }}
+        noValidate
+      >
         <h2>Register an asset type</h2>
         <p className="muted">
           Names are exact and case-sensitive; any organization can then use it.
@@ -67,7 +57,8 @@ export function AssetTypesPanel() {
         <button type="submit" className="button button-primary" disabled={busy}>
           {busy ? "Registering (waiting for the chain)…" : "Register type"}
         </button>
-        {result !== undefined && <Notice kind={result.kind}>{result.text}</Notice>}
+        {registered !== undefined && <Notice kind="ok">{registered}</Notice>}
+        {failure !== undefined && <Notice kind="error">{failure}</Notice>}
       </form>
       <section className="card">
         <div className="toolbar">
