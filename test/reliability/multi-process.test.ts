@@ -214,6 +214,7 @@ describe("two relayer processes on one database and one chain", { timeout: 240_0
     for (const [id, targets] of perEvent) assert.equal(targets.size, 1, `${id} has one target`);
     assert.equal(minted.size, ORGS * REQUESTS_PER_ORG + 2 * ORGS);
   });
+
   test("a delivery whose process is SIGKILLed mid-request is sent again by another process", async () => {
     // The earlier test killed one process; start another so that two deliver.
     const alive = relayers.filter(
