@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
-import { formatEther } from "ethers";
 import type { AppContext } from "../context.js";
 import { wallets } from "../db/schema/index.js";
 import { NotFoundError } from "../errors.js";
+import { formatCoin } from "../writes/amounts.js";
 import { withRpc } from "./rpc-call.js";
 
 /** Wallet balance object (spec section 2.7). */
@@ -13,12 +13,6 @@ export interface WalletBalance {
   /** Integer amount in wei. */
   balanceWei: string;
   chain: number;
-}
-
-/** Formats wei as a decimal coin amount, dropping ethers' trailing `.0` ("100.0" → "100"). */
-export function formatCoin(wei: bigint): string {
-  const text = formatEther(wei);
-  return text.endsWith(".0") ? text.slice(0, -2) : text;
 }
 
 /** The address of an organization's custodial wallet. */

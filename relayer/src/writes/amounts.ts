@@ -1,5 +1,6 @@
-import { formatEther, parseEther } from "ethers";
+import { parseEther } from "ethers";
 import { ValidationError } from "../errors.js";
+import { weiToDecimal } from "../reads/wei-decimal.js";
 
 const DECIMAL = /^(0|[1-9]\d{0,40})(\.\d{1,18})?$/;
 
@@ -18,10 +19,9 @@ export function parseCoin(value: string | number, field: string): bigint {
   return parseEther(text);
 }
 
-/** Wei → decimal string without trailing zeros (`"0.1"`, `"2"`). */
+/** Wei → decimal string without trailing zeros (`"0.1"`, `"2"`), as every API amount is written. */
 export function formatCoin(wei: bigint): string {
-  const text = formatEther(wei);
-  return text.endsWith(".0") ? text.slice(0, -2) : text;
+  return weiToDecimal(wei.toString());
 }
 
 /** Wei → short decimal for messages (at most 6 decimals, rounded up when `up`). */

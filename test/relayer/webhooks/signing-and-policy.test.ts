@@ -129,8 +129,9 @@ describe("read helpers", () => {
   });
   it("wei amounts become decimal strings without floats", () => {
     assert.equal(weiToDecimal("100000000000000000"), "0.1");
-    assert.equal(weiToDecimal("1000000000000000000"), "1.0");
+    assert.equal(weiToDecimal("1000000000000000000"), "1");
+    assert.equal(weiToDecimal("2500000000000000000"), "2.5");
     assert.equal(weiToDecimal("123456789012345678901234567890"), "123456789012.34567890123456789");
-    assert.equal(weiToDecimal("0"), "0.0");
+    assert.equal(weiToDecimal("0"), "0");
   });
 });
