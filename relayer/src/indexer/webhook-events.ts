@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { getAddress } from "ethers";
-import { formatCoin } from "../writes/amounts.js";
+import { weiToDecimal } from "../reads/wei-decimal.js";
 import type pg from "pg";
 import type { ChainEventKind, OutboxEvent } from "../webhooks/event-kinds.js";
 import type { StoredLog } from "./stored-log.js";
@@ -56,7 +56,7 @@ async function issuedData(client: pg.ClientBase, log: StoredLog): Promise<Record
     assetType: row?.type_name ?? null,
     name,
     wallet: checksum(a.owner!),
-    stakedAmount: formatCoin(BigInt(a.stake!)),
+    stakedAmount: weiToDecimal(a.stake!),
     stakedAmountWei: a.stake,
     ipfsHash: row?.cid ?? null,
     minter: checksum(a.minter!),
@@ -104,7 +104,7 @@ async function candidatesOf(
           from: checksum(a.seller!),
           to: checksum(marketplace),
           listingId: a.listingId,
-          price: formatCoin(BigInt(a.price!)),
+          price: weiToDecimal(a.price!),
           priceWei: a.price,
           seller: checksum(a.seller!),
           expiresAt: new Date(Number(a.expiresAt) * 1000).toISOString(),
@@ -122,7 +122,7 @@ async function candidatesOf(
           listingId: a.listingId,
           buyer: checksum(a.buyer!),
           seller: checksum(a.seller!),
-          price: formatCoin(BigInt(a.price!)),
+          price: weiToDecimal(a.price!),
           priceWei: a.price,
         },
       };
