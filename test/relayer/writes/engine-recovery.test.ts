@@ -214,6 +214,17 @@ describe("transaction engine recovery (anvil with automine switched off + Postgr
         org.walletAddress,
       );
 
+      // The filler is mined before the affordable item (lower nonce); its own job records the
+      // receipt on its next poll, so read the rows once the filler row is final.
+      const fillerFinal = async () =>
+        (
+          await stack.database.pool.query(
+            "SELECT 1 FROM transactions WHERE org_id = $1 AND kind = 'nonce-fill' AND state IN ('confirmed', 'mined', 'failed', 'replaced')",
+            [org.orgId],
+          )
+        ).rowCount === 1;
+      for (let i = 0; i < 100 && !(await fillerFinal()); i++)
+        await new Promise((r) => setTimeout(r, 100));
       const { rows } = await stack.database.pool.query<{
         id: string;
         kind: string;
