@@ -1,11 +1,11 @@
 import { ApiError, NetworkError } from "./errors.js";
+import type { RequestOptions, WriteOptions, WriteResult } from "./options.js";
 import { parseRetryAfter, randomId, retryDelayMs, sleep } from "./retry.js";
+import { WRITE_PATHS, type WriteMethods } from "./write-methods.js";
 import type {
   AssetRecord,
   AssetTypesResult,
   BatchIssueResult,
-  BuyAssetInput,
-  BuyAssetResult,
   CoinPriceResult,
   CreatedKey,
   CreatedWebhook,
@@ -13,27 +13,18 @@ import type {
   CreateWebhookInput,
   DeletedWebhook,
   DeliveryLog,
-  DelistAssetInput,
-  DelistAssetResult,
   GetAssetsParams,
   GetListingsParams,
   IssueAssetInput,
-  IssueAssetResult,
   KeyList,
-  ListAssetInput,
-  ListAssetResult,
   ListingRecord,
   NftMetadata,
   Page,
   RedeliveryQueued,
-  RegisterAssetTypeInput,
-  RegisterAssetTypeResult,
   RevokedKey,
   StatusResult,
   TestEventQueued,
   TransactionStatus,
-  TransferInput,
-  TransferResult,
   WalletBalance,
   WebhookList,
   WriteAccepted,
@@ -56,33 +47,6 @@ export interface RwaClientOptions {
   /** Longest wait between attempts in ms; a longer `Retry-After` is not waited for. Default 60 000. */
   maxRetryDelayMs?: number;
 }
-
-/** Per-call options. */
-export interface RequestOptions {
-  signal?: AbortSignal;
-  /** Overrides the client's `timeoutMs` for this call. */
-  timeoutMs?: number;
-}
-
-/** Options of a write. */
-export interface WriteOptions extends RequestOptions {
-  /**
-   * Sent as `Idempotency-Key`. Default: a fresh UUID per call, reused by every retry of that
-   * call, so a retried write never issues twice. Pass your own to make retries across calls
-   * (or processes) safe too.
-   */
-  idempotencyKey?: string;
-  /** `"respond-async"`: answer at once with the transaction id (poll with `waitForTransaction`). */
-  prefer?: "respond-async";
-  /**
-   * When the relayer answers 202 to a synchronous call (the receipt took longer than its wait),
-   * poll the transaction until final for at most this long. Default 300 000 ms.
-   */
-  waitTimeoutMs?: number;
-}
-
-/** A write's result type: with `prefer: "respond-async"` the answer may be the 202 body. */
-export type WriteResult<T, O> = O extends { prefer: "respond-async" } ? T | WriteAccepted : T;
 
 /** Options of `waitForTransaction`. */
 export interface WaitOptions extends RequestOptions {
@@ -132,6 +96,12 @@ const FINAL_STATES = new Set(["confirmed", "failed", "replaced"]);
  * const client = new RwaClient({ apiKey: process.env.RWA_API_KEY!, baseUrl: "https://api.example.com" });
  * const { tokenId } = await client.issueAsset({ assetType: "Bond", name: "Bond #1", description: "5y" });
  */
+// The write methods come from the registry (write-methods.ts); the class declares those it writes
+// by hand (batchIssue, which also takes a bare array).
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging
+export interface RwaClient extends Omit<WriteMethods, "batchIssue"> {}
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class RwaClient {
   readonly baseUrl: string;
   private readonly apiKey: string;
@@ -165,63 +135,31 @@ export class RwaClient {
     }
   }
 
-  // ---- writes (POST /api/v1/write/...) ----
+  // ---- writes (POST /api/v1/write/...): one method per write kind, see `write-methods.ts` ----
 
-  /** `POST /api/v1/write/issue-asset` (scope `write:issue`): mint one asset and stake. */
-  issueAsset<O extends WriteOptions = WriteOptions>(
-    asset: IssueAssetInput,
-    options?: O,
-  ): Promise<WriteResult<IssueAssetResult, O>> {
-    return this.write("/api/v1/write/issue-asset", asset, options);
+  static {
+    for (const [name, path] of Object.entries(WRITE_PATHS)) {
+      if (Object.prototype.hasOwnProperty.call(RwaClient.prototype, name)) continue;
+      Object.defineProperty(RwaClient.prototype, name, {
+        configurable: true,
+        writable: true,
+        value: function (this: RwaClient, input: unknown, options?: WriteOptions) {
+          return this.write(path, input, options);
+        },
+      });
+    }
   }
 
-  /** `POST /api/v1/write/batch-issue` (scope `write:issue`): 1 to 50 assets, partial failure possible. */
+  /**
+   * `POST /api/v1/write/batch-issue` (scope `write:issue`): 1 to 50 assets, partial failure
+   * possible. Also takes the array of assets itself.
+   */
   batchIssue<O extends WriteOptions = WriteOptions>(
     assets: IssueAssetInput[] | { assets: IssueAssetInput[] },
     options?: O,
   ): Promise<WriteResult<BatchIssueResult, O>> {
     const body = Array.isArray(assets) ? { assets } : assets;
-    return this.write("/api/v1/write/batch-issue", body, options);
-  }
-
-  /** `POST /api/v1/write/transfer` (scope `write:transfer`). */
-  transfer<O extends WriteOptions = WriteOptions>(
-    input: TransferInput,
-    options?: O,
-  ): Promise<WriteResult<TransferResult, O>> {
-    return this.write("/api/v1/write/transfer", input, options);
-  }
-
-  /** `POST /api/v1/write/marketplace/list` (scope `write:marketplace`). */
-  listAsset<O extends WriteOptions = WriteOptions>(
-    input: ListAssetInput,
-    options?: O,
-  ): Promise<WriteResult<ListAssetResult, O>> {
-    return this.write("/api/v1/write/marketplace/list", input, options);
-  }
-
-  /** `POST /api/v1/write/marketplace/buy` (scope `write:marketplace`). */
-  buyAsset<O extends WriteOptions = WriteOptions>(
-    input: BuyAssetInput,
-    options?: O,
-  ): Promise<WriteResult<BuyAssetResult, O>> {
-    return this.write("/api/v1/write/marketplace/buy", input, options);
-  }
-
-  /** `POST /api/v1/write/marketplace/delist` (scope `write:marketplace`). */
-  delistAsset<O extends WriteOptions = WriteOptions>(
-    input: DelistAssetInput,
-    options?: O,
-  ): Promise<WriteResult<DelistAssetResult, O>> {
-    return this.write("/api/v1/write/marketplace/delist", input, options);
-  }
-
-  /** `POST /api/v1/write/register-asset-type` (scope `admin:types`). */
-  registerAssetType<O extends WriteOptions = WriteOptions>(
-    input: RegisterAssetTypeInput,
-    options?: O,
-  ): Promise<WriteResult<RegisterAssetTypeResult, O>> {
-    return this.write("/api/v1/write/register-asset-type", input, options);
+    return this.write(WRITE_PATHS.batchIssue, body, options);
   }
 
   /** `GET /api/v1/transactions/{id}`: state of a write of this organization. */
@@ -390,6 +328,10 @@ export class RwaClient {
     return (await this.call<T>({ method: "GET", path, query, idempotent: true, options })).body;
   }
 
+  /**
+   * `POST` of a write: sends an `Idempotency-Key` (reused by every retry of this call) and,
+   * when a synchronous write answers 202, waits for the transaction. Used by the write methods.
+   */
   private async write<T>(path: string, body: unknown, options: WriteOptions = {}): Promise<T> {
     // One key per call, shared by all of its retries: the relayer answers a repeat with the
     // first attempt's transaction instead of issuing again.

@@ -12,13 +12,16 @@ import { RwaClient } from "./client.js";
 export { RwaClient };
 /** Alias of `RwaClient`. */
 export const RwaSdk = RwaClient;
+export type { RwaClientOptions, WaitOptions } from "./client.js";
 export type {
   RequestOptions,
-  RwaClientOptions,
-  WaitOptions,
+  WriteInput,
+  WriteMethod,
   WriteOptions,
+  WriteOutput,
+  WritePath,
   WriteResult,
-} from "./client.js";
+} from "./options.js";
 export { ApiError, NetworkError, RwaSdkError, type ApiErrorInit } from "./errors.js";
 export { parseRetryAfter, retryDelayMs, type BackoffPolicy } from "./retry.js";
 export type * from "./types.js";

@@ -29,50 +29,42 @@ import type {
 } from "../src/http/routes/read.js";
 import type { transactionStatusResponse } from "../src/http/routes/transactions.js";
 import type { deliveryLogResponse } from "../src/http/routes/webhook-deliveries.js";
-import type {
-  acceptedResponse,
-  batchIssueResponse,
-  buyRequest,
-  buyResponse,
-  delistRequest,
-  delistResponse,
-  issueAssetRequest,
-  issueAssetResponse,
-  listRequest,
-  listResponse,
-  registerTypeRequest,
-  registerTypeResponse,
-  transferRequest,
-  transferResponse,
-} from "../src/http/routes/write.js";
+import type { acceptedResponse } from "../src/http/routes/write.js";
+import type { batchIssue } from "../src/writes/kinds/batch-issue.js";
+import type { buy } from "../src/writes/kinds/buy.js";
+import type { delist } from "../src/writes/kinds/delist.js";
+import type { issueAsset } from "../src/writes/kinds/issue-asset.js";
+import type { list } from "../src/writes/kinds/list.js";
+import type { registerAssetType } from "../src/writes/kinds/register-asset-type.js";
+import type { transfer } from "../src/writes/kinds/transfer.js";
 import type { WebhookPayload } from "../src/webhooks/event-kinds.js";
 
 /** One asset to issue (body of `issueAsset`, item of `batchIssue`). */
-export type IssueAssetInput = z.input<typeof issueAssetRequest>;
+export type IssueAssetInput = z.input<(typeof issueAsset)["request"]>;
 /** Result of `issueAsset`. */
-export type IssueAssetResult = z.output<typeof issueAssetResponse>;
+export type IssueAssetResult = z.output<(typeof issueAsset)["response"]>;
 /** Result of `batchIssue`: per-item results, partial failure possible. */
-export type BatchIssueResult = z.output<typeof batchIssueResponse>;
+export type BatchIssueResult = z.output<(typeof batchIssue)["response"]>;
 /** Body of `transfer`. */
-export type TransferInput = z.input<typeof transferRequest>;
+export type TransferInput = z.input<(typeof transfer)["request"]>;
 /** Result of `transfer`. */
-export type TransferResult = z.output<typeof transferResponse>;
+export type TransferResult = z.output<(typeof transfer)["response"]>;
 /** Body of `listAsset`. */
-export type ListAssetInput = z.input<typeof listRequest>;
+export type ListAssetInput = z.input<(typeof list)["request"]>;
 /** Result of `listAsset`. */
-export type ListAssetResult = z.output<typeof listResponse>;
+export type ListAssetResult = z.output<(typeof list)["response"]>;
 /** Body of `buyAsset`. */
-export type BuyAssetInput = z.input<typeof buyRequest>;
+export type BuyAssetInput = z.input<(typeof buy)["request"]>;
 /** Result of `buyAsset`. */
-export type BuyAssetResult = z.output<typeof buyResponse>;
+export type BuyAssetResult = z.output<(typeof buy)["response"]>;
 /** Body of `delistAsset`. */
-export type DelistAssetInput = z.input<typeof delistRequest>;
+export type DelistAssetInput = z.input<(typeof delist)["request"]>;
 /** Result of `delistAsset`. */
-export type DelistAssetResult = z.output<typeof delistResponse>;
+export type DelistAssetResult = z.output<(typeof delist)["response"]>;
 /** Body of `registerAssetType`. */
-export type RegisterAssetTypeInput = z.input<typeof registerTypeRequest>;
+export type RegisterAssetTypeInput = z.input<(typeof registerAssetType)["request"]>;
 /** Result of `registerAssetType`. */
-export type RegisterAssetTypeResult = z.output<typeof registerTypeResponse>;
+export type RegisterAssetTypeResult = z.output<(typeof registerAssetType)["response"]>;
 /** 202 answer of a write sent with `prefer: "respond-async"`. */
 export type WriteAccepted = z.output<typeof acceptedResponse>;
 

@@ -5,6 +5,7 @@ import { requireAdminToken } from "../auth/require-admin-token.js";
 import { principalOf, requireApiKey } from "../auth/require-api-key.js";
 import { requireScope } from "../auth/require-scope.js";
 import type { Scope } from "../auth/scopes.js";
+import type { OperationMetadata } from "../openapi/operation-metadata.js";
 import type { ApiKeyPrincipal } from "../services/api-key-authenticator.js";
 import { rateLimit } from "./rate-limit.js";
 import type { RequestLocals } from "./request-context.js";
@@ -42,6 +43,11 @@ export interface RouteDefinition<
   /** Express path (`/api/enterprise/keys/:keyId`). */
   path: string;
   summary: string;
+  /**
+   * Operation id (also the SDK method name), tag, longer text and example errors for the
+   * OpenAPI document; routes without it are looked up in `openapi/operation-metadata.ts`.
+   */
+  docs?: OperationMetadata;
   auth: RouteAuth;
   /** With `auth: "apiKey"`: the key needs at least one of these (after `write:all` expansion). */
   scopes: readonly Scope[];

@@ -127,8 +127,10 @@ function titleCase(words: string): string {
 }
 
 /** The metadata of a route, or one derived from its method and path. */
-export function metadataOf(route: Pick<AnyRouteDefinition, "method" | "path">): OperationMetadata {
-  const known = OPERATION_METADATA[routeKey(route)];
+export function metadataOf(
+  route: Pick<AnyRouteDefinition, "method" | "path" | "docs">,
+): OperationMetadata {
+  const known = route.docs ?? OPERATION_METADATA[routeKey(route)];
   if (known !== undefined) return known;
   const words = route.path.replace(/^\/api\/(v1|enterprise)\//, "").replace(/[:{}]/g, "");
   const id = titleCase(words.replace(/\//g, " "));

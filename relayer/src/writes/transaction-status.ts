@@ -1,7 +1,7 @@
 import type { AppContext } from "../context.js";
 import { txRuntimeOf } from "../chain/tx-runtime.js";
 import { NotFoundError, TransactionFailedError } from "../errors.js";
-import { writeResponse } from "./write-responses.js";
+import { writeResponse } from "./kinds/index.js";
 
 /**
  * `GET /api/v1/transactions/{id}`: state, hashes, receipt, result and error of a write of the
@@ -17,7 +17,7 @@ export async function transactionStatus(
   if (row === undefined || row.orgId !== orgId || row.parentId !== null)
     throw new NotFoundError("Transaction not found");
   const children = row.kind === "batch-issue" ? await store.children(row.id) : [];
-  let result: Record<string, unknown> | null = null;
+  let result: unknown = null;
   let error: string | null = row.error === null ? null : `Transaction failed: ${row.error}`;
   if (["confirmed", "mined", "failed", "replaced"].includes(row.state)) {
     try {

@@ -8,28 +8,11 @@ import { reservedWei, type NewTxRow, type TxRow } from "../chain/tx-store.js";
 import { formatCoinShort } from "./amounts.js";
 import { findIdempotent, requestHash } from "./idempotency.js";
 import { WRITE_LIMITS } from "./limits.js";
+import type { WriteKind } from "./kinds/index.js";
+import type { PreparedCall } from "./kinds/write-kind.js";
 import { walletOfOrg, type OrgWallet } from "./wallet-of-org.js";
 
-/** The write kinds (`transactions.kind`). */
-export type WriteKind =
-  | "issue-asset"
-  | "batch-issue"
-  | "transfer"
-  | "list"
-  | "buy"
-  | "delist"
-  | "register-asset-type";
-
-/** One contract call a write will make, with what its response needs later. */
-export interface PreparedCall {
-  to: string;
-  data: string;
-  value: bigint;
-  /** Copied into the row's result (e.g. `{ wallet, assetType }`). */
-  context: Record<string, unknown>;
-}
-
-/** A write to execute. */
+/** A write to execute (built by the write routes from a kind module, `writes/kinds/`). */
 export interface WriteRequest {
   kind: WriteKind;
   orgId: string;

@@ -1,5 +1,19 @@
 import { getAddress, isAddress, ZeroAddress } from "ethers";
+import { z } from "zod";
 import { ValidationError } from "../errors.js";
+
+/** A string of at most `max` characters (the write kinds' length limits, `limits.ts`). */
+export const textField = (max: number) => z.string().max(max, `must be at most ${max} characters`);
+
+/** A native-coin amount as the API accepts it: a decimal string or a number. */
+export const amountField = z
+  .union([z.string(), z.number()])
+  .describe('native-coin decimal amount, e.g. "0.1"');
+
+/** A token or listing id as the API accepts it: a decimal string or a non-negative integer. */
+export const idField = z
+  .union([z.string(), z.number().int().nonnegative()])
+  .describe("decimal id (string or number)");
 
 /** Parses a token or listing id given as a string or a number into a bigint. */
 export function parseId(value: string | number, field: string): bigint {

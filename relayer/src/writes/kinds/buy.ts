@@ -1,0 +1,84 @@
+import { z } from "zod";
+import { marketplaceInterface } from "../../chain/abis.js";
+import { ValidationError } from "../../errors.js";
+import { addressSchema } from "../../http/routes/schemas.js";
+import { formatCoin, parseCoin } from "../amounts.js";
+import { activeListing } from "../chain-checks.js";
+import { amountField, idField, parseId } from "../write-inputs.js";
+import { confirmedResult, defineWriteKind, idText } from "./write-kind.js";
+
+/** Body of marketplace/buy. */
+export const buyRequest = z.strictObject({
+  listingId: idField,
+  maxPriceInCOIN: amountField.optional(),
+});
+
+/** Success body of marketplace/buy. */
+export const buyResponse = z.object({
+  success: z.literal(true),
+  txHash: z.string(),
+  listingId: z.string(),
+  tokenId: z.string(),
+  pricePaid: z.string(),
+  buyer: addressSchema,
+  seller: addressSchema.nullable(),
+});
+
+interface BuyContext {
+  listingId: string;
+  tokenId: string;
+  buyer: string;
+}
+
+/**
+ * `POST /api/v1/write/marketplace/buy`: `buy(listingId, maxPrice)` paying `maxPriceInCOIN` when
+ * given (the contract refunds the excess), else the current price.
+ */
+export const buy = defineWriteKind({
+  kind: "buy",
+  path: "/api/v1/write/marketplace/buy",
+  summary: "Buy an active listing (maxPriceInCOIN guards against price changes)",
+  scopes: ["write:marketplace"],
+  request: buyRequest,
+  response: buyResponse,
+  docs: {
+    operationId: "buyAsset",
+    description: "Reverts when the current price is above `maxPriceInCOIN`.",
+    errors: {
+      400: ["Listing not active", "Seller cannot buy own listing"],
+      500: ["Transaction failed: price above maxPriceInCOIN"],
+    },
+  },
+  async prepare(ctx, wallet, input) {
+    const listingId = parseId(input.listingId, "listingId");
+    const maxPrice =
+      input.maxPriceInCOIN === undefined
+        ? undefined
+        : parseCoin(input.maxPriceInCOIN, "maxPriceInCOIN");
+    const listing = await activeListing(ctx, listingId);
+    if (listing.seller.toLowerCase() === wallet.address.toLowerCase()) {
+      throw new ValidationError("Seller cannot buy own listing");
+    }
+    const cap = maxPrice ?? listing.price;
+    const value = maxPrice === undefined || maxPrice < listing.price ? listing.price : maxPrice;
+    const data = marketplaceInterface.encodeFunctionData("buy", [listingId, cap]);
+    const context: BuyContext = {
+      listingId: listingId.toString(),
+      tokenId: listing.tokenId.toString(),
+      buyer: wallet.address,
+    };
+    return [{ to: ctx.contracts.marketplace, data, value, context }];
+  },
+  respond(row) {
+    const { result: r, txHash } = confirmedResult<BuyContext>(row);
+    return {
+      success: true,
+      txHash,
+      listingId: idText(r.listingId),
+      tokenId: idText(r.tokenId),
+      pricePaid: typeof r.priceWei === "string" ? formatCoin(BigInt(r.priceWei)) : null,
+      buyer: r.buyer,
+      seller: r.seller ?? null,
+    } as z.output<typeof buyResponse>;
+  },
+});

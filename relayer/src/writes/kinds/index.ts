@@ -1,0 +1,48 @@
+import type { TxRow } from "../../chain/tx-store.js";
+import { batchIssue } from "./batch-issue.js";
+import { buy } from "./buy.js";
+import { delist } from "./delist.js";
+import { issueAsset } from "./issue-asset.js";
+import { list } from "./list.js";
+import { registerAssetType } from "./register-asset-type.js";
+import { transfer } from "./transfer.js";
+import { confirmedResult, type AnyWriteKind } from "./write-kind.js";
+
+/**
+ * The registry of write kinds: one module per kind (`writes/kinds/<kind>.ts`), listed once here.
+ * The write routes, their OpenAPI operations and the SDK's write methods are derived from this
+ * list, in this order. To add a kind: write its module (see `write-kind.ts`) and add it here.
+ */
+export const WRITE_KINDS = [
+  issueAsset,
+  batchIssue,
+  transfer,
+  list,
+  buy,
+  delist,
+  registerAssetType,
+] as const satisfies readonly AnyWriteKind[];
+
+/** One registered write kind's module. */
+export type RegisteredWriteKind = (typeof WRITE_KINDS)[number];
+
+/** The write kinds (`transactions.kind` of a write's root row). */
+export type WriteKind = RegisteredWriteKind["kind"];
+
+const BY_KIND: ReadonlyMap<string, AnyWriteKind> = new Map(WRITE_KINDS.map((k) => [k.kind, k]));
+
+/** The module of a stored row's kind, or undefined for rows that are not API writes. */
+export function writeKindOf(kind: string): AnyWriteKind | undefined {
+  return BY_KIND.get(kind);
+}
+
+/**
+ * The API body of a finished write, by its kind's module (ids as strings, amounts as decimal
+ * strings). A failed write throws `TransactionFailedError` (500 `Transaction failed: <reason>`).
+ */
+export function writeResponse(row: TxRow, children: readonly TxRow[] = []): unknown {
+  const kind = writeKindOf(row.kind);
+  if (kind !== undefined) return kind.respond(row, children);
+  const { txHash } = confirmedResult(row);
+  return { success: true, txHash };
+}

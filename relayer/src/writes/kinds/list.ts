@@ -1,0 +1,94 @@
+import { AbiCoder } from "ethers";
+import { z } from "zod";
+import { assetTokenInterface } from "../../chain/abis.js";
+import { ValidationError } from "../../errors.js";
+import { formatCoin, parseCoin } from "../amounts.js";
+import { requireHeld } from "../chain-checks.js";
+import { WRITE_LIMITS as L } from "../limits.js";
+import { amountField, idField, parseId } from "../write-inputs.js";
+import { confirmedResult, defineWriteKind, idText } from "./write-kind.js";
+
+/** Body of marketplace/list. */
+export const listRequest = z.strictObject({
+  tokenId: idField,
+  priceInCOIN: amountField,
+  durationDays: z
+    .number()
+    .int("must be an integer")
+    .min(L.durationDaysMin, `must be ${L.durationDaysMin} to ${L.durationDaysMax}`)
+    .max(L.durationDaysMax, `must be ${L.durationDaysMin} to ${L.durationDaysMax}`)
+    .optional()
+    .describe("default 30"),
+});
+
+/** Success body of marketplace/list. */
+export const listResponse = z.object({
+  success: z.literal(true),
+  listingId: z.string(),
+  txHash: z.string(),
+  tokenId: z.string(),
+  priceInCOIN: z.string(),
+  durationDays: z.number().int(),
+  expiresAt: z.string().nullable(),
+});
+
+interface ListContext {
+  tokenId: string;
+  priceInCOIN: string;
+  durationDays: number;
+  seller: string;
+}
+
+/**
+ * `POST /api/v1/write/marketplace/list`: one transaction, no approval:
+ * `safeTransferFrom(wallet, marketplace, tokenId, abi.encode(price, durationDays))`.
+ */
+export const list = defineWriteKind({
+  kind: "list",
+  path: "/api/v1/write/marketplace/list",
+  summary: "List an asset on the marketplace (escrow, one transaction)",
+  scopes: ["write:marketplace"],
+  request: listRequest,
+  response: listResponse,
+  docs: {
+    operationId: "listAsset",
+    description:
+      "Moves the token into marketplace escrow in one transaction (no separate approve).",
+    errors: { 400: ["Missing required field: priceInCOIN", "Token 7 does not exist"] },
+  },
+  async prepare(ctx, wallet, input) {
+    const tokenId = parseId(input.tokenId, "tokenId");
+    const price = parseCoin(input.priceInCOIN, "priceInCOIN");
+    if (price === 0n) throw new ValidationError("Invalid field: priceInCOIN (must be above zero)");
+    const days = input.durationDays ?? L.durationDaysDefault;
+    await requireHeld(ctx, wallet, tokenId);
+    const payload = AbiCoder.defaultAbiCoder().encode(
+      ["uint256", "uint256"],
+      [price, BigInt(days)],
+    );
+    const data = assetTokenInterface.encodeFunctionData(
+      "safeTransferFrom(address,address,uint256,bytes)",
+      [wallet.address, ctx.contracts.marketplace, tokenId, payload],
+    );
+    const context: ListContext = {
+      tokenId: tokenId.toString(),
+      priceInCOIN: formatCoin(price),
+      durationDays: days,
+      seller: wallet.address,
+    };
+    return [{ to: ctx.contracts.assetToken, data, value: 0n, context }];
+  },
+  respond(row) {
+    const { result: r, txHash } = confirmedResult<ListContext>(row);
+    return {
+      success: true,
+      listingId: idText(r.listingId),
+      txHash,
+      tokenId: idText(r.tokenId),
+      priceInCOIN: r.priceInCOIN,
+      durationDays: r.durationDays,
+      expiresAt:
+        typeof r.expiresAt === "number" ? new Date(r.expiresAt * 1000).toISOString() : null,
+    } as z.output<typeof listResponse>;
+  },
+});

@@ -1,0 +1,58 @@
+import { z } from "zod";
+import { registryInterface } from "../../chain/abis.js";
+import { ValidationError } from "../../errors.js";
+import { assetTypeCacheOf } from "../asset-type-cache.js";
+import { WRITE_LIMITS as L } from "../limits.js";
+import { textField } from "../write-inputs.js";
+import { confirmedResult, defineWriteKind } from "./write-kind.js";
+
+/** Body of register-asset-type. */
+export const registerTypeRequest = z.strictObject({
+  typeName: textField(L.assetTypeMax).min(1, "must not be empty"),
+});
+
+/** Success body of register-asset-type. */
+export const registerTypeResponse = z.object({
+  success: z.literal(true),
+  typeName: z.string(),
+  txHash: z.string(),
+});
+
+interface RegisterTypeContext {
+  typeName: string;
+}
+
+/**
+ * `POST /api/v1/write/register-asset-type`: `registerType(name)` from the org's wallet (it holds
+ * REGISTRAR_ROLE).
+ */
+export const registerAssetType = defineWriteKind({
+  kind: "register-asset-type",
+  path: "/api/v1/write/register-asset-type",
+  summary: "Register a new asset type (the org's wallet holds REGISTRAR_ROLE)",
+  scopes: ["admin:types"],
+  request: registerTypeRequest,
+  response: registerTypeResponse,
+  docs: {
+    operationId: "registerAssetType",
+    errors: { 400: ["Missing required field: typeName", "Asset type already registered: Art"] },
+  },
+  async prepare(ctx, _wallet, input) {
+    if (await assetTypeCacheOf(ctx).isRegistered(input.typeName)) {
+      throw new ValidationError(`Asset type already registered: ${input.typeName}`);
+    }
+    const context: RegisterTypeContext = { typeName: input.typeName };
+    return [
+      {
+        to: ctx.contracts.assetTypeRegistry,
+        data: registryInterface.encodeFunctionData("registerType", [input.typeName]),
+        value: 0n,
+        context,
+      },
+    ];
+  },
+  respond(row) {
+    const { result: r, txHash } = confirmedResult<RegisterTypeContext>(row);
+    return { success: true, typeName: r.typeName, txHash } as z.output<typeof registerTypeResponse>;
+  },
+});

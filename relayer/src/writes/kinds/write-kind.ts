@@ -1,0 +1,109 @@
+import type { z } from "zod";
+import type { Scope } from "../../auth/scopes.js";
+import type { ReceiptFacts } from "../../chain/receipt-events.js";
+import type { TxRow } from "../../chain/tx-store.js";
+import type { AppContext } from "../../context.js";
+import { TransactionFailedError } from "../../errors.js";
+import type { OperationMetadata } from "../../openapi/operation-metadata.js";
+import type { OrgWallet } from "../wallet-of-org.js";
+
+/**
+ * One contract call a write will make. `context` is what the response needs later that the
+ * receipt does not say (e.g. `{ wallet, assetType }`); the engine copies it into the row's result
+ * beside the receipt's facts.
+ */
+export interface PreparedCall<TContext extends object = Record<string, unknown>> {
+  to: string;
+  data: string;
+  value: bigint;
+  context: TContext;
+}
+
+/** What a finished row's `result` holds: the call's context, the receipt's facts, the hash. */
+export type WriteResultOf<TContext extends object> = Partial<TContext> &
+  ReceiptFacts & { txHash?: string };
+
+/**
+ * Everything about one write kind, in one object (one file per kind under `writes/kinds/`):
+ * its endpoint and scopes, its request schema (the input limits), how it checks the chain and
+ * builds its call(s) (`prepare`; the executor then does the funds check common to all kinds),
+ * how it turns the finished row (its receipt's facts) into the response, the response schema and
+ * its OpenAPI description. The registry (`writes/kinds/index.ts`) lists the kinds; the routes,
+ * OpenAPI document and SDK are derived from it.
+ */
+export interface WriteKindModule<
+  TKind extends string = string,
+  TPath extends string = string,
+  TInput = unknown,
+  TContext extends object = object,
+  TResponse = unknown,
+> {
+  /** `transactions.kind` of the write's (root) row. */
+  kind: TKind;
+  /** `POST` path of the endpoint. */
+  path: TPath;
+  /** One line for the reference page (and the SDK method's comment). */
+  summary: string;
+  /** The API key needs one of these (after `write:all` expansion). */
+  scopes: readonly Scope[];
+  /** The request body: validation and the input limits of this kind. */
+  request: z.ZodType<TInput>;
+  /** The 200 body. */
+  response: z.ZodType<TResponse>;
+  /** Operation id (= SDK method name), longer text and example errors (tag: Writes). */
+  docs: Omit<OperationMetadata, "tag">;
+  /**
+   * Validates `input` against the chain and builds the call(s): one call, or one per batch item.
+   * Throws `ValidationError` (400) for anything the chain would refuse, before anything is signed.
+   */
+  prepare(ctx: AppContext, wallet: OrgWallet, input: TInput): Promise<PreparedCall<TContext>[]>;
+  /** The response of a final row (`children` for a batch). A failed row throws (500). */
+  respond(row: TxRow, children: readonly TxRow[]): TResponse;
+}
+
+/** A write kind of any shape, for the registry. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyWriteKind = WriteKindModule<string, string, any, any, any>;
+
+/**
+ * Identity helper that infers a kind's types (path literal, input, context, response).
+ *
+ * @example
+ * export const transfer = defineWriteKind({ kind: "transfer", path: "/api/v1/write/transfer", ... });
+ */
+export function defineWriteKind<
+  TKind extends string,
+  TPath extends string,
+  TInput,
+  TContext extends object,
+  TResponse,
+>(
+  module: WriteKindModule<TKind, TPath, TInput, TContext, TResponse>,
+): WriteKindModule<TKind, TPath, TInput, TContext, TResponse> {
+  return module;
+}
+
+/**
+ * The typed result of a final, successful row: its context plus its receipt's facts (what
+ * `chain/tx-engine.ts` stores on confirmation). A failed or replaced row throws
+ * `TransactionFailedError` (500 `Transaction failed: <reason>`).
+ */
+export function confirmedResult<TContext extends object>(
+  row: TxRow,
+): { result: WriteResultOf<TContext>; txHash: string | null } {
+  if (row.state === "failed" || row.state === "replaced")
+    throw new TransactionFailedError(row.error ?? "unknown");
+  return { result: (row.result ?? {}) as WriteResultOf<TContext>, txHash: txHashOf(row) };
+}
+
+/** The hash of the mined attempt, or of the latest one sent. */
+export function txHashOf(row: TxRow): string | null {
+  return row.receipt?.hash ?? row.attempts.at(-1)?.hash ?? null;
+}
+
+/** An id (string, number or bigint) as a decimal string, or null. */
+export function idText(value: unknown): string | null {
+  return typeof value === "string" || typeof value === "number" || typeof value === "bigint"
+    ? String(value)
+    : null;
+}
