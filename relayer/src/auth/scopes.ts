@@ -28,11 +28,6 @@ export const DEFAULT_ORG_SCOPES = [
   "webhooks",
 ] as const satisfies readonly Scope[];
 
-/** Whether `value` is a known scope name. */
-export function isScope(value: string): value is Scope {
-  return (SCOPES as readonly string[]).includes(value);
-}
-
 /**
  * The concrete scopes a list grants: `write:all` is replaced by the three write scopes.
  *

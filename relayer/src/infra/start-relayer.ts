@@ -249,13 +249,6 @@ export async function startRelayer(options: StartRelayerOptions = {}): Promise<R
     });
 
     const app = httpApp.createApp(ctx);
-    const appShutdown = (app.locals as { shutdown?: unknown }).shutdown;
-    if (typeof appShutdown === "function") {
-      cleanups.push({
-        label: "app",
-        run: async () => void (await (appShutdown as () => unknown)()),
-      });
-    }
     // Background workers, stopped (in reverse) after the HTTP server has closed and before the
     // database pool ends: transactions first (routes enqueue into it), then the indexer (which
     // writes webhook events), then webhook delivery.
