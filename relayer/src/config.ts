@@ -40,6 +40,7 @@ import { ConfigError } from "./errors.js";
  * | EMBEDDED_PG_PORT              | remembered, else 54329       | embedded PostgreSQL port                   |
  * | DEPLOYMENTS_FILE              | <repo>/deployments/1236.json | record read when RPC_URL is set            |
  * | SHUTDOWN_TIMEOUT_MS           | 10000                        | hard limit for a clean stop                |
+ * | MAX_FEE_PER_GAS_GWEI          | none                         | ceiling on any attempt's maxFeePerGas      |
  */
 
 /** The chain the service targets. Not configurable: contracts, docs and SDK assume it. */
@@ -100,6 +101,8 @@ export interface EnvSettings {
   deploymentsFile: string | undefined;
   /** SHUTDOWN_TIMEOUT_MS: hard limit for a clean stop before the process exits anyway. */
   shutdownTimeoutMs: number;
+  /** MAX_FEE_PER_GAS_GWEI in wei: no attempt (first send or re-pricing) pays more per gas. */
+  maxFeePerGasWei: bigint | undefined;
 }
 
 /** Secrets generated in development and kept under DATA_DIR (see `infra/dev-secrets.ts`). */
@@ -195,6 +198,12 @@ const variables = {
   EMBEDDED_PG_PORT: port(false).optional(),
   DEPLOYMENTS_FILE: z.string().min(1).optional(),
   SHUTDOWN_TIMEOUT_MS: positiveInt(600_000).default(10_000),
+  MAX_FEE_PER_GAS_GWEI: z
+    .string()
+    .regex(/^\d+(\.\d{1,9})?$/, "must be a decimal number of gwei (e.g. 500 or 1.5)")
+    .transform((value) => parseUnits(value, 9))
+    .refine((wei) => wei > 0n, "must be above 0")
+    .optional(),
 } as const;
 
 type VariableName = keyof typeof variables;
@@ -254,6 +263,7 @@ export function parseEnv(
     embeddedPostgresPort: get("EMBEDDED_PG_PORT"),
     deploymentsFile: deploymentsFile === undefined ? undefined : path.resolve(cwd, deploymentsFile),
     shutdownTimeoutMs: get("SHUTDOWN_TIMEOUT_MS"),
+    maxFeePerGasWei: get("MAX_FEE_PER_GAS_GWEI"),
   };
 }
 
@@ -352,6 +362,7 @@ export function resolveConfig(settings: EnvSettings, devSecrets: DevSecrets = {}
     logLevel: settings.logLevel,
     apiKeyRateLimitPerMinute: settings.apiKeyRateLimitPerMinute,
     bodyLimitBytes: settings.bodyLimitBytes,
+    maxFeePerGasWei: settings.maxFeePerGasWei,
   };
 }
 

@@ -29,6 +29,8 @@ export interface Config {
   /** Console/session and rate-limit knobs. */
   apiKeyRateLimitPerMinute: number; // 60
   bodyLimitBytes: number; // e.g. 256 * 1024
+  /** Operator ceiling on any attempt's maxFeePerGas (`MAX_FEE_PER_GAS_GWEI`); none when unset. */
+  maxFeePerGasWei?: bigint | undefined;
 }
 
 /** Addresses of the deployed contracts (from deployments/<chainId>.json). */

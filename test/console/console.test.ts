@@ -91,10 +91,7 @@ describe("admin console in a browser", { timeout: 170_000 }, () => {
     process.stderr.write(`console build: ${build.status} in ${build.ms} ms\n`);
     assert.notEqual(build.status, "failed", build.status === "failed" ? build.message : "");
     stack = await startTestStack({ logLevel: "warn" });
-    txWorkers = await startTxWorkers(stack.ctx, {
-      engine: { receiptPollMs: 50 },
-      dispatcher: { idlePollMs: 100 },
-    });
+    txWorkers = await startTxWorkers(stack.ctx);
     indexer = await startIndexer(stack.ctx, { pollIntervalMs: 100, lockPollMs: 200 });
     try {
       webhookWorkers = await startWebhookWorkers(stack.ctx, { backoffBaseMs: 200 });

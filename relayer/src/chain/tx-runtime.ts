@@ -1,120 +1,173 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
+import type { Registry } from "prom-client";
 import type { AppContext } from "../context.js";
-import { RpcUnavailableError } from "../errors.js";
+import { BlockWatcher } from "./block-watcher.js";
 import { ChainReader } from "./chain-reader.js";
 import { FeeOracle } from "./fee-oracle.js";
-import { NonceAllocator } from "./nonce-allocator.js";
-import { OrgSlots } from "./org-slots.js";
 import { RpcClient } from "./rpc-client.js";
-import { TxDispatcher, type TxDispatcherOptions } from "./tx-dispatcher.js";
-import { TxEngine, type TxEngineOptions } from "./tx-engine.js";
-import { TxQueue } from "./tx-queue.js";
-import { isFinal, TxStore, type TxRow } from "./tx-store.js";
+import { isFinal } from "./tx-lifecycle.js";
+import { TxNotifier } from "./tx-notifier.js";
+import { TxSequencer, type TxSequencerOptions } from "./tx-sequencer.js";
+import { TxStore, type TxRow } from "./tx-store.js";
 
 /** Tuning of the transaction runtime (tests and the benchmark shorten timeouts). */
 export interface TxRuntimeOptions {
-  engine?: Partial<TxEngineOptions>;
-  dispatcher?: Partial<TxDispatcherOptions>;
+  sequencer?: Partial<TxSequencerOptions>;
+  /** Head poll interval of the block watcher (default 100 ms). */
+  blockPollMs?: number;
+  /** Interval of the purge of expired `Idempotency-Key` records. Default 10 min. */
+  purgeMs?: number;
+  /** Registry for the sequencer's metrics. */
+  registry?: Registry;
 }
 
 /**
  * The transaction machinery of one process, built once per `AppContext`: RPC client, fee oracle,
- * nonce allocator, store, engine, queue and dispatcher. Write services use `submit` and
- * `waitForFinal`; `startTxWorkers` starts the dispatcher.
+ * store, notifier (LISTEN/NOTIFY), block watcher and sequencer. Write services record rows with
+ * `store.record`, wake the sequencer with `submit` and wait with `waitForFinal`;
+ * `startTxWorkers` starts the background parts.
  */
 export class TxRuntime {
   readonly rpc: RpcClient;
   readonly fees: FeeOracle;
   readonly store: TxStore;
-  readonly nonces: NonceAllocator;
-  readonly engine: TxEngine;
-  readonly queue: TxQueue;
-  readonly dispatcher: TxDispatcher;
-  readonly owner: string;
   readonly reader: ChainReader;
+  readonly notifier: TxNotifier;
+  readonly blocks: BlockWatcher;
+  readonly sequencer: TxSequencer;
+  readonly owner: string;
+  readonly #ctx: AppContext;
+  readonly #purgeMs: number;
+  #purgeTimer: NodeJS.Timeout | undefined;
+  #notifierStarted: Promise<void> | undefined;
 
   constructor(ctx: AppContext, options: TxRuntimeOptions = {}) {
+    this.#ctx = ctx;
     this.owner = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
     this.rpc = new RpcClient(ctx.provider._getConnection().url);
     this.fees = new FeeOracle(this.rpc);
     this.reader = new ChainReader(this.rpc, ctx.contracts);
     this.store = new TxStore(ctx.database);
-    this.nonces = new NonceAllocator(ctx.database, this.rpc);
     const logger = ctx.logger.child({ component: "tx-engine" });
     const connectionString = (ctx.database.pool.options as { connectionString?: string })
       .connectionString;
     if (connectionString === undefined)
-      throw new Error("the database pool has no connection string (needed by pg-boss)");
-    this.queue = new TxQueue(connectionString, logger);
-    this.engine = new TxEngine({
+      throw new Error("the database pool has no connection string (needed for LISTEN/NOTIFY)");
+    this.notifier = new TxNotifier(connectionString, logger);
+    this.blocks = new BlockWatcher(this.rpc, logger, {
+      ...(options.blockPollMs === undefined ? {} : { pollMs: options.blockPollMs }),
+    });
+    this.#purgeMs = options.purgeMs ?? 600_000;
+    this.sequencer = new TxSequencer({
       store: this.store,
       rpc: this.rpc,
       fees: this.fees,
-      nonces: this.nonces,
       keyStore: ctx.keyStore,
       logger,
       contracts: ctx.contracts,
       chainId: ctx.config.chainId,
       owner: this.owner,
-      enqueue: (txId, orgId) => this.submit(txId, orgId),
-      ...(options.engine === undefined ? {} : { options: options.engine }),
-    });
-    this.dispatcher = new TxDispatcher({
-      queue: this.queue,
-      engine: this.engine,
-      store: this.store,
-      slots: new OrgSlots(ctx.database),
-      logger,
-      owner: this.owner,
-      ...(options.dispatcher === undefined ? {} : { options: options.dispatcher }),
+      blocks: this.blocks,
+      notifier: this.notifier,
+      ...(options.registry === undefined ? {} : { registry: options.registry }),
+      options: { maxFeePerGasWei: ctx.config.maxFeePerGasWei, ...options.sequencer },
     });
   }
 
-  /** Queues a recorded root row for execution (durably) and wakes the local workers. */
-  async submit(txId: string, orgId: string): Promise<void> {
-    await this.queue.send({ txId, orgId });
-    this.dispatcher.wake();
+  /** Starts the notifier, the block watcher, the sequencer and the idempotency purge. */
+  async start(): Promise<void> {
+    await this.#startNotifier();
+    this.blocks.start();
+    this.sequencer.start();
+    this.#purgeTimer ??= setInterval(() => {
+      void this.store
+        .purgeExpiredIdempotencyKeys()
+        .then((count) => {
+          if (count > 0) this.#ctx.logger.info({ count }, "purged expired idempotency keys");
+        })
+        .catch((err: unknown) => this.#ctx.logger.warn({ err }, "idempotency key purge failed"));
+    }, this.#purgeMs);
+  }
+
+  #startNotifier(): Promise<void> {
+    this.#notifierStarted ??= this.notifier.start().catch((err: unknown) => {
+      this.#notifierStarted = undefined;
+      throw err;
+    });
+    return this.#notifierStarted;
+  }
+
+  /** Wakes this process's sequencer for a wallet whose rows were just recorded. */
+  submit(walletId: string): void {
+    this.sequencer.wake(walletId);
   }
 
   /**
-   * Waits until a root row is final and returns it. Wakes on local engine progress and polls the
-   * database (work may run in another process).
-   *
-   * @param options.timeoutMs give up and return the live row after this long
-   * @param options.failOnRpcDown throw `RpcUnavailableError` while the row reports the node down
+   * Waits until a root row is final (woken by notifications, not by polling it) and, when it has
+   * a receipt, until the indexer has applied that block, so every read shows the write's effect.
+   * Returns the row as it stands when the wait ends (final, or still live after `timeoutMs`).
    */
-  async waitForFinal(
-    txId: string,
-    options: { timeoutMs: number; failOnRpcDown: boolean },
-  ): Promise<TxRow> {
-    const deadline = Date.now() + options.timeoutMs;
-    for (;;) {
-      const row = await this.store.get(txId);
-      if (row === undefined) throw new Error(`transaction ${txId} vanished`);
-      if (isFinal(row)) return row;
-      if (options.failOnRpcDown && row.lastError === "RPC unavailable")
-        throw new RpcUnavailableError({ details: { txId } });
-      const left = deadline - Date.now();
-      if (left <= 0) return row;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          this.engine.off("progress", onProgress);
-          resolve();
-        };
-        const onProgress = (id: string) => {
-          if (id === txId) done();
-        };
-        const timer = setTimeout(done, Math.min(left, 200));
-        this.engine.on("progress", onProgress);
-      });
-    }
+  async waitForFinal(txId: string, timeoutMs: number): Promise<TxRow> {
+    const deadline = Date.now() + timeoutMs;
+    await this.#startNotifier();
+    let row: TxRow | undefined;
+    await this.notifier.waitUntil(
+      "final",
+      (id) => id === txId,
+      async () => {
+        row = await this.store.get(txId);
+        if (row === undefined) throw new Error(`transaction ${txId} vanished`);
+        return isFinal(row.state);
+      },
+      timeoutMs,
+    );
+    if (row === undefined) throw new Error(`transaction ${txId} vanished`);
+    const block = await this.receiptBlockOf(row);
+    if (block !== undefined) await this.waitIndexed(block, Math.max(0, deadline - Date.now()));
+    return row;
+  }
+
+  /** The highest receipt block of a final row (a batch: of its items), if any. */
+  async receiptBlockOf(row: TxRow): Promise<number | undefined> {
+    if (!isFinal(row.state)) return undefined;
+    if (row.kind !== "batch-issue") return row.receipt?.blockNumber;
+    const blocks = (await this.store.children(row.id)).flatMap((c) =>
+      c.receipt === null ? [] : [c.receipt.blockNumber],
+    );
+    return blocks.length === 0 ? undefined : Math.max(...blocks);
+  }
+
+  /** Whether the indexer has applied `block` (from notifications, else its cursor row). */
+  async isIndexed(block: number): Promise<boolean> {
+    if (this.notifier.indexedBlock >= block) return true;
+    const result = await this.#ctx.database.pool.query<{ n: string }>(
+      "SELECT block_number::text AS n FROM indexer_cursor WHERE id = 'main'",
+    );
+    const n = result.rows[0]?.n;
+    if (n !== undefined) this.notifier.noteIndexed(Number(n));
+    return this.notifier.indexedBlock >= block;
+  }
+
+  /** Resolves true once the indexer has applied `block`, false after `timeoutMs`. */
+  async waitIndexed(block: number, timeoutMs: number): Promise<boolean> {
+    await this.#startNotifier();
+    return this.notifier.waitUntil(
+      "indexed",
+      (n) => n >= block,
+      () => this.isIndexed(block),
+      timeoutMs,
+      1_000,
+    );
   }
 
   async stop(): Promise<void> {
-    await this.dispatcher.stop();
-    await this.queue.stop();
+    if (this.#purgeTimer !== undefined) clearInterval(this.#purgeTimer);
+    this.#purgeTimer = undefined;
+    await this.sequencer.stop();
+    this.blocks.stop();
+    await this.notifier.stop();
+    this.#notifierStarted = undefined;
   }
 }
 

@@ -2,13 +2,12 @@ import type { AppContext } from "../context.js";
 import { txRuntimeOf, type TxRuntimeOptions } from "./tx-runtime.js";
 
 /**
- * Starts this process's transaction workers: the pg-boss queue (schema installed on first use),
- * the dispatcher that executes write jobs, lease renewal, and the recovery sweep that picks up
- * transactions a dead process left queued or sent (run once now, then every 5 s).
+ * Starts this process's transaction workers: the notification listener, the block watcher and
+ * the per-wallet sequencer (which also takes over wallets whose lease a dead process left).
  *
  * Call once from the composition root after migrations; several processes may run it against one
- * database. `stop()` stops fetching, waits up to 5 s for running work and closes pg-boss; work
- * still in flight stays in PostgreSQL and is resumed by any process.
+ * database. `stop()` stops taking work, waits up to 5 s for running rounds and gives the wallet
+ * leases back; work in flight stays in PostgreSQL and is resumed by any process.
  *
  * @example
  * const workers = await startTxWorkers(ctx);
@@ -20,6 +19,6 @@ export async function startTxWorkers(
   options?: TxRuntimeOptions,
 ): Promise<{ stop(): Promise<void> }> {
   const runtime = txRuntimeOf(ctx, options);
-  await runtime.dispatcher.start();
+  await runtime.start();
   return { stop: () => runtime.stop() };
 }

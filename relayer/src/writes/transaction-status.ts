@@ -1,25 +1,30 @@
 import type { AppContext } from "../context.js";
+import { isFinal } from "../chain/tx-lifecycle.js";
 import { txRuntimeOf } from "../chain/tx-runtime.js";
 import { NotFoundError, TransactionFailedError } from "../errors.js";
 import { writeResponse } from "./kinds/index.js";
 
 /**
  * `GET /api/v1/transactions/{id}`: state, hashes, receipt, result and error of a write of the
- * caller's org (another org's id reads as unknown: 404).
+ * caller's org (another org's id reads as unknown: 404). A write whose receipt block the indexer
+ * has not applied yet still reads as `sent`, so `confirmed` always means the read API shows it.
  */
 export async function transactionStatus(
   ctx: AppContext,
   orgId: string,
   txId: string,
 ): Promise<Record<string, unknown>> {
-  const store = txRuntimeOf(ctx).store;
+  const runtime = txRuntimeOf(ctx);
+  const store = runtime.store;
   const row = /^tx_[0-9a-f]{24}$/.test(txId) ? await store.get(txId) : undefined;
   if (row === undefined || row.orgId !== orgId || row.parentId !== null)
     throw new NotFoundError("Transaction not found");
   const children = row.kind === "batch-issue" ? await store.children(row.id) : [];
   let result: unknown = null;
   let error: string | null = row.error === null ? null : `Transaction failed: ${row.error}`;
-  if (["confirmed", "mined", "failed", "replaced"].includes(row.state)) {
+  const receiptBlock = await runtime.receiptBlockOf(row);
+  const visible = receiptBlock === undefined || (await runtime.isIndexed(receiptBlock));
+  if (isFinal(row.state) && visible) {
     try {
       result = writeResponse(row, children);
     } catch (e) {
@@ -27,12 +32,7 @@ export async function transactionStatus(
       else throw e;
     }
   }
-  const status =
-    row.kind === "batch-issue" &&
-    row.state === "queued" &&
-    children.some((c) => c.attempts.length > 0)
-      ? "sent"
-      : row.state;
+  const status = !visible ? "sent" : row.state;
   return {
     transactionId: row.id,
     kind: row.kind,
@@ -42,9 +42,9 @@ export async function transactionStatus(
       row.kind === "batch-issue"
         ? children.flatMap((c) => c.attempts.map((a) => a.hash))
         : row.attempts.map((a) => a.hash),
-    receipt: row.receipt ?? null,
+    receipt: visible ? (row.receipt ?? null) : null,
     result,
-    error,
+    error: visible ? error : null,
     lastError: row.lastError,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),

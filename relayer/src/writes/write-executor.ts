@@ -1,8 +1,7 @@
-import { sql } from "drizzle-orm";
 import type { AppContext } from "../context.js";
-import { idempotencyKeys, transactions } from "../db/schema/index.js";
 import { RateLimitError, TransactionFailedError, ValidationError } from "../errors.js";
 import { newTxId } from "../chain/tx-ids.js";
+import { isFinal } from "../chain/tx-lifecycle.js";
 import { txRuntimeOf } from "../chain/tx-runtime.js";
 import { reservedWei, type NewTxRow, type TxRow } from "../chain/tx-store.js";
 import { formatCoinShort } from "./amounts.js";
@@ -35,16 +34,25 @@ export type WriteOutcome =
 const FALLBACK_GAS = 300_000n;
 
 /**
+ * Headroom reserved for re-pricing: a write may pay up to this many times the fee quoted when it
+ * was accepted (six 12.5% bumps), and the funds check reserves that much.
+ */
+const FEE_HEADROOM = 2n;
+
+/**
  * Executes a write the same way for every endpoint:
  * 1. `Idempotency-Key` seen before → the first request's transaction (409 if the body differs);
  * 2. the org's queue is not over its limit (429 otherwise);
  * 3. `prepare` validates and builds the calls; every call is gas-estimated (a revert fails fast
  *    with `Transaction failed: <reason>`, nothing signed, no nonce used; in a batch the item fails);
  * 4. the wallet must hold value + gas × fee cap for everything plus what live writes reserved
- *    (400 `Insufficient funds: need ..., wallet has ... (short ...)`);
- * 5. rows (and the idempotency record) are written in one database transaction, then queued;
- * 6. sync: wait for the receipt(s) (503 while the node is down; 202 after `syncWaitMs`);
- *    `Prefer: respond-async`: 202 at once.
+ *    (400 `Insufficient funds: need ..., wallet has ... (short ...)`); the fee cap is twice the
+ *    current quote (room for re-pricing), never above `MAX_FEE_PER_GAS_GWEI`;
+ * 5. rows (and the idempotency record) are written in one database transaction, and the
+ *    wallet's sequencer is woken;
+ * 6. sync: wait for the receipt(s) and for the indexer to apply their block, so reads show the
+ *    write; after `syncWaitMs`, or if the wait itself fails, 202 with the transaction id (never
+ *    a bare error once the write is recorded). `Prefer: respond-async`: 202 at once.
  */
 export async function executeWrite(ctx: AppContext, request: WriteRequest): Promise<WriteOutcome> {
   const runtime = txRuntimeOf(ctx);
@@ -81,12 +89,15 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
     ),
   ]);
 
-  const margin = BigInt(100 + runtime.engine.options.gasMarginPercent);
+  const margin = BigInt(100 + runtime.sequencer.options.gasMarginPercent);
+  const ceiling = ctx.config.maxFeePerGasWei;
+  const headroom = quote.maxFeePerGas * FEE_HEADROOM;
+  const feeCap = ceiling !== undefined && ceiling < headroom ? ceiling : headroom;
   let need = 0n;
   const gasLimits = estimates.map((e, i) => {
     if (e.revert !== undefined) return undefined;
     const limit = e.gas === undefined ? FALLBACK_GAS : (e.gas * margin) / 100n;
-    need += calls[i]!.value + limit * quote.maxFeePerGas;
+    need += calls[i]!.value + limit * feeCap;
     return e.gas === undefined ? undefined : limit;
   });
   const [balance, reserved] = await Promise.all([
@@ -108,6 +119,7 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
     mode: request.respondAsync ? "async" : "sync",
     requestHash: hash,
     fromAddress: wallet.address,
+    feeCap: feeCap.toString(),
   };
   const rows: NewTxRow[] = [];
   if (batch) {
@@ -154,35 +166,18 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
     });
   }
 
-  const inserted = await ctx.database.db.transaction(async (tx) => {
-    if (request.idempotencyKey !== undefined) {
-      const claimed = await tx
-        .insert(idempotencyKeys)
-        .values({
+  const inserted = await runtime.store.record(
+    wallet.id,
+    rows,
+    request.idempotencyKey === undefined
+      ? undefined
+      : {
           orgId: request.orgId,
           key: request.idempotencyKey,
           requestHash: hash,
-          transactionId: rootId,
-          // From the database clock, like created_at: exactly the TTL apart.
-          expiresAt: sql`now() + ${WRITE_LIMITS.idempotencyTtlMs} * interval '1 millisecond'`,
-        })
-        // An expired record (kept past its 24 h until the purge removes it) is taken over.
-        .onConflictDoUpdate({
-          target: [idempotencyKeys.orgId, idempotencyKeys.key],
-          set: {
-            requestHash: hash,
-            transactionId: rootId,
-            createdAt: sql`now()`,
-            expiresAt: sql`excluded.expires_at`,
-          },
-          setWhere: sql`${idempotencyKeys.expiresAt} <= now()`,
-        })
-        .returning({ key: idempotencyKeys.key });
-      if (claimed.length === 0) return false;
-    }
-    await tx.insert(transactions).values(rows);
-    return true;
-  });
+          ttlMs: WRITE_LIMITS.idempotencyTtlMs,
+        },
+  );
   if (!inserted) {
     // Another request with the same key won the race.
     const existing = await findIdempotent(
@@ -196,24 +191,42 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
     return outcomeOf(ctx, existing, request.respondAsync);
   }
   await request.afterRecord?.();
-  await runtime.submit(rootId, request.orgId);
+  runtime.submit(wallet.id);
   return outcomeOf(ctx, rootId, request.respondAsync);
 }
 
-/** Waits for a recorded write (sync) or reports its current state (async). */
+/**
+ * Waits for a recorded write (sync) or reports its current state (async). The write is recorded:
+ * whatever goes wrong while waiting, the answer is 202 with its id, never an error that invites
+ * a blind retry.
+ */
 async function outcomeOf(
   ctx: AppContext,
   txId: string,
   respondAsync: boolean,
 ): Promise<WriteOutcome> {
   const runtime = txRuntimeOf(ctx);
-  const row = respondAsync
-    ? await runtime.store.get(txId)
-    : await runtime.waitForFinal(txId, { timeoutMs: WRITE_LIMITS.syncWaitMs, failOnRpcDown: true });
-  if (row === undefined) throw new Error(`transaction ${txId} not found`);
-  if (respondAsync || !["confirmed", "mined", "failed", "replaced"].includes(row.state)) {
-    return { status: "accepted", transactionId: row.id, state: row.state };
+  const accepted = (state: string): WriteOutcome => ({
+    status: "accepted",
+    transactionId: txId,
+    state,
+  });
+  let row: TxRow | undefined;
+  try {
+    row = respondAsync
+      ? await runtime.store.get(txId)
+      : await runtime.waitForFinal(txId, WRITE_LIMITS.syncWaitMs);
+  } catch (error) {
+    ctx.logger.warn({ err: error, txId }, "waiting for a recorded write failed; answering 202");
+    return accepted("queued");
   }
-  const children = row.kind === "batch-issue" ? await runtime.store.children(row.id) : [];
-  return { status: "final", row, children };
+  if (row === undefined) throw new Error(`transaction ${txId} not found`);
+  if (respondAsync || !isFinal(row.state)) return accepted(row.state);
+  try {
+    const children = row.kind === "batch-issue" ? await runtime.store.children(row.id) : [];
+    return { status: "final", row, children };
+  } catch (error) {
+    ctx.logger.warn({ err: error, txId }, "reading a final write failed; answering 202");
+    return accepted(row.state);
+  }
 }

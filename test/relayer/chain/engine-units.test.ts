@@ -2,12 +2,12 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { marketplaceInterface, assetTokenInterface } from "../../../relayer/src/chain/abis.js";
 import { bumpFees } from "../../../relayer/src/chain/fee-oracle.js";
-import { NonceAllocator } from "../../../relayer/src/chain/nonce-allocator.js";
+import { IllegalTransitionError } from "../../../relayer/src/chain/tx-lifecycle.js";
+import { TxStore } from "../../../relayer/src/chain/tx-store.js";
 import { revertReason } from "../../../relayer/src/chain/revert-reasons.js";
-import type { RpcClient } from "../../../relayer/src/chain/rpc-client.js";
 import { createDatabase, type Database } from "../../../relayer/src/db/client.js";
 import { runMigrations } from "../../../relayer/src/db/migrate.js";
-import { orgs, transactions, wallets } from "../../../relayer/src/db/schema/index.js";
+import { orgs, wallets } from "../../../relayer/src/db/schema/index.js";
 import { parseCid } from "../../../relayer/src/writes/cid.js";
 import { canonicalJson } from "../../../relayer/src/writes/metadata.js";
 import { createTestDatabase, stopTestServer, type TestDatabase } from "../../support/postgres.js";
@@ -68,17 +68,34 @@ describe("CIDs and canonical JSON", () => {
   });
 });
 
-describe("nonce allocator (PostgreSQL row lock)", () => {
+describe("transaction store (PostgreSQL)", () => {
   let testDb: TestDatabase;
   let database: Database;
+  let store: TxStore;
+  const address = "0x" + "11".repeat(20);
+  const row = (id: string) => ({
+    id,
+    orgId: "org_1",
+    walletId: "wal_1",
+    kind: "issue-asset",
+    requestHash: "",
+    fromAddress: address,
+  });
+  const attempt = (hash: string) => ({
+    hash,
+    maxFeePerGas: "2",
+    maxPriorityFeePerGas: "1",
+    sentAt: new Date().toISOString(),
+  });
   before(async () => {
     testDb = await createTestDatabase();
     database = createDatabase(testDb.url);
     await runMigrations(database);
+    store = new TxStore(database);
     await database.db.insert(orgs).values({ id: "org_1", name: "One", scopes: [] });
     await database.db
       .insert(wallets)
-      .values({ id: "wal_1", orgId: "org_1", address: "0x" + "11".repeat(20), encryptedKey: "x" });
+      .values({ id: "wal_1", orgId: "org_1", address, encryptedKey: "x" });
   });
   after(async () => {
     await database?.close();
@@ -86,35 +103,79 @@ describe("nonce allocator (PostgreSQL row lock)", () => {
     await stopTestServer();
   });
 
-  it("hands out consecutive, unique nonces to concurrent allocators and resyncs a NULL counter from the chain", async () => {
-    const fakeRpc = { call: () => Promise.resolve("0x5") } as unknown as RpcClient; // chain says 5 sent
-    const ids = Array.from({ length: 40 }, (_, i) => `tx_${i.toString().padStart(24, "0")}`);
-    await database.db.insert(transactions).values(
-      ids.map((id) => ({
-        id,
-        orgId: "org_1",
-        walletId: "wal_1",
-        kind: "issue-asset",
-        requestHash: "",
-        fromAddress: "0x" + "11".repeat(20),
-      })),
-    );
-    const allocators = [
-      new NonceAllocator(database, fakeRpc),
-      new NonceAllocator(database, fakeRpc),
-    ];
-    const fees = { maxFeePerGas: 2n, maxPriorityFeePerGas: 1n };
-    const results = await Promise.all(
-      ids.map((id, i) => allocators[i % 2]!.assign("wal_1", "0x" + "11".repeat(20), [id], fees)),
-    );
-    const nonces = results.flatMap((m) => [...m.values()]).sort((a, b) => a - b);
+  it("gives a wallet's lease to one process at a time, and to another once it expires", async () => {
+    const [a, b] = await Promise.all([
+      store.claimWallets("owner-a", ["wal_1"], 60_000),
+      store.claimWallets("owner-b", ["wal_1"], 60_000),
+    ]);
+    assert.equal(a.length + b.length, 1, "exactly one owner holds the lease");
+    const holder = a.length === 1 ? "owner-a" : "owner-b";
+    const other = holder === "owner-a" ? "owner-b" : "owner-a";
+    assert.deepEqual(await store.claimWallets(other, ["wal_1"], 60_000), []);
+    assert.deepEqual(await store.renewLeases(holder, ["wal_1"], 1), ["wal_1"]); // expires in 1 ms
+    await new Promise((r) => setTimeout(r, 20));
+    const taken = await store.claimWallets(other, ["wal_1"], 60_000);
     assert.deepEqual(
-      nonces,
-      Array.from({ length: 40 }, (_, i) => i + 5),
+      taken.map((w) => w.id),
+      ["wal_1"],
+    );
+    assert.deepEqual(
+      await store.renewLeases(holder, ["wal_1"], 60_000),
+      [],
+      "the old holder lost it",
+    );
+    await store.releaseLeases(other);
+  });
+
+  it("records first attempts with their nonces in one write, and refuses rows that are not queued", async () => {
+    const ids = ["tx_a00000000000000000000001", "tx_a00000000000000000000002"];
+    assert.equal(await store.record("wal_1", ids.map(row), undefined), true);
+    await store.markSent("wal_1", 7, [
+      { id: ids[0]!, nonce: 5, attempt: attempt("0x01") },
+      { id: ids[1]!, nonce: 6, attempt: attempt("0x02") },
+    ]);
+    const sent = await store.get(ids[1]!);
+    assert.equal(sent?.state, "sent");
+    assert.equal(sent?.nonce, 6);
+    assert.deepEqual(
+      sent?.attempts.map((a) => a.hash),
+      ["0x02"],
     );
     const [wallet] = await database.db.select().from(wallets);
-    assert.equal(wallet!.nextNonce, 45n);
-    assert.equal(await allocators[0]!.release("wal_1", 44), true); // last one: rewound
-    assert.equal(await allocators[0]!.release("wal_1", 10), false); // in the middle: needs a filler
+    assert.equal(wallet!.nextNonce, 7n);
+    // A sent row cannot be sent again as if it were new: nothing changes.
+    await assert.rejects(
+      store.markSent("wal_1", 8, [{ id: ids[0]!, nonce: 7, attempt: attempt("0x03") }]),
+      IllegalTransitionError,
+    );
+    assert.equal((await store.get(ids[0]!))?.nonce, 5);
+  });
+
+  it("finalises sent rows once and leaves final rows alone", async () => {
+    const id = "tx_a00000000000000000000001";
+    const receipt = {
+      hash: "0x01",
+      blockNumber: 9,
+      blockHash: "0x" + "ab".repeat(32),
+      status: 1,
+      gasUsed: "1",
+      effectiveGasPrice: "1",
+    };
+    assert.deepEqual(
+      await store.finalise([{ id, status: "confirmed", receipt, result: { tokenId: "1" } }]),
+      [id],
+    );
+    // Already final: a second finalisation (another process, a late block) changes nothing.
+    assert.deepEqual(
+      await store.finalise([{ id, status: "failed", reason: "x", errorKind: "revert", receipt }]),
+      [],
+    );
+    assert.equal((await store.get(id))?.state, "confirmed");
+    await store.requeue([id]);
+    assert.equal(
+      (await store.get(id))?.state,
+      "confirmed",
+      "a final row never goes back to the queue",
+    );
   });
 });

@@ -21,7 +21,7 @@ describe("transaction engine recovery (anvil with automine switched off + Postgr
 
   before(async () => {
     // Re-price after 600 ms without a receipt (production: 15 s).
-    stack = await startWriteStack({}, { engine: { stuckAfterMs: 600 } });
+    stack = await startWriteStack({}, { sequencer: { stuckAfterMs: 600 } });
     token = new Contract(
       stack.ctx.contracts.assetToken,
       ["function ownerOf(uint256) view returns (address)"],

@@ -1,6 +1,7 @@
 import { JsonRpcProvider } from "ethers";
 import type { TxRuntimeOptions } from "../../../relayer/src/chain/tx-runtime.js";
 import { startTxWorkers } from "../../../relayer/src/chain/tx-workers.js";
+import { startIndexer } from "../../../relayer/src/indexer/start-indexer.js";
 import { startTestStack, type TestStack, type TestStackOptions } from "../../support/stack.js";
 
 /** A test stack with the transaction workers running. */
@@ -10,8 +11,9 @@ export interface WriteStack extends TestStack {
 }
 
 /**
- * Starts the shared harness plus `startTxWorkers` (stopped before the stack). `tx` overrides the
- * engine and dispatcher tuning (default: 50 ms receipt polls, 100 ms idle polls).
+ * Starts the shared harness plus `startTxWorkers` and the indexer (both stopped before the
+ * stack), as `npm start` runs them: a synchronous write answers once the indexer has applied its
+ * block. `tx` overrides the runtime's tuning (default: 200 ms nonce checks).
  */
 export async function startWriteStack(
   options: TestStackOptions = {},
@@ -19,9 +21,10 @@ export async function startWriteStack(
 ): Promise<WriteStack> {
   const stack = await startTestStack({ logLevel: "warn", ...options });
   const workers = await startTxWorkers(stack.ctx, {
-    engine: { receiptPollMs: 50, ...tx.engine },
-    dispatcher: { idlePollMs: 100, ...tx.dispatcher },
+    ...tx,
+    sequencer: { checkIntervalMs: 200, ...tx.sequencer },
   });
+  const indexer = await startIndexer(stack.ctx, { lockPollMs: 200 });
   const provider = new JsonRpcProvider(stack.rpcUrl, 1236, { staticNetwork: true });
   const stop = stack.stop.bind(stack);
   return Object.assign(stack, {
@@ -30,6 +33,7 @@ export async function startWriteStack(
     stop: async () => {
       const t0 = Date.now();
       await workers.stop();
+      await indexer.stop();
       const t1 = Date.now();
       provider.destroy();
       await stop();

@@ -11,6 +11,7 @@ import { createDatabase } from "../../../relayer/src/db/client.js";
 import { createApp } from "../../../relayer/src/http/app.js";
 import { createAppContext } from "../../../relayer/src/services/app-context-factory.js";
 import { startTxWorkers } from "../../../relayer/src/chain/tx-workers.js";
+import { startIndexer } from "../../../relayer/src/indexer/start-indexer.js";
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -50,10 +51,8 @@ const ctx = createAppContext({
   isLocalChain: true,
 });
 const leaseMs = Number(process.env.LEASE_MS ?? "15000");
-await startTxWorkers(ctx, {
-  engine: { leaseMs, receiptPollMs: 100 },
-  dispatcher: { sweepMs: 1_000 },
-});
+await startTxWorkers(ctx, { sequencer: { leaseMs, claimIntervalMs: 500 } });
+await startIndexer(ctx, { lockPollMs: 500 });
 const server = createApp(ctx).listen(0, "127.0.0.1", () => {
   process.stdout.write(`READY ${(server.address() as AddressInfo).port}\n`);
 });

@@ -21,8 +21,9 @@ export const orgs = pgTable("orgs", {
 
 /**
  * One custodial wallet per organization. The private key is only ever stored encrypted
- * (see `wallets/key-store.ts`). `nextNonce` is owned by the transaction engine: it is read and
- * advanced under a row lock (`SELECT ... FOR UPDATE`); NULL means "unknown, resync from chain".
+ * (see `wallets/key-store.ts`). `nextNonce` is owned by the transaction sequencer that holds the
+ * wallet's lease (`leaseOwner` until `leaseUntil`; one process at a time); NULL means "unknown,
+ * resync from the chain".
  */
 export const wallets = pgTable(
   "wallets",
@@ -36,6 +37,9 @@ export const wallets = pgTable(
     keyStoreVersion: integer("key_store_version").notNull().default(1),
     nextNonce: bigint("next_nonce", { mode: "bigint" }),
     isRegistrar: boolean("is_registrar").notNull().default(false),
+    /** The relayer process that sequences this wallet's writes, until `leaseUntil`. */
+    leaseOwner: text("lease_owner"),
+    leaseUntil: timestamp("lease_until", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

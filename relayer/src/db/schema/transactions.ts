@@ -9,35 +9,16 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import type {
+  TxAttempt,
+  TxErrorKind,
+  TxReceiptSummary,
+  TxState,
+} from "../../chain/tx-lifecycle.js";
 import { orgs, wallets } from "./orgs.js";
 
-/**
- * Lifecycle of one write. `queued`: recorded, not yet broadcast (a nonce may already be
- * reserved); `sent`: at least one signed attempt was broadcast; `mined`: a receipt was seen;
- * `confirmed`: the receipt's block has the configured depth; `failed`: reverted, rejected before
- * sending, or given up; `replaced`: the row's nonce was consumed by another transaction (a gap
- * filler) and the row will never be mined. A batch parent row aggregates its children.
- */
-export const TX_STATES = ["queued", "sent", "mined", "confirmed", "failed", "replaced"] as const;
-export type TxState = (typeof TX_STATES)[number];
-
-/** One signed broadcast of a transaction (re-pricing adds a new attempt with the same nonce). */
-export interface TxAttempt {
-  hash: string;
-  maxFeePerGas: string;
-  maxPriorityFeePerGas: string;
-  sentAt: string; // ISO time
-}
-
-/** The part of a receipt kept on the row. */
-export interface TxReceiptSummary {
-  hash: string;
-  blockNumber: number;
-  blockHash: string;
-  status: number;
-  gasUsed: string;
-  effectiveGasPrice: string;
-}
+export type { TxAttempt, TxReceiptSummary, TxState } from "../../chain/tx-lifecycle.js";
+export { TX_STATES } from "../../chain/tx-lifecycle.js";
 
 /**
  * Every write the relayer performs, recorded before anything is signed. A batch issuance is one
@@ -55,7 +36,7 @@ export const transactions = pgTable(
       .references(() => wallets.id),
     parentId: text("parent_id"),
     itemIndex: integer("item_index"),
-    kind: text("kind").notNull(), // issue-asset | batch-issue | transfer | list | buy | delist | register-asset-type | nonce-fill
+    kind: text("kind").notNull(), // a write kind, batch-issue (parent), or nonce-fill
     mode: text("mode").notNull().default("sync"), // sync | async (how the caller waits)
     requestHash: text("request_hash").notNull(), // sha256 of the canonical request body
     fromAddress: text("from_address").notNull(),
@@ -65,6 +46,8 @@ export const transactions = pgTable(
     gasLimit: text("gas_limit"),
     maxFeePerGas: text("max_fee_per_gas"),
     maxPriorityFeePerGas: text("max_priority_fee_per_gas"),
+    /** The highest maxFeePerGas any attempt may pay: what the funds check reserved at acceptance. */
+    feeCap: text("fee_cap"),
     nonce: bigint("nonce", { mode: "number" }),
     state: text("state").$type<TxState>().notNull().default("queued"),
     attempts: jsonb("attempts").$type<TxAttempt[]>().notNull().default([]),
@@ -74,13 +57,9 @@ export const transactions = pgTable(
     result: jsonb("result").$type<Record<string, unknown>>(),
     error: text("error"),
     /** `revert` | `rejected` | `rpc-unavailable` | `internal`: how `error` should be surfaced. */
-    errorKind: text("error_kind"),
+    errorKind: text("error_kind").$type<TxErrorKind>(),
     /** Last transient problem while the row is still live (e.g. the node is down). */
     lastError: text("last_error"),
-    lockedBy: text("locked_by"),
-    lockedUntil: timestamp("locked_until", { withTimezone: true }),
-    /** Set while the row holds one of its org's in-flight slots (at most 10 per org). */
-    runningSince: timestamp("running_since", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     sentAt: timestamp("sent_at", { withTimezone: true }),
@@ -92,14 +71,12 @@ export const transactions = pgTable(
   (t) => [
     index("transactions_org_state_idx").on(t.orgId, t.state),
     index("transactions_parent_idx").on(t.parentId),
-    index("transactions_live_idx")
-      .on(t.state, t.lockedUntil)
-      .where(sql`${t.state} in ('queued', 'sent', 'mined')`),
+    index("transactions_wallet_live_idx")
+      .on(t.walletId, t.createdAt)
+      .where(sql`${t.state} in ('queued', 'sent')`),
     uniqueIndex("transactions_wallet_nonce_live_key")
       .on(t.walletId, t.nonce)
-      .where(
-        sql`${t.nonce} is not null and ${t.state} in ('queued', 'sent', 'mined', 'confirmed')`,
-      ),
+      .where(sql`${t.nonce} is not null and ${t.state} in ('queued', 'sent', 'confirmed')`),
   ],
 );
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { TX_STATES } from "../../chain/tx-lifecycle.js";
 import { transactionStatus } from "../../writes/transaction-status.js";
 import { defineRoute } from "../route-definition.js";
 import { apiKeyErrors, errorBody } from "./schemas.js";
@@ -7,7 +8,7 @@ import { apiKeyErrors, errorBody } from "./schemas.js";
 export const transactionStatusResponse = z.object({
   transactionId: z.string(),
   kind: z.string(),
-  status: z.enum(["queued", "sent", "mined", "confirmed", "failed", "replaced"]),
+  status: z.enum(TX_STATES),
   nonce: z.number().int().nullable(),
   hashes: z.array(z.string()).describe("every broadcast hash (re-pricing adds one)"),
   receipt: z

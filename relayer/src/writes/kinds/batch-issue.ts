@@ -53,7 +53,7 @@ type BatchIssueResponse = z.output<typeof batchIssueResponse>;
 /** The outcome of one batch item from its (final) child row. */
 export function batchItemOf(child: TxRow): BatchItemResult {
   const txHash = txHashOf(child);
-  if (child.state === "confirmed" || child.state === "mined") {
+  if (child.state === "confirmed") {
     const tokenId = child.result?.tokenId;
     return {
       index: child.itemIndex ?? 0,

@@ -1,0 +1,53 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import {
+  assertTransition,
+  canTransition,
+  IllegalTransitionError,
+  isFinal,
+  mayBeMined,
+  sourcesOf,
+  TX_STATES,
+} from "../../relayer/src/chain/tx-lifecycle.js";
+
+describe("transaction lifecycle", () => {
+  it("has exactly three final states, and nothing leaves them", () => {
+    assert.deepEqual(
+      TX_STATES.filter((s) => isFinal(s)),
+      ["confirmed", "failed", "replaced"],
+    );
+    for (const from of ["confirmed", "failed", "replaced"] as const)
+      for (const to of TX_STATES) assert.equal(canTransition(from, to), false, `${from} → ${to}`);
+  });
+
+  it("a queued row is either sent (with its nonce) or fails before any broadcast", () => {
+    assert.deepEqual(
+      TX_STATES.filter((to) => canTransition("queued", to)),
+      ["sent", "failed"],
+    );
+  });
+
+  it("a sent row can be re-priced, re-queued when its nonce went elsewhere, or end", () => {
+    assert.deepEqual(
+      TX_STATES.filter((to) => canTransition("sent", to)),
+      ["queued", "sent", "confirmed", "failed", "replaced"],
+    );
+    assert.deepEqual(sourcesOf("confirmed"), ["sent"]);
+    assert.deepEqual(sourcesOf("replaced"), ["sent"]);
+  });
+
+  it("refuses an illegal move with a named error", () => {
+    assert.throws(() => assertTransition("tx_1", "confirmed", "queued"), IllegalTransitionError);
+    assert.throws(() => assertTransition("tx_1", "queued", "confirmed"), /queued → confirmed/);
+    assert.doesNotThrow(() => assertTransition("tx_1", "sent", "confirmed"));
+  });
+
+  it("a row may still be mined while any attempt was not refused by the node", () => {
+    const attempt = { hash: "0x1", maxFeePerGas: "2", maxPriorityFeePerGas: "1", sentAt: "" };
+    assert.equal(mayBeMined([attempt]), true);
+    assert.equal(mayBeMined([{ ...attempt, refused: "insufficient funds" }]), false);
+    // The first attempt is in a pool; only the re-pricing was refused: still open.
+    assert.equal(mayBeMined([attempt, { ...attempt, hash: "0x2", refused: "txpool full" }]), true);
+    assert.equal(mayBeMined([]), false);
+  });
+});
