@@ -190,7 +190,12 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
       throw new ValidationError("Idempotency-Key is being reused too early; retry later");
     return outcomeOf(ctx, existing, request.respondAsync);
   }
-  await request.afterRecord?.();
+  try {
+    await request.afterRecord?.();
+  } catch (error) {
+    // The write is recorded and goes ahead: its answer must still carry the transaction id.
+    ctx.logger.warn({ err: error, txId: rootId }, "after-record step failed");
+  }
   runtime.submit(wallet.id);
   return outcomeOf(ctx, rootId, request.respondAsync);
 }

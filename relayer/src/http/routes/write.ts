@@ -38,9 +38,12 @@ async function runWrite(
     respondAsync: /(^|[,\s])respond-async($|[,;\s])/.test(prefer),
     prepare: (wallet) => kind.prepare(ctx, wallet, body),
   });
+  // Every answer to a recorded write names it, a failure too (it may have reached the chain).
+  const transactionId = outcome.status === "accepted" ? outcome.transactionId : outcome.row.id;
+  res.setHeader("X-Transaction-Id", transactionId);
   if (outcome.status === "accepted") {
-    res.status(202).setHeader("Location", `/api/v1/transactions/${outcome.transactionId}`);
-    res.json({ transactionId: outcome.transactionId, status: outcome.state });
+    res.status(202).setHeader("Location", `/api/v1/transactions/${transactionId}`);
+    res.json({ transactionId, status: outcome.state });
     return undefined;
   }
   return writeResponse(outcome.row, outcome.children);
