@@ -807,21 +807,13 @@ export class TxSequencer {
   }
 }
 
-/** The aggregated result of a batch parent once every item is final. */
+/**
+ * What a batch parent keeps once every item is final: the counts. The per-item answer is built
+ * from the item rows themselves (`writes/kinds/batch-issue.ts`), so it exists in one place.
+ */
 export function summariseBatch(parent: TxRow, children: TxRow[]): Record<string, unknown> {
-  const results = children.map((c) => {
-    const hash = c.receipt?.hash ?? c.attempts.at(-1)?.hash ?? null;
-    return c.state === "confirmed"
-      ? { index: c.itemIndex ?? 0, success: true, tokenId: idText(c.result?.tokenId), txHash: hash }
-      : {
-          index: c.itemIndex ?? 0,
-          success: false,
-          txHash: hash,
-          error: `Transaction failed: ${c.error ?? "unknown"}`,
-        };
-  });
-  const issued = results.filter((r) => r.success).length;
-  return { ...parent.context, issued, failed: results.length - issued, results };
+  const issued = children.filter((c) => c.state === "confirmed").length;
+  return { ...parent.context, issued, failed: children.length - issued };
 }
 
 function attemptOf(signed: SignedTx, fees: FeeQuote): TxAttempt {
@@ -843,12 +835,6 @@ function feesOf(attempt: TxAttempt): FeeQuote {
 function refusalReason(kind: string, error: unknown): string {
   if (kind === "insufficient-funds") return "Insufficient funds for gas and value";
   return error instanceof Error ? error.message : String(error);
-}
-
-function idText(value: unknown): string {
-  return typeof value === "string" || typeof value === "number" || typeof value === "bigint"
-    ? String(value)
-    : "";
 }
 
 function toHex(value: bigint): string {
