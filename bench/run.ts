@@ -1,11 +1,12 @@
 /**
- * `npm run bench -- <name>`: runs one benchmark by name (`writes`, `reads`, `webhooks`), or all
+ * `npm run bench -- <name>`: runs one benchmark by name (`writes`, `reads`, `webhooks`, `scale`), or all
  * of them in turn without a name. Each benchmark prints its own figures and ratios.
  */
 const BENCHES: Record<string, () => Promise<void>> = {
   writes: async () => (await import("./writes.js")).runWritesBench(),
   reads: async () => (await import("./reads.js")).runReadsBench(),
   webhooks: async () => (await import("./webhooks.js")).runWebhooksBench(),
+  scale: async () => (await import("./scale.js")).runScaleBench(),
 };
 
 const names = process.argv.slice(2).filter((arg) => !arg.startsWith("-"));

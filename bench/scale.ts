@@ -1,0 +1,498 @@
+/**
+ * Scale benchmark (`npm run bench -- scale`): how close the relayer gets to what the chain itself
+ * accepts, with many organizations writing at once. One process tree: anvil (1 s blocks, 30M gas),
+ * a fresh PostgreSQL database, and one real relayer process (`relayer/src/main.ts`, as `npm start`
+ * runs it); this process generates the load. Prints, without asserting:
+ * - the chain's own limit in the same run: mints from 100 pre-funded raw wallets, signed in
+ *   advance, sent pipelined, counted per block;
+ * - for 1, 10, 50 and 100 organizations × 10 writers: minted/s and latency p50/p95/p99,
+ *   synchronous and `Prefer: respond-async`, and 50-item batches; each rate's ratio to the
+ *   chain's limit, full blocks, PostgreSQL commits per issuance, relayer and PostgreSQL CPU;
+ * - a check that minted tokens equal successful writes (no duplicate, no loss);
+ * - a chart (SVG) of minted/s and p50 latency against the number of organizations.
+ *
+ * `API_KEY_RATE_LIMIT_PER_MINUTE` is raised for the bench only (the relayer's default would
+ * refuse most of the load); the bench says so when it starts.
+ *
+ * Environment: BENCH_SECONDS (per phase, default 20), BENCH_ORGS (default "1,10,50,100"),
+ * BENCH_OUT (chart and JSON folder, default `.data/bench`).
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { JsonRpcProvider, parseEther, toBeHex, Wallet, ZeroHash } from "ethers";
+import * as vega from "vega";
+import * as vegaLite from "vega-lite";
+import { REPO_ROOT } from "../relayer/src/config.js";
+import { AssetToken__factory } from "../typechain-types/index.js";
+import {
+  call,
+  startCluster,
+  type Cluster,
+  type ClusterOrg,
+} from "../test/reliability/support/cluster.js";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const ORG_COUNTS = (process.env.BENCH_ORGS ?? "1,10,50,100").split(",").map(Number);
+const WRITERS = 10;
+const OUT = path.resolve(REPO_ROOT, process.env.BENCH_OUT ?? ".data/bench");
+const BODY = { assetType: "Bond", name: "Scale", description: "scale benchmark asset" };
+const RATE_LIMIT = "1000000";
+
+interface PhaseResult {
+  name: string;
+  orgs: number;
+  mode: "sync" | "async" | "batch";
+  ok: number;
+  errors: Record<string, number>;
+  seconds: number;
+  mintedPerSecond: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  /** For async: latency of the 202 itself. */
+  acceptP99?: number;
+  fullBlocks: number;
+  blocks: number;
+  commitsPerIssuance: number;
+  relayerCpu: number;
+  postgresCpu: number;
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** CPU seconds (user + system) of a process, from /proc. */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks (100 Hz)
+  } catch {
+    return 0;
+  }
+}
+
+/** Commits so far in the bench database, and the CPU of its server backends. */
+async function databaseCounters(cluster: Cluster): Promise<{ commits: number; cpu: number }> {
+  const { rows } = await cluster.pool.query<{ commits: string; pids: number[] }>(
+    `SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database())::text AS commits,
+            (SELECT array_agg(pid) FROM pg_stat_activity WHERE datname = current_database()) AS pids`,
+  );
+  const row = rows[0]!;
+  return {
+    commits: Number(row.commits),
+    cpu: (row.pids ?? []).reduce((sum, pid) => sum + cpuSeconds(pid), 0),
+  };
+}
+
+/** Blocks mined in [from, to]: how many, how many were full (≥ 90% of the gas limit), txs. */
+async function blockStats(provider: JsonRpcProvider, from: number, to: number) {
+  let full = 0;
+  let txs = 0;
+  for (let n = from; n <= to; n++) {
+    const block = await provider.getBlock(n);
+    if (block === null) continue;
+    txs += block.transactions.length;
+    if (block.gasUsed * 10n >= block.gasLimit * 9n) full++;
+  }
+  return { blocks: Math.max(0, to - from + 1), full, txs };
+}
+
+/**
+ * The chain's own limit: 100 fresh wallets funded with anvil_setBalance, every mint signed in
+ * advance, all sent at once in JSON-RPC batches; mints per second = mints in the blocks that
+ * carried them, divided by those blocks' span.
+ */
+async function chainLimit(cluster: Cluster, provider: JsonRpcProvider): Promise<number> {
+  const wallets = Array.from({ length: 100 }, () => Wallet.createRandom());
+  const perWallet = 30;
+  const token = AssetToken__factory.createInterface();
+  const cid = { digest: "0x" + "11".repeat(32), version: 1, codec: 0x0200, hashCode: 0x12 };
+  const data = token.encodeFunctionData("mint", ["Bond", cid, ZeroHash]);
+  await Promise.all(
+    wallets.map((w) => provider.send("anvil_setBalance", [w.address, toBeHex(parseEther("1000"))])),
+  );
+  const gas = BigInt(
+    await provider.send("eth_estimateGas", [
+      {
+        from: wallets[0]!.address,
+        to: cluster.contracts.assetToken,
+        data,
+        value: toBeHex(parseEther("0.1")),
+      },
+    ]),
+  );
+  const fee = await provider.getFeeData();
+  console.log(`  signing ${wallets.length * perWallet} mints in advance...`);
+  const raw: string[] = [];
+  for (let i = 0; i < perWallet; i++) {
+    for (const w of wallets) {
+      raw.push(
+        await w.signTransaction({
+          type: 2,
+          chainId: 1236,
+          nonce: i,
+          to: cluster.contracts.assetToken,
+          data,
+          value: parseEther("0.1"),
+          gasLimit: (gas * 125n) / 100n,
+          maxFeePerGas: (fee.maxFeePerGas ?? 10n ** 10n) * 4n,
+          maxPriorityFeePerGas: fee.maxPriorityFeePerGas ?? 10n ** 9n,
+        }),
+      );
+    }
+  }
+  const start = await provider.getBlockNumber();
+  for (let i = 0; i < raw.length; i += 200) {
+    const batch = raw.slice(i, i + 200).map((tx, j) => ({
+      jsonrpc: "2.0",
+      id: i + j,
+      method: "eth_sendRawTransaction",
+      params: [tx],
+    }));
+    await fetch(cluster.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(batch),
+    });
+  }
+  // Wait until every mint is in a block.
+  const last = wallets.at(-1)!.address;
+  while ((await provider.getTransactionCount(last, "latest")) < perWallet)
+    await new Promise((r) => setTimeout(r, 250));
+  const end = await provider.getBlockNumber();
+  // Mints per full block × blocks per second: the partially filled first and last blocks of the
+  // burst are left out, the blocks in between are what the chain sustains.
+  const perBlock: number[] = [];
+  for (let n = start + 1; n <= end; n++)
+    perBlock.push((await provider.getBlock(n))?.transactions.length ?? 0);
+  const sustained = perBlock.length > 2 ? perBlock.slice(1, -1) : perBlock;
+  const mintsPerBlock = sustained.reduce((a, b) => a + b, 0) / Math.max(1, sustained.length);
+  console.log(
+    `  ${raw.length} mints in blocks ${start + 1}..${end}; per block: ${perBlock.join(", ")}`,
+  );
+  return mintsPerBlock; // 1 s blocks: mints per block = mints per second
+}
+
+/** Registers `count` organizations and gives each wallet plenty of coin. */
+async function registerOrgs(
+  cluster: Cluster,
+  provider: JsonRpcProvider,
+  count: number,
+): Promise<ClusterOrg[]> {
+  // The dev faucet pays 100 coin per org from the operator account: top it up first.
+  await provider.send("anvil_setBalance", [
+    new Wallet(cluster.env.OPERATOR_PRIVATE_KEY!).address,
+    toBeHex(parseEther("10000000")),
+  ]);
+  const orgs: ClusterOrg[] = [];
+  for (let i = 0; i < count; i += 10) {
+    const chunk = await Promise.all(
+      Array.from({ length: Math.min(10, count - i) }, () => cluster.registerOrg()),
+    );
+    orgs.push(...chunk);
+  }
+  await Promise.all(
+    orgs.map((o) =>
+      provider.send("anvil_setBalance", [o.walletAddress, toBeHex(parseEther("100000"))]),
+    ),
+  );
+  return orgs;
+}
+
+async function measure(
+  cluster: Cluster,
+  provider: JsonRpcProvider,
+  name: string,
+  orgs: number,
+  mode: PhaseResult["mode"],
+  run: () => Promise<{
+    ok: number;
+    latencies: number[];
+    acceptLatencies?: number[];
+    errors: Record<string, number>;
+  }>,
+): Promise<PhaseResult> {
+  const relayerPid = cluster.relayers[0]!.pid;
+  const before = {
+    db: await databaseCounters(cluster),
+    cpu: cpuSeconds(relayerPid),
+    block: await provider.getBlockNumber(),
+  };
+  const t0 = performance.now();
+  const outcome = await run();
+  const seconds = (performance.now() - t0) / 1000;
+  const after = {
+    db: await databaseCounters(cluster),
+    cpu: cpuSeconds(relayerPid),
+    block: await provider.getBlockNumber(),
+  };
+  const blocks = await blockStats(provider, before.block + 1, after.block);
+  const result: PhaseResult = {
+    name,
+    orgs,
+    mode,
+    ok: outcome.ok,
+    errors: outcome.errors,
+    seconds,
+    mintedPerSecond: outcome.ok / seconds,
+    p50: percentile(outcome.latencies, 50),
+    p95: percentile(outcome.latencies, 95),
+    p99: percentile(outcome.latencies, 99),
+    ...(outcome.acceptLatencies === undefined
+      ? {}
+      : { acceptP99: percentile(outcome.acceptLatencies, 99) }),
+    fullBlocks: blocks.full,
+    blocks: blocks.blocks,
+    commitsPerIssuance: (after.db.commits - before.db.commits) / Math.max(1, outcome.ok),
+    relayerCpu: (after.cpu - before.cpu) / seconds,
+    postgresCpu: Math.max(0, after.db.cpu - before.db.cpu) / seconds,
+  };
+  return result;
+}
+
+function countError(errors: Record<string, number>, key: string): void {
+  errors[key] = (errors[key] ?? 0) + 1;
+}
+
+/** `orgs` × 10 writers issuing synchronously for SECONDS; minted/s counts the answered 200s. */
+async function syncPhase(baseUrl: string, orgs: ClusterOrg[]) {
+  const until = performance.now() + SECONDS * 1000;
+  const latencies: number[] = [];
+  const errors: Record<string, number> = {};
+  await Promise.all(
+    orgs.flatMap((org) =>
+      Array.from({ length: WRITERS }, async () => {
+        while (performance.now() < until) {
+          const t0 = performance.now();
+          const res = await call(baseUrl, "POST", "/api/v1/write/issue-asset", {
+            apiKey: org.apiKey,
+            body: BODY,
+            timeoutMs: 120_000,
+          }).catch((e: unknown) => ({ status: 0, text: String(e) }));
+          if (res.status === 200) latencies.push(performance.now() - t0);
+          else {
+            countError(errors, `${res.status}`);
+            await new Promise((r) => setTimeout(r, 200));
+          }
+        }
+      }),
+    ),
+  );
+  return { ok: latencies.length, latencies, errors };
+}
+
+/**
+ * `orgs` × 10 writers sending `Prefer: respond-async` for SECONDS (each writer keeps at most one
+ * request open); then waits for every accepted write to be final. Latency = created → confirmed.
+ */
+async function asyncPhase(cluster: Cluster, baseUrl: string, orgs: ClusterOrg[]) {
+  const until = performance.now() + SECONDS * 1000;
+  const ids: string[] = [];
+  const acceptLatencies: number[] = [];
+  const errors: Record<string, number> = {};
+  await Promise.all(
+    orgs.flatMap((org) =>
+      Array.from({ length: WRITERS }, async () => {
+        while (performance.now() < until) {
+          const t0 = performance.now();
+          const res = await call(baseUrl, "POST", "/api/v1/write/issue-asset", {
+            apiKey: org.apiKey,
+            body: BODY,
+            headers: { prefer: "respond-async" },
+          }).catch((e: unknown) => ({ status: 0, text: String(e), body: undefined }));
+          if (res.status === 202) {
+            acceptLatencies.push(performance.now() - t0);
+            ids.push((res.body as { transactionId: string }).transactionId);
+          } else {
+            countError(errors, `${res.status}`);
+            // 429: this org's queue is full (200 writes waiting); back off like a client would.
+            await new Promise((r) => setTimeout(r, 250));
+          }
+        }
+      }),
+    ),
+  );
+  for (;;) {
+    const { rows } = await cluster.pool.query<{ live: string }>(
+      "SELECT count(*)::text AS live FROM transactions WHERE id = ANY($1::text[]) AND state IN ('queued', 'sent')",
+      [ids],
+    );
+    if (rows[0]!.live === "0") break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const { rows } = await cluster.pool.query<{ ms: number }>(
+    "SELECT extract(epoch FROM confirmed_at - created_at) * 1000 AS ms FROM transactions WHERE id = ANY($1::text[]) AND state = 'confirmed'",
+    [ids],
+  );
+  const failed = ids.length - rows.length;
+  if (failed > 0) errors.failed = failed;
+  return { ok: rows.length, latencies: rows.map((r) => Number(r.ms)), acceptLatencies, errors };
+}
+
+/** One 50-item batch-issue per org, all at once; latency = the batch's answer. */
+async function batchPhase(baseUrl: string, orgs: ClusterOrg[]) {
+  const latencies: number[] = [];
+  const errors: Record<string, number> = {};
+  let ok = 0;
+  await Promise.all(
+    orgs.map(async (org) => {
+      const t0 = performance.now();
+      const res = await call(baseUrl, "POST", "/api/v1/write/batch-issue", {
+        apiKey: org.apiKey,
+        body: { assets: Array.from({ length: 50 }, (_, i) => ({ ...BODY, name: `Batch ${i}` })) },
+        timeoutMs: 180_000,
+      }).catch((e: unknown) => ({ status: 0, text: String(e), body: undefined }));
+      if (res.status === 200) {
+        latencies.push(performance.now() - t0);
+        ok += (res.body as { issued: number }).issued;
+      } else countError(errors, `${res.status}`);
+    }),
+  );
+  return { ok, latencies, errors };
+}
+
+async function writeChart(results: PhaseResult[], limit: number): Promise<string> {
+  const rows = results
+    .filter((r) => r.mode !== "batch")
+    .flatMap((r) => [
+      { orgs: r.orgs, series: `minted/s (${r.mode})`, value: r.mintedPerSecond, axis: "rate" },
+      { orgs: r.orgs, series: `p50 latency s (${r.mode})`, value: r.p50 / 1000, axis: "latency" },
+    ]);
+  for (const orgs of ORG_COUNTS)
+    rows.push({ orgs, series: "chain limit (raw wallets)", value: limit, axis: "rate" });
+  const spec: vegaLite.TopLevelSpec = {
+    $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+    title: "Relayer writes against the chain's limit (anvil, 1 s blocks)",
+    width: 520,
+    height: 260,
+    data: { values: rows },
+    vconcat: [
+      {
+        transform: [{ filter: "datum.axis === 'rate'" }],
+        mark: { type: "line", point: true },
+        encoding: {
+          x: {
+            field: "orgs",
+            type: "quantitative",
+            title: "organizations × 10 writers",
+            scale: { type: "log" },
+          },
+          y: { field: "value", type: "quantitative", title: "mints per second" },
+          color: { field: "series", type: "nominal" },
+        },
+      },
+      {
+        transform: [{ filter: "datum.axis === 'latency'" }],
+        mark: { type: "line", point: true },
+        encoding: {
+          x: {
+            field: "orgs",
+            type: "quantitative",
+            title: "organizations × 10 writers",
+            scale: { type: "log" },
+          },
+          y: { field: "value", type: "quantitative", title: "p50 latency (s)" },
+          color: { field: "series", type: "nominal" },
+        },
+      },
+    ],
+  };
+  const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), { renderer: "none" });
+  const svg = await view.toSVG();
+  const file = path.join(OUT, "scale.svg");
+  writeFileSync(file, svg);
+  return file;
+}
+
+export async function runScaleBench(): Promise<void> {
+  mkdirSync(OUT, { recursive: true });
+  console.log(
+    `Starting anvil (1 s blocks), PostgreSQL and one relayer process (API_KEY_RATE_LIMIT_PER_MINUTE=${RATE_LIMIT} for the bench only)...`,
+  );
+  const cluster = await startCluster({
+    blockTime: 1,
+    env: { API_KEY_RATE_LIMIT_PER_MINUTE: RATE_LIMIT, LOG_LEVEL: "warn" },
+  });
+  const provider = new JsonRpcProvider(cluster.rpcUrl, 1236, { staticNetwork: true });
+  try {
+    const relayer = await cluster.spawn();
+    const token = AssetToken__factory.connect(cluster.contracts.assetToken, provider);
+
+    console.log("\nChain limit (100 raw wallets, signed in advance, pipelined):");
+    const limit = await chainLimit(cluster, provider);
+    console.log(`  ${limit.toFixed(1)} mints/s`);
+
+    const maxOrgs = Math.max(...ORG_COUNTS);
+    console.log(`\nRegistering ${maxOrgs} organizations...`);
+    const allOrgs = await registerOrgs(cluster, provider, maxOrgs);
+    const supplyBefore = await token.totalSupply();
+    const results: PhaseResult[] = [];
+    const report = (r: PhaseResult) => {
+      results.push(r);
+      const errors = Object.entries(r.errors)
+        .map(([k, v]) => `${k}×${v}`)
+        .join(" ");
+      console.log(
+        `  ${r.name.padEnd(28)} ${r.mintedPerSecond.toFixed(1).padStart(6)} minted/s  ratio ${(r.mintedPerSecond / limit).toFixed(2)}  ` +
+          `p50 ${(r.p50 / 1000).toFixed(2)} s p95 ${(r.p95 / 1000).toFixed(2)} s p99 ${(r.p99 / 1000).toFixed(2)} s` +
+          (r.acceptP99 === undefined ? "" : `  202 p99 ${r.acceptP99.toFixed(0)} ms`) +
+          `  full blocks ${r.fullBlocks}/${r.blocks}  commits/issuance ${r.commitsPerIssuance.toFixed(1)}  ` +
+          `CPU relayer ${(r.relayerCpu * 100).toFixed(0)}% postgres ${(r.postgresCpu * 100).toFixed(0)}%` +
+          (errors === "" ? "" : `  errors ${errors}`),
+      );
+    };
+
+    console.log(`\nSynchronous issue-asset, ${SECONDS} s per phase:`);
+    for (const n of ORG_COUNTS) {
+      const orgs = allOrgs.slice(0, n);
+      report(
+        await measure(cluster, provider, `${n} orgs × ${WRITERS} sync`, n, "sync", () =>
+          syncPhase(relayer.baseUrl, orgs),
+        ),
+      );
+    }
+    console.log(`\nPrefer: respond-async, ${SECONDS} s of sending, until all are final:`);
+    for (const n of ORG_COUNTS.filter((n) => n >= 10)) {
+      const orgs = allOrgs.slice(0, n);
+      report(
+        await measure(cluster, provider, `${n} orgs × ${WRITERS} async`, n, "async", () =>
+          asyncPhase(cluster, relayer.baseUrl, orgs),
+        ),
+      );
+    }
+    const batchOrgs = Math.min(50, maxOrgs);
+    console.log(`\nBatches: ${batchOrgs} orgs × one 50-item batch-issue:`);
+    report(
+      await measure(
+        cluster,
+        provider,
+        `${batchOrgs} orgs × 50-item batch`,
+        batchOrgs,
+        "batch",
+        () => batchPhase(relayer.baseUrl, allOrgs.slice(0, batchOrgs)),
+      ),
+    );
+
+    // No duplicate, no loss: every success is one token, and nothing else was minted.
+    const minted = Number((await token.totalSupply()) - supplyBefore);
+    const succeeded = results.reduce((sum, r) => sum + r.ok, 0);
+    const { rows } = await cluster.pool.query<{ n: string; distinct: string }>(
+      "SELECT count(*)::text AS n, count(DISTINCT result->>'tokenId')::text AS distinct FROM transactions WHERE state = 'confirmed' AND kind = 'issue-asset'",
+    );
+    console.log(
+      `\nTokens minted ${minted}, successful writes ${succeeded}, confirmed issue rows ${rows[0]!.n} (distinct token ids ${rows[0]!.distinct}): ` +
+        (minted === succeeded ? "no duplicate, no loss" : "MISMATCH"),
+    );
+    const chart = await writeChart(results, limit);
+    writeFileSync(path.join(OUT, "scale.json"), JSON.stringify({ limit, results }, null, 2));
+    console.log(
+      `Chart: ${path.relative(REPO_ROOT, chart)}; figures: ${path.relative(REPO_ROOT, path.join(OUT, "scale.json"))}`,
+    );
+  } finally {
+    provider.destroy();
+    await cluster.stop();
+  }
+}
