@@ -115,14 +115,14 @@ async function chainLimit(cluster: Cluster, provider: JsonRpcProvider): Promise<
     wallets.map((w) => provider.send("anvil_setBalance", [w.address, toBeHex(parseEther("1000"))])),
   );
   const gas = BigInt(
-    await provider.send("eth_estimateGas", [
+    (await provider.send("eth_estimateGas", [
       {
         from: wallets[0]!.address,
         to: cluster.contracts.assetToken,
         data,
         value: toBeHex(parseEther("0.1")),
       },
-    ]),
+    ])) as string,
   );
   const fee = await provider.getFeeData();
   console.log(`  signing ${wallets.length * perWallet} mints in advance...`);
