@@ -18,18 +18,14 @@ import type {
   listWebhooksResponse,
 } from "../src/http/routes/enterprise-webhooks.js";
 import type {
-  assetRecordSchema,
   assetTypesResponse,
   coinPriceResponse,
   listAssetsQuery,
-  listingRecordSchema,
   listListingsQuery,
   nftMetadataResponse,
   statusResponse,
 } from "../src/http/routes/read.js";
-import type { transactionStatusResponse } from "../src/http/routes/transactions.js";
 import type { deliveryLogResponse } from "../src/http/routes/webhook-deliveries.js";
-import type { acceptedResponse } from "../src/http/routes/write.js";
 import type { batchIssue } from "../src/writes/kinds/batch-issue.js";
 import type { buy } from "../src/writes/kinds/buy.js";
 import type { delist } from "../src/writes/kinds/delist.js";
@@ -37,7 +33,17 @@ import type { issueAsset } from "../src/writes/kinds/issue-asset.js";
 import type { list } from "../src/writes/kinds/list.js";
 import type { registerAssetType } from "../src/writes/kinds/register-asset-type.js";
 import type { transfer } from "../src/writes/kinds/transfer.js";
-import type { WebhookPayload } from "../src/webhooks/event-kinds.js";
+import type { WebhookPayload } from "../src/domain/webhook-event.js";
+
+export type {
+  AssetRecord,
+  ListingRecord,
+  ListingState,
+  TransactionStatus,
+  WebhookEventKind,
+  WebhookEventPayload,
+  WriteAccepted,
+} from "../src/domain/index.js";
 
 /** One asset to issue (body of `issueAsset`, item of `batchIssue`). */
 export type IssueAssetInput = z.input<(typeof issueAsset)["request"]>;
@@ -65,13 +71,7 @@ export type DelistAssetResult = z.output<(typeof delist)["response"]>;
 export type RegisterAssetTypeInput = z.input<(typeof registerAssetType)["request"]>;
 /** Result of `registerAssetType`. */
 export type RegisterAssetTypeResult = z.output<(typeof registerAssetType)["response"]>;
-/** 202 answer of a write sent with `prefer: "respond-async"`. */
-export type WriteAccepted = z.output<typeof acceptedResponse>;
 
-/** An indexed asset. */
-export type AssetRecord = z.output<typeof assetRecordSchema>;
-/** An indexed marketplace listing. */
-export type ListingRecord = z.output<typeof listingRecordSchema>;
 /** A page of a cursor-paginated list. */
 export interface Page<T> {
   data: T[];
@@ -92,8 +92,6 @@ export type CoinPriceResult = z.output<typeof coinPriceResponse>;
 export type NftMetadata = z.output<typeof nftMetadataResponse>;
 /** Result of `getAssetTypes`. */
 export type AssetTypesResult = z.output<typeof assetTypesResponse>;
-/** Result of `getTransaction`. */
-export type TransactionStatus = z.output<typeof transactionStatusResponse>;
 
 /** Result of `getWallet`. */
 export type WalletBalance = z.output<typeof walletResponse>;

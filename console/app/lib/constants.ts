@@ -20,15 +20,9 @@ export const DEFAULT_ORG_SCOPES = [
   "webhooks",
 ] as const;
 
-export const WEBHOOK_EVENTS = [
-  "asset.issued",
-  "asset.transferred",
-  "asset.listed",
-  "asset.sold",
-  "asset.delisted",
-] as const;
-
-export const LISTING_STATES = ["active", "sold", "cancelled", "expired"] as const;
+/** The webhook event kinds and listing states: the relayer's domain vocabulary. */
+export { WEBHOOK_EVENT_KINDS as WEBHOOK_EVENTS } from "../../../relayer/src/domain/webhook-event.ts";
+export { LISTING_STATES } from "../../../relayer/src/domain/listing.ts";
 
 export const PLANS = ["free", "basic", "pro", "enterprise"] as const;
 

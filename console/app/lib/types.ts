@@ -1,4 +1,16 @@
-/** Response shapes of the relayer endpoints the console calls (see relayer/src/http/routes). */
+/**
+ * Response shapes of the relayer endpoints the console calls. Assets, listings, transactions and
+ * webhook events are the relayer's own domain types; the others are the parts of the relayer's
+ * responses (relayer/src/http/routes) the console reads, held against them by
+ * test/console/console-drift.test.ts (checked by `npm run typecheck`).
+ */
+export type {
+  AssetRecord,
+  AssetTypeRecord as AssetType,
+  ListingRecord,
+  TransactionStatus,
+  WebhookEventKind,
+} from "../../../relayer/src/domain/index.ts";
 
 export type SessionKind = "org" | "operator";
 
@@ -84,32 +96,6 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-export interface AssetRecord {
-  tokenId: string;
-  assetType: string | null;
-  name: string | null;
-  stakedAmount: string;
-  owner: string;
-  hasPassword: boolean;
-  listing: { listingId: string; price: string; expiresAt: string } | null;
-  mintTxHash: string;
-  mintedAt: string;
-  redeemed: boolean;
-}
-
-export interface ListingRecord {
-  listingId: string;
-  tokenId: string;
-  seller: string;
-  buyer: string | null;
-  price: string;
-  state: "active" | "sold" | "cancelled" | "expired";
-  listedAt: string;
-  expiresAt: string;
-  soldAt: string | null;
-  txHash: string;
-}
-
 export interface OperatorOrg {
   orgId: string;
   name: string;
@@ -127,13 +113,4 @@ export interface RegisteredOrg {
   walletAddress: string;
   scopes: string[];
   plan: string;
-}
-
-export interface AssetType {
-  name: string;
-  typeId: string;
-  index: number;
-  registrar: string;
-  txHash: string;
-  registeredAt: string;
 }

@@ -41,7 +41,8 @@ async function newestMtime(entry: string): Promise<number> {
 
 /**
  * The newest modification time among the console's inputs: everything under console/app,
- * console/*.config*, and the root package.json (dependency versions). tsconfig.json and
+ * console/*.config*, the relayer's domain module it imports (relayer/src/domain) and the root
+ * package.json (dependency versions). tsconfig.json and
  * next-env.d.ts are left out on purpose: `next build` itself may rewrite them.
  */
 export async function consoleSourceMtime(consoleDir = CONSOLE_DIR): Promise<number> {
@@ -51,6 +52,7 @@ export async function consoleSourceMtime(consoleDir = CONSOLE_DIR): Promise<numb
   const times = await Promise.all([
     newestMtime(path.join(consoleDir, "app")),
     ...configs.map((name) => newestMtime(path.join(consoleDir, name))),
+    newestMtime(path.join(path.dirname(consoleDir), "relayer", "src", "domain")),
     newestMtime(path.join(path.dirname(consoleDir), "package.json")),
   ]);
   return Math.max(...times);

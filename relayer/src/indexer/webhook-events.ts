@@ -1,14 +1,15 @@
 import { createHash } from "node:crypto";
 import { getAddress } from "ethers";
-import { weiToDecimal } from "../reads/wei-decimal.js";
+import { weiToDecimal } from "../domain/amount.js";
 import type pg from "pg";
-import type { ChainEventKind, OutboxEvent } from "../webhooks/event-kinds.js";
+import type { WebhookEventKind } from "../domain/webhook-event.js";
+import type { OutboxEvent } from "../webhooks/event-kinds.js";
 import type { StoredLog } from "./stored-log.js";
 
 const ZERO = "0x0000000000000000000000000000000000000000";
 
 interface Candidate {
-  kind: ChainEventKind;
+  kind: WebhookEventKind;
   log: StoredLog;
   /** Lower-case addresses whose organizations receive the event. */
   parties: string[];

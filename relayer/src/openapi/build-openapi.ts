@@ -3,16 +3,16 @@ import { expandScopes } from "../auth/scopes.js";
 import type { AnyRouteDefinition } from "../http/route-definition.js";
 import { successStatus } from "../http/route-definition.js";
 import { errorBody } from "../http/routes/schemas.js";
-import { acceptedResponse } from "../http/routes/write.js";
-import { WRITE_LIMITS } from "../writes/limits.js";
-import { DOCUMENTED_ROUTES, openApiPath, routeKey } from "./documented-routes.js";
-import { EXTRA_OPERATIONS, type ExtraOperation } from "./extra-operations.js";
-import { OPERATION_METADATA, TAGS, type OperationMetadata } from "./operation-metadata.js";
+import { writeAccepted } from "../domain/transaction.js";
 import {
   WEBHOOK_EVENT_DESCRIPTIONS,
   WEBHOOK_EVENT_SCHEMAS,
   WEBHOOK_TEST_SCHEMA,
-} from "./webhook-events.js";
+} from "../domain/webhook-event.js";
+import { WRITE_LIMITS } from "../writes/limits.js";
+import { DOCUMENTED_ROUTES, openApiPath, routeKey } from "./documented-routes.js";
+import { EXTRA_OPERATIONS, type ExtraOperation } from "./extra-operations.js";
+import { OPERATION_METADATA, TAGS, type OperationMetadata } from "./operation-metadata.js";
 
 /** A JSON object (the document is plain JSON all the way down). */
 export type JsonObject = { [key: string]: unknown };
@@ -101,7 +101,7 @@ const HEADER = (description: string, schema: JsonObject = { type: "string" }) =>
 /** Shared component schemas, recognised by identity among a route's responses. */
 const SHARED_SCHEMAS = new Map<z.ZodType, string>([
   [errorBody, "Error"],
-  [acceptedResponse, "WriteAccepted"],
+  [writeAccepted, "WriteAccepted"],
 ]);
 
 /** JSON Schema 2020-12 of a zod schema (the dialect of OpenAPI 3.1), without `$schema`. */
@@ -343,7 +343,7 @@ function webhookOperations(): Record<string, Record<string, JsonObject>> {
         operationId: `webhook_${event.replace(/\./g, "_")}`,
         summary: event,
         description:
-          `${WEBHOOK_EVENT_DESCRIPTIONS[event] ?? ""}\n\nSent as \`POST\` to the registered URL. ` +
+          `${WEBHOOK_EVENT_DESCRIPTIONS[event as keyof typeof WEBHOOK_EVENT_DESCRIPTIONS] ?? ""}\n\nSent as \`POST\` to the registered URL. ` +
           "Verify `X-Service-Signature` against the raw body in constant time (the SDK's " +
           "`verifyWebhook`), answer 2xx within 5 seconds; anything else is retried.",
         tags: ["Webhooks"],
@@ -411,7 +411,7 @@ export function buildOpenApiDocument(options: BuildOpenApiOptions = {}): OpenApi
 
   const schemas: Record<string, JsonObject> = {
     Error: jsonSchemaOf(errorBody, "output"),
-    WriteAccepted: jsonSchemaOf(acceptedResponse, "output"),
+    WriteAccepted: jsonSchemaOf(writeAccepted, "output"),
   };
   for (const event of Object.keys(WEBHOOK_EVENT_SCHEMAS) as Array<
     keyof typeof WEBHOOK_EVENT_SCHEMAS

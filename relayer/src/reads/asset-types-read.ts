@@ -1,15 +1,6 @@
 import { getAddress } from "ethers";
 import type { Database } from "../db/client.js";
-
-/** A registered asset type. */
-export interface AssetTypeRecord {
-  name: string;
-  typeId: string;
-  index: number;
-  registrar: string;
-  txHash: string;
-  registeredAt: string;
-}
+import type { AssetTypeRecord } from "../domain/asset.js";
 
 /** Every registered asset type, in registration order. */
 export async function listAssetTypes(database: Database): Promise<AssetTypeRecord[]> {

@@ -1,44 +1,12 @@
 import { checksumAddress } from "./checksum-address.js";
-import { weiToDecimal } from "./wei-decimal.js";
+import { weiToDecimal } from "../domain/amount.js";
+import type { AssetRecord } from "../domain/asset.js";
 import type { Database } from "../db/client.js";
 import { NotFoundError } from "../errors.js";
 import { parseMetadataDocument } from "./metadata-document.js";
 import { decodePageCursor, encodePageCursor, type Page } from "./page-cursor.js";
 
 const ZERO = "0x0000000000000000000000000000000000000000";
-
-/** The active listing of an asset, when it has one. */
-export interface AssetListingRef {
-  listingId: string;
-  price: string;
-  priceWei: string;
-  expiresAt: string;
-}
-
-/** An asset as the read API returns it (`/assets`, `/assets/{id}`). */
-export interface AssetRecord {
-  tokenId: string;
-  assetType: string | null;
-  name: string | null;
-  description: string | null;
-  image: string | null;
-  externalUrl: string | null;
-  ipfsHash: string;
-  stakedAmount: string;
-  stakedAmountWei: string;
-  /** Current on-chain owner (the marketplace while listed; the zero address once redeemed). */
-  owner: string;
-  minter: string;
-  /** The organization whose custodial wallet minted it, when it is one of ours. */
-  issuerOrgId: string | null;
-  hasPassword: boolean;
-  listing: AssetListingRef | null;
-  mintTxHash: string;
-  mintBlock: number;
-  mintedAt: string;
-  updatedAt: string;
-  redeemed: boolean;
-}
 
 /** Filters of `GET /api/v1/assets`. */
 export interface AssetFilters {

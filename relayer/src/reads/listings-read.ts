@@ -1,31 +1,9 @@
 import { checksumAddress } from "./checksum-address.js";
-import { weiToDecimal } from "./wei-decimal.js";
+import { weiToDecimal } from "../domain/amount.js";
+import type { ListingRecord, ListingState } from "../domain/listing.js";
 import type { Database } from "../db/client.js";
 import { NotFoundError } from "../errors.js";
 import { decodePageCursor, encodePageCursor, type Page } from "./page-cursor.js";
-
-/** Listing states reported by the read API (an active listing past `expiresAt` is `expired`). */
-export const LISTING_STATES = ["active", "sold", "cancelled", "expired"] as const;
-
-/** One listing state. */
-export type ListingState = (typeof LISTING_STATES)[number];
-
-/** A listing as the read API returns it. */
-export interface ListingRecord {
-  listingId: string;
-  tokenId: string;
-  seller: string;
-  buyer: string | null;
-  price: string;
-  priceWei: string;
-  state: ListingState;
-  listedAt: string;
-  expiresAt: string;
-  soldAt: string | null;
-  closedAt: string | null;
-  txHash: string;
-  closeTxHash: string | null;
-}
 
 /** Filters of `GET /api/v1/marketplace`. */
 export interface ListingFilters {

@@ -5,18 +5,7 @@ import { orgs, webhooks } from "../db/schema/index.js";
 import { ConflictError, NotFoundError, ValidationError } from "../errors.js";
 import { newId } from "./ids.js";
 import { checkWebhookUrl } from "./webhook-url-policy.js";
-
-/** Event kinds a webhook can subscribe to (spec section 6). */
-export const WEBHOOK_EVENTS = [
-  "asset.issued",
-  "asset.transferred",
-  "asset.listed",
-  "asset.sold",
-  "asset.delisted",
-] as const;
-
-/** One event kind. */
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+import type { WebhookEventKind } from "../domain/webhook-event.js";
 
 /** At most this many webhooks (not deleted) per organization. */
 export const MAX_WEBHOOKS_PER_ORG = 10;
@@ -74,7 +63,7 @@ export async function listWebhooks(ctx: AppContext, orgId: string): Promise<Webh
 export async function createWebhook(
   ctx: AppContext,
   orgId: string,
-  input: { url: string; events: WebhookEvent[]; secret?: string | undefined },
+  input: { url: string; events: WebhookEventKind[]; secret?: string | undefined },
 ): Promise<CreatedWebhook> {
   const problem = checkWebhookUrl(input.url, ctx.config.webhookAllowLocal);
   if (problem !== undefined) throw new ValidationError(`Invalid field: url (${problem})`);

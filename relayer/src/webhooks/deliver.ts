@@ -6,7 +6,7 @@ import type { KeyStore } from "../wallets/key-store.js";
 import { nextRetryDelayMs, parseRetryAfterMs } from "./backoff.js";
 import { enqueueDeliveries, type DeliveryJobData } from "./delivery-queue.js";
 import type { DeliveryOptions } from "./delivery-options.js";
-import type { WebhookPayload } from "./event-kinds.js";
+import type { WebhookPayload } from "../domain/webhook-event.js";
 import { payloadBody } from "./payload-body.js";
 import { DeliveryNetworkError, postJson, type PostResult } from "./post-json.js";
 import { DestinationRefusedError, resolveDestination } from "./resolve-destination.js";

@@ -1,4 +1,4 @@
-import type { WebhookPayload } from "./event-kinds.js";
+import type { WebhookPayload } from "../domain/webhook-event.js";
 
 /**
  * The exact bytes sent: the payload with its fields in the spec's order (jsonb does not keep key

@@ -1,6 +1,6 @@
 import { parseEther } from "ethers";
 import { ValidationError } from "../errors.js";
-import { weiToDecimal } from "../reads/wei-decimal.js";
+import { weiToDecimal } from "../domain/amount.js";
 
 const DECIMAL = /^(0|[1-9]\d{0,40})(\.\d{1,18})?$/;
 

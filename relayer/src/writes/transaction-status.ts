@@ -1,6 +1,7 @@
 import type { AppContext } from "../context.js";
 import { isFinal } from "../chain/tx-lifecycle.js";
 import { txRuntimeOf } from "../chain/tx-runtime.js";
+import type { TransactionState } from "../domain/transaction.js";
 import { NotFoundError, TransactionFailedError } from "../errors.js";
 import { writeResponse } from "./kinds/index.js";
 
@@ -9,7 +10,7 @@ import { writeResponse } from "./kinds/index.js";
  * caller's org (another org's id reads as unknown: 404). A write whose receipt block the indexer
  * has not applied yet still reads as `sent`, so `confirmed` always means the read API shows it.
  */
-export async function transactionStatus(
+export async function readTransactionStatus(
   ctx: AppContext,
   orgId: string,
   txId: string,
@@ -32,7 +33,8 @@ export async function transactionStatus(
       else throw e;
     }
   }
-  const status = !visible ? "sent" : row.state;
+  // Typed as the API's states: an engine state the API does not list fails the type check.
+  const status: TransactionState = !visible ? "sent" : row.state;
   return {
     transactionId: row.id,
     kind: row.kind,

@@ -10,7 +10,7 @@ import {
 } from "../../../relayer/src/webhooks/resolve-destination.js";
 import { serviceSignature, signatureHeaders } from "../../../relayer/src/webhooks/sign.js";
 import { decodePageCursor, encodePageCursor } from "../../../relayer/src/reads/page-cursor.js";
-import { weiToDecimal } from "../../../relayer/src/reads/wei-decimal.js";
+import { weiToDecimal } from "../../../relayer/src/domain/amount.js";
 
 const body = payloadBody({
   event: "asset.issued",

@@ -1,11 +1,7 @@
 import { z } from "zod";
 import { MAX_WEBHOOK_URL_LENGTH } from "../../services/webhook-url-policy.js";
-import {
-  createWebhook,
-  deleteWebhook,
-  listWebhooks,
-  WEBHOOK_EVENTS,
-} from "../../services/webhooks.js";
+import { WEBHOOK_EVENT_KINDS } from "../../domain/webhook-event.js";
+import { createWebhook, deleteWebhook, listWebhooks } from "../../services/webhooks.js";
 import { defineRoute } from "../route-definition.js";
 import { apiKeyErrors, errorBody, timestampSchema } from "./schemas.js";
 
@@ -29,7 +25,11 @@ export const createWebhookRequest = z.strictObject({
     .string()
     .max(MAX_WEBHOOK_URL_LENGTH, `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`),
   events: z
-    .array(z.enum(WEBHOOK_EVENTS, { error: `must be one of ${WEBHOOK_EVENTS.join(", ")}` }))
+    .array(
+      z.enum(WEBHOOK_EVENT_KINDS, {
+        error: `must be one of ${WEBHOOK_EVENT_KINDS.join(", ")}`,
+      }),
+    )
     .min(1, "must be a non-empty array of event kinds"),
   secret: z
     .string()

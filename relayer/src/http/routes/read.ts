@@ -1,9 +1,11 @@
 import { z } from "zod";
+import { assetRecord, assetTypeRecord } from "../../domain/asset.js";
+import { LISTING_STATES, listingRecord } from "../../domain/listing.js";
 import type { AppContext } from "../../context.js";
 import { listAssetTypes } from "../../reads/asset-types-read.js";
 import { getAsset, listAssets } from "../../reads/assets-read.js";
 import { createCoinPriceService, type CoinPriceService } from "../../reads/coin-price.js";
-import { getListing, listListings, LISTING_STATES } from "../../reads/listings-read.js";
+import { getListing, listListings } from "../../reads/listings-read.js";
 import { getNftMetadata } from "../../reads/nft-metadata-read.js";
 import { readStatus } from "../../reads/status-read.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
@@ -23,8 +25,6 @@ const limitSchema = z
   .optional();
 
 const cursorSchema = z.string().max(200, "too long").optional();
-const decimalString = z.string().describe("native coin decimal");
-const weiString = z.string().describe("integer wei");
 
 /** `GET /api/v1/assets` query. */
 export const listAssetsQuery = z.strictObject({
@@ -43,53 +43,6 @@ export const listListingsQuery = z.strictObject({
     .optional(),
   seller: addressSchema.optional(),
   tokenId: positiveIdSchema.optional(),
-});
-
-/** An asset record. */
-export const assetRecordSchema = z.object({
-  tokenId: z.string(),
-  assetType: z.string().nullable(),
-  name: z.string().nullable(),
-  description: z.string().nullable(),
-  image: z.string().nullable(),
-  externalUrl: z.string().nullable(),
-  ipfsHash: z.string(),
-  stakedAmount: decimalString,
-  stakedAmountWei: weiString,
-  owner: z.string(),
-  minter: z.string(),
-  issuerOrgId: z.string().nullable(),
-  hasPassword: z.boolean(),
-  listing: z
-    .object({
-      listingId: z.string(),
-      price: decimalString,
-      priceWei: weiString,
-      expiresAt: timestampSchema,
-    })
-    .nullable(),
-  mintTxHash: z.string(),
-  mintBlock: z.number().int(),
-  mintedAt: timestampSchema,
-  updatedAt: timestampSchema,
-  redeemed: z.boolean(),
-});
-
-/** A listing record. */
-export const listingRecordSchema = z.object({
-  listingId: z.string(),
-  tokenId: z.string(),
-  seller: z.string(),
-  buyer: z.string().nullable(),
-  price: decimalString,
-  priceWei: weiString,
-  state: z.enum(LISTING_STATES),
-  listedAt: timestampSchema,
-  expiresAt: timestampSchema,
-  soldAt: timestampSchema.nullable(),
-  closedAt: timestampSchema.nullable(),
-  txHash: z.string(),
-  closeTxHash: z.string().nullable(),
 });
 
 const page = <T extends z.ZodType>(item: T) =>
@@ -136,18 +89,7 @@ export const nftMetadataResponse = z.looseObject({
 });
 
 /** `GET /api/v1/asset-types` response. */
-export const assetTypesResponse = z.object({
-  data: z.array(
-    z.object({
-      name: z.string(),
-      typeId: z.string(),
-      index: z.number().int(),
-      registrar: z.string(),
-      txHash: z.string(),
-      registeredAt: timestampSchema,
-    }),
-  ),
-});
+export const assetTypesResponse = z.object({ data: z.array(assetTypeRecord) });
 
 const readErrors = { 400: errorBody, 404: errorBody } as const;
 
@@ -193,7 +135,7 @@ export const listAssetsRoute = defineRoute({
   auth: "none",
   scopes: [],
   request: { query: listAssetsQuery },
-  responses: { 200: page(assetRecordSchema), 400: errorBody },
+  responses: { 200: page(assetRecord), 400: errorBody },
   handler: async ({ ctx, query }) =>
     listAssets(ctx.database, { ...query, limit: query.limit ?? 20 }),
 });
@@ -206,7 +148,7 @@ export const getAssetRoute = defineRoute({
   auth: "none",
   scopes: [],
   request: { params: idParams },
-  responses: { 200: assetRecordSchema, ...readErrors },
+  responses: { 200: assetRecord, ...readErrors },
   handler: async ({ ctx, params }) => getAsset(ctx.database, params.id),
 });
 
@@ -230,7 +172,7 @@ export const listListingsRoute = defineRoute({
   auth: "none",
   scopes: [],
   request: { query: listListingsQuery },
-  responses: { 200: page(listingRecordSchema), 400: errorBody },
+  responses: { 200: page(listingRecord), 400: errorBody },
   handler: async ({ ctx, query }) =>
     listListings(ctx.database, { ...query, limit: query.limit ?? 20 }),
 });
@@ -243,7 +185,7 @@ export const getListingRoute = defineRoute({
   auth: "none",
   scopes: [],
   request: { params: idParams },
-  responses: { 200: listingRecordSchema, ...readErrors },
+  responses: { 200: listingRecord, ...readErrors },
   handler: async ({ ctx, params }) => getListing(ctx.database, params.id),
 });
 

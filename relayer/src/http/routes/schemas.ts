@@ -11,8 +11,8 @@ export const scopeSchema = z.enum(SCOPES, { error: `must be one of ${SCOPES.join
 /** A checksummed or lowercase 0x address. */
 export const addressSchema = z.string().refine((value) => isAddress(value), "not a 0x address");
 
-/** An ISO 8601 timestamp string. */
-export const timestampSchema = z.string().describe("ISO 8601 timestamp");
+/** An ISO 8601 timestamp string (the domain's). */
+export { timestamp as timestampSchema } from "../../domain/timestamp.js";
 
 /** Standard error responses of an API-key route. */
 export const apiKeyErrors = {

@@ -1,6 +1,6 @@
 import type { Request, Response } from "express";
-import { z } from "zod";
 import type { AppContext } from "../../context.js";
+import { writeAccepted } from "../../domain/transaction.js";
 import { checkIdempotencyKey } from "../../writes/idempotency.js";
 import { WRITE_KINDS, writeResponse, type RegisteredWriteKind } from "../../writes/kinds/index.js";
 import type { AnyWriteKind } from "../../writes/kinds/write-kind.js";
@@ -9,12 +9,9 @@ import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
 import { TRANSACTION_ROUTES } from "./transactions.js";
 import { apiKeyErrors, errorBody } from "./schemas.js";
 
-/** 202 body of any write with `Prefer: respond-async` (or a sync wait that timed out). */
-export const acceptedResponse = z.object({ transactionId: z.string(), status: z.string() });
-
 const writeErrors = {
   ...apiKeyErrors,
-  202: acceptedResponse,
+  202: writeAccepted,
   409: errorBody,
   500: errorBody,
   503: errorBody,

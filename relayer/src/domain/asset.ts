@@ -1,0 +1,51 @@
+import { z } from "zod";
+import { coinAmount, weiAmount } from "./amount.ts";
+import { timestamp } from "./timestamp.ts";
+
+/** An indexed asset (token) as the read API returns it (docs/read-api.md). */
+export const assetRecord = z.object({
+  tokenId: z.string(),
+  assetType: z.string().nullable(),
+  name: z.string().nullable(),
+  description: z.string().nullable(),
+  image: z.string().nullable(),
+  externalUrl: z.string().nullable(),
+  ipfsHash: z.string(),
+  stakedAmount: coinAmount,
+  stakedAmountWei: weiAmount,
+  // The current on-chain owner: the marketplace while listed, the zero address once redeemed.
+  owner: z.string(),
+  minter: z.string(),
+  // The organization whose custodial wallet minted it, when it is one of ours.
+  issuerOrgId: z.string().nullable(),
+  hasPassword: z.boolean(),
+  listing: z
+    .object({
+      listingId: z.string(),
+      price: coinAmount,
+      priceWei: weiAmount,
+      expiresAt: timestamp,
+    })
+    .nullable(),
+  mintTxHash: z.string(),
+  mintBlock: z.number().int(),
+  mintedAt: timestamp,
+  updatedAt: timestamp,
+  redeemed: z.boolean(),
+});
+
+/** An indexed asset. */
+export type AssetRecord = z.output<typeof assetRecord>;
+
+/** A registered asset type (`GET /api/v1/asset-types`). */
+export const assetTypeRecord = z.object({
+  name: z.string(),
+  typeId: z.string(),
+  index: z.number().int(),
+  registrar: z.string(),
+  txHash: z.string(),
+  registeredAt: timestamp,
+});
+
+/** A registered asset type. */
+export type AssetTypeRecord = z.output<typeof assetTypeRecord>;

@@ -1,0 +1,14 @@
+/**
+ * The domain vocabulary shared by the relayer, the SDK (`relayer/sdk`) and the console: assets,
+ * listings, transactions, webhook events and the amount format, as zod schemas and the types
+ * inferred from them. Depends on zod only, so browser code can import it.
+ *
+ * Imports inside `domain/` name the `.ts` files themselves: the console's bundler (Turbopack)
+ * resolves those but does not map the relayer's usual `.js` specifiers to `.ts` sources.
+ */
+export * from "./amount.ts";
+export * from "./asset.ts";
+export * from "./listing.ts";
+export * from "./timestamp.ts";
+export * from "./transaction.ts";
+export * from "./webhook-event.ts";
