@@ -7,10 +7,7 @@ import { jsonBody } from "./json-body.js";
 import { requestContext } from "./request-context.js";
 import { mountRoutes } from "./route-definition.js";
 import { createDocsRouter } from "./routes/docs.js";
-import { CONSOLE_ROUTES, MANAGEMENT_ROUTES, SYSTEM_ROUTES } from "./routes/index.js";
-import { READ_ROUTES } from "./routes/read.js";
-import { WEBHOOK_DELIVERY_ROUTES } from "./routes/webhook-deliveries.js";
-import { WRITE_API_ROUTES } from "./routes/write.js";
+import { ROUTES } from "./routes/index.js";
 
 /** Options of `createApp`. */
 export interface CreateAppOptions {
@@ -22,8 +19,8 @@ export interface CreateAppOptions {
  * Builds the relayer's Express application (no listening; the caller does `app.listen`).
  *
  * Order: request id + access log + metrics → JSON body (415/413/400) → routes → 404 → error
- * handler. To add a group of routes, mount it in the "Routes" block below with one line
- * (`app.use(mountRoutes(ctx, MY_ROUTES))` or any `express.Router`). Exported building blocks for
+ * handler. API routes are declared in the route registry (`ROUTES`, http/routes/index.ts), which
+ * also feeds the OpenAPI document; plain routers go in the "Routes" block below. Exported building blocks for
  * other routers: `requireApiKey`, `requireScope`, `requireAdminToken` (relayer/src/auth/),
  * `rateLimit`, `defineRoute`/`mountRoutes`, `parseOrThrow`.
  *
@@ -45,14 +42,9 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Expr
   });
   app.use(jsonBody(ctx.config.bodyLimitBytes));
 
-  // Routes: one line per group.
-  app.use(mountRoutes(ctx, SYSTEM_ROUTES));
-  app.use(mountRoutes(ctx, MANAGEMENT_ROUTES));
-  app.use(mountRoutes(ctx, WRITE_API_ROUTES));
-  app.use(mountRoutes(ctx, READ_ROUTES));
-  app.use(mountRoutes(ctx, WEBHOOK_DELIVERY_ROUTES));
+  // Routes: the route registry, then the plain routers (documentation, the console's files).
+  app.use(mountRoutes(ctx, ROUTES));
   app.use(createDocsRouter(ctx));
-  app.use(mountRoutes(ctx, CONSOLE_ROUTES));
   app.use(consoleRouter()); // static export under /console (503 page when not built)
 
   app.use(notFound);

@@ -1,23 +1,12 @@
 import type { Express } from "express";
 import type { AnyRouteDefinition } from "../../../relayer/src/http/route-definition.js";
-import { ALL_ROUTES } from "../../../relayer/src/http/routes/index.js";
-import { READ_ROUTES } from "../../../relayer/src/http/routes/read.js";
-import { WEBHOOK_DELIVERY_ROUTES } from "../../../relayer/src/http/routes/webhook-deliveries.js";
-import { WRITE_API_ROUTES } from "../../../relayer/src/http/routes/write.js";
+import { ROUTES } from "../../../relayer/src/http/routes/index.js";
 
 /**
- * Every `defineRoute` route the app mounts (the registry plus the groups `app.ts` mounts on
- * their own lines), once each. `mountedRoutes` reads the live router so a route added outside
- * these lists is noticed too.
+ * Every `defineRoute` route the app mounts: the route registry. `mountedRoutes` reads the live
+ * router so a route added outside the registry is noticed too.
  */
-export const API_ROUTES: readonly AnyRouteDefinition[] = [
-  ...new Set<AnyRouteDefinition>([
-    ...ALL_ROUTES,
-    ...READ_ROUTES,
-    ...WRITE_API_ROUTES,
-    ...WEBHOOK_DELIVERY_ROUTES,
-  ]),
-];
+export const API_ROUTES: readonly AnyRouteDefinition[] = ROUTES;
 
 /** `"POST /api/v1/write/issue-asset"`. */
 export function routeKey(route: { method: string; path: string }): string {

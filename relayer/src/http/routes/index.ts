@@ -14,8 +14,11 @@ import {
   listWebhooksRoute,
 } from "./enterprise-webhooks.js";
 import { healthRoute } from "./health.js";
+import { READ_ROUTES } from "./read.js";
 import { SESSION_ROUTES } from "./session.js";
 import { SESSION_OPERATOR_ROUTES } from "./session-operator.js";
+import { WEBHOOK_DELIVERY_ROUTES } from "./webhook-deliveries.js";
+import { WRITE_API_ROUTES } from "./write.js";
 
 /** Service routes without authentication. */
 export const SYSTEM_ROUTES: readonly AnyRouteDefinition[] = [healthRoute];
@@ -40,9 +43,18 @@ export const CONSOLE_ROUTES: readonly AnyRouteDefinition[] = [
   ...SESSION_OPERATOR_ROUTES,
 ];
 
-/** Every route declared with `defineRoute`, for the OpenAPI generator. */
-export const ALL_ROUTES: readonly AnyRouteDefinition[] = [
+/**
+ * The route registry: every API route (method, path, auth and scopes, zod schemas, handler,
+ * docs), once each, in the order the reference page lists them (no two overlap, so the mount
+ * order does not matter). Express (`app.ts`), the OpenAPI document and the Postman
+ * collection made from it, the authorization-matrix test and the console's path check all read
+ * this table; a new route group is added here and nowhere else.
+ */
+export const ROUTES: readonly AnyRouteDefinition[] = [
   ...SYSTEM_ROUTES,
   ...MANAGEMENT_ROUTES,
   ...CONSOLE_ROUTES,
+  ...READ_ROUTES,
+  ...WRITE_API_ROUTES,
+  ...WEBHOOK_DELIVERY_ROUTES,
 ];
