@@ -97,12 +97,14 @@ export class TxNotifier extends EventEmitter<NotifierEvents> {
 
   /**
    * Resolves when `ready()` holds, re-checking it on every `event` that `matches`, and at least
-   * every `safetyMs`; resolves false after `timeoutMs`.
+   * every `safetyMs`; resolves false after `timeoutMs`. `ready` is told why it is asked (the
+   * first check, a matching event, or the safety interval), so it can skip a read that nothing
+   * could have changed.
    */
   async waitUntil<E extends keyof NotifierEvents>(
     event: E,
     matches: (...args: NotifierEvents[E]) => boolean,
-    ready: () => Promise<boolean> | boolean,
+    ready: (reason: "start" | "event" | "safety") => Promise<boolean> | boolean,
     timeoutMs: number,
     safetyMs = 5_000,
   ): Promise<boolean> {
@@ -115,21 +117,25 @@ export class TxNotifier extends EventEmitter<NotifierEvents> {
       wake?.();
     };
     this.on(event, listener as never);
+    let reason: "start" | "event" | "safety" = "start";
     try {
       for (;;) {
         signalled = false;
-        if (await ready()) return true;
+        if (await ready(reason)) return true;
         const left = deadline - Date.now();
         if (left <= 0) return false;
-        if (signalled) continue;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, Math.min(left, safetyMs));
-          function done() {
+        if (signalled) {
+          reason = "event";
+          continue;
+        }
+        reason = await new Promise<"event" | "safety">((resolve) => {
+          const timer = setTimeout(() => done("safety"), Math.min(left, safetyMs));
+          function done(why: "event" | "safety") {
             clearTimeout(timer);
             wake = undefined;
-            resolve();
+            resolve(why);
           }
-          wake = done;
+          wake = () => done("event");
         });
       }
     } finally {

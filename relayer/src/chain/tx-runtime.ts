@@ -108,20 +108,23 @@ export class TxRuntime {
    * a receipt, until the indexer has applied that block, so every read shows the write's effect.
    * Returns the row as it stands when the wait ends (final, or still live after `timeoutMs`).
    */
-  async waitForFinal(txId: string, timeoutMs: number): Promise<TxRow> {
+  async waitForFinal(txId: string, timeoutMs: number, justRecorded = false): Promise<TxRow> {
     const deadline = Date.now() + timeoutMs;
     await this.#startNotifier();
     let row: TxRow | undefined;
     await this.notifier.waitUntil(
       "final",
       (id) => id === txId,
-      async () => {
+      async (reason) => {
+        // A row recorded a moment ago by this request cannot be final yet: no read needed.
+        if (reason === "start" && justRecorded) return false;
         row = await this.store.get(txId);
         if (row === undefined) throw new Error(`transaction ${txId} vanished`);
         return isFinal(row.state);
       },
       timeoutMs,
     );
+    row ??= await this.store.get(txId);
     if (row === undefined) throw new Error(`transaction ${txId} vanished`);
     const block = await this.receiptBlockOf(row);
     if (block !== undefined) await this.waitIndexed(block, Math.max(0, deadline - Date.now()));
@@ -138,9 +141,13 @@ export class TxRuntime {
     return blocks.length === 0 ? undefined : Math.max(...blocks);
   }
 
-  /** Whether the indexer has applied `block` (from notifications, else its cursor row). */
-  async isIndexed(block: number): Promise<boolean> {
+  /**
+   * Whether the indexer has applied `block`: from its notifications, else from its cursor row
+   * (read when no notification was seen yet, or when `reread`).
+   */
+  async isIndexed(block: number, reread = true): Promise<boolean> {
     if (this.notifier.indexedBlock >= block) return true;
+    if (!reread && this.notifier.indexedBlock >= 0) return false;
     const result = await this.#ctx.database.pool.query<{ n: string }>(
       "SELECT block_number::text AS n FROM indexer_cursor WHERE id = 'main'",
     );
@@ -155,7 +162,7 @@ export class TxRuntime {
     return this.notifier.waitUntil(
       "indexed",
       (n) => n >= block,
-      () => this.isIndexed(block),
+      (reason) => this.isIndexed(block, reason === "safety"),
       timeoutMs,
       1_000,
     );

@@ -140,6 +140,47 @@ export class TxStore {
     });
   }
 
+  /**
+   * What a new write of an org is checked against, in one round trip: its wallet, how many of
+   * its writes are live (the queue length used for 429), and the wei its live writes reserved
+   * (value + gas limit × fee cap).
+   */
+  async writerState(
+    orgId: string,
+  ): Promise<
+    | {
+        wallet: { id: string; orgId: string; address: string };
+        liveRoots: number;
+        reservedWei: bigint;
+      }
+    | undefined
+  > {
+    const result = await this.#database.pool.query<{
+      id: string;
+      org_id: string;
+      address: string;
+      live_roots: number;
+      reserved: string;
+    }>(
+      `SELECT w.id, w.org_id, w.address,
+              (SELECT count(*) FROM transactions t
+                WHERE t.org_id = w.org_id AND t.parent_id IS NULL AND t.state IN ('queued', 'sent'))::int AS live_roots,
+              (SELECT coalesce(sum(t.value::numeric + coalesce(t.gas_limit, '0')::numeric
+                                   * coalesce(t.fee_cap, t.max_fee_per_gas, '0')::numeric), 0)
+                 FROM transactions t
+                WHERE t.wallet_id = w.id AND t.state IN ('queued', 'sent') AND t.kind <> 'batch-issue')::text AS reserved
+         FROM wallets w WHERE w.org_id = $1`,
+      [orgId],
+    );
+    const row = result.rows[0];
+    if (row === undefined) return undefined;
+    return {
+      wallet: { id: row.id, orgId: row.org_id, address: row.address },
+      liveRoots: row.live_roots,
+      reservedWei: BigInt(row.reserved.split(".")[0] ?? "0"),
+    };
+  }
+
   /** Number of live root rows of an org (the queue length used for 429). */
   async liveRootCount(orgId: string): Promise<number> {
     const result = await this.#database.pool.query<{ n: string }>(
@@ -531,17 +572,4 @@ async function notifyIds(
       ids.slice(i, i + NOTIFY_CHUNK).join(","),
     ]);
   }
-}
-
-/**
- * Wei a wallet has committed to live transactions (value + gas limit × fee cap), so concurrent
- * writes are checked against what is really left.
- */
-export async function reservedWei(database: Database, walletId: string): Promise<bigint> {
-  const result = await database.pool.query<{ n: string | null }>(
-    `SELECT coalesce(sum(value::numeric + coalesce(gas_limit, '0')::numeric * coalesce(fee_cap, max_fee_per_gas, '0')::numeric), 0)::text AS n
-       FROM transactions WHERE wallet_id = $1 AND state IN ('queued', 'sent') AND kind <> 'batch-issue'`,
-    [walletId],
-  );
-  return BigInt((result.rows[0]?.n ?? "0").split(".")[0] ?? "0");
 }

@@ -1,15 +1,20 @@
 import type { AppContext } from "../context.js";
-import { RateLimitError, TransactionFailedError, ValidationError } from "../errors.js";
+import {
+  NotFoundError,
+  RateLimitError,
+  TransactionFailedError,
+  ValidationError,
+} from "../errors.js";
 import { newTxId } from "../chain/tx-ids.js";
 import { isFinal } from "../chain/tx-lifecycle.js";
 import { txRuntimeOf } from "../chain/tx-runtime.js";
-import { reservedWei, type NewTxRow, type TxRow } from "../chain/tx-store.js";
+import type { NewTxRow, TxRow } from "../chain/tx-store.js";
 import { formatCoinShort } from "./amounts.js";
 import { findIdempotent, requestHash } from "./idempotency.js";
 import { WRITE_LIMITS } from "./limits.js";
 import type { WriteKind } from "./kinds/index.js";
 import type { PreparedCall } from "./kinds/write-kind.js";
-import { walletOfOrg, type OrgWallet } from "./wallet-of-org.js";
+import type { OrgWallet } from "./wallet-of-org.js";
 
 /** A write to execute (built by the write routes from a kind module, `writes/kinds/`). */
 export interface WriteRequest {
@@ -67,11 +72,12 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
     if (existing !== undefined) return outcomeOf(ctx, existing, request.respondAsync);
   }
 
-  if ((await runtime.store.liveRootCount(request.orgId)) >= WRITE_LIMITS.maxQueuedPerOrg) {
+  const writer = await runtime.store.writerState(request.orgId);
+  if (writer === undefined) throw new NotFoundError("Wallet not found");
+  if (writer.liveRoots >= WRITE_LIMITS.maxQueuedPerOrg) {
     throw new RateLimitError(5, "Too many queued write transactions for this organization");
   }
-
-  const wallet = await walletOfOrg(ctx.database, request.orgId);
+  const wallet: OrgWallet = writer.wallet;
   const calls = await request.prepare(wallet);
   const batch = request.kind === "batch-issue";
 
@@ -100,10 +106,8 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
     need += calls[i]!.value + limit * feeCap;
     return e.gas === undefined ? undefined : limit;
   });
-  const [balance, reserved] = await Promise.all([
-    runtime.reader.balanceOf(wallet.address),
-    reservedWei(ctx.database, wallet.id),
-  ]);
+  const balance = await runtime.reader.balanceOf(wallet.address);
+  const reserved = writer.reservedWei;
   const available = balance > reserved ? balance - reserved : 0n;
   if (need > available) {
     const symbol = ctx.config.coinSymbol;
@@ -197,7 +201,7 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
     ctx.logger.warn({ err: error, txId: rootId }, "after-record step failed");
   }
   runtime.submit(wallet.id);
-  return outcomeOf(ctx, rootId, request.respondAsync);
+  return outcomeOf(ctx, rootId, request.respondAsync, true);
 }
 
 /**
@@ -209,6 +213,7 @@ async function outcomeOf(
   ctx: AppContext,
   txId: string,
   respondAsync: boolean,
+  justRecorded = false,
 ): Promise<WriteOutcome> {
   const runtime = txRuntimeOf(ctx);
   const accepted = (state: string): WriteOutcome => ({
@@ -220,7 +225,7 @@ async function outcomeOf(
   try {
     row = respondAsync
       ? await runtime.store.get(txId)
-      : await runtime.waitForFinal(txId, WRITE_LIMITS.syncWaitMs);
+      : await runtime.waitForFinal(txId, WRITE_LIMITS.syncWaitMs, justRecorded);
   } catch (error) {
     ctx.logger.warn({ err: error, txId }, "waiting for a recorded write failed; answering 202");
     return accepted("queued");
