@@ -6,6 +6,7 @@
  * Imports inside `domain/` name the `.ts` files themselves: the console's bundler (Turbopack)
  * resolves those but does not map the relayer's usual `.js` specifiers to `.ts` sources.
  */
+export * from "./address.ts";
 export * from "./amount.ts";
 export * from "./asset.ts";
 export * from "./listing.ts";

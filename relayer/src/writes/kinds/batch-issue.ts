@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { TxRow } from "../../chain/tx-store.js";
 import { ValidationError } from "../../errors.js";
-import { addressSchema } from "../../http/routes/schemas.js";
+import { address } from "../../domain/address.js";
 import { WRITE_LIMITS as L } from "../limits.js";
 import { storeMetadata } from "../metadata.js";
 import { issueAssetRequest, prepareIssue } from "./issue-asset.js";
@@ -43,8 +43,8 @@ export const batchIssueResponse = z.object({
   issued: z.number().int(),
   failed: z.number().int(),
   results: z.array(batchItemResult),
-  wallet: addressSchema,
-  owner: addressSchema,
+  wallet: address,
+  owner: address,
 });
 
 type BatchItemResult = z.output<typeof batchItemResult>;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { marketplaceInterface } from "../../chain/abis.js";
 import { ValidationError } from "../../errors.js";
-import { addressSchema } from "../../http/routes/schemas.js";
+import { address } from "../../domain/address.js";
 import { formatCoin, parseCoin } from "../amounts.js";
 import { activeListing } from "../chain-checks.js";
 import { amountField, idField, parseId } from "../write-inputs.js";
@@ -20,8 +20,8 @@ export const buyResponse = z.object({
   listingId: z.string(),
   tokenId: z.string(),
   pricePaid: z.string(),
-  buyer: addressSchema,
-  seller: addressSchema.nullable(),
+  buyer: address,
+  seller: address.nullable(),
 });
 
 interface BuyContext {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { AppContext } from "../../context.js";
 import { assetTokenInterface } from "../../chain/abis.js";
 import { ValidationError } from "../../errors.js";
-import { addressSchema } from "../../http/routes/schemas.js";
+import { address } from "../../domain/address.js";
 import { formatCoin, parseCoin } from "../amounts.js";
 import { assetTypeCacheOf } from "../asset-type-cache.js";
 import { WRITE_LIMITS as L } from "../limits.js";
@@ -36,8 +36,8 @@ export const issueAssetResponse = z.object({
   success: z.literal(true),
   tokenId: z.string(),
   txHash: z.string(),
-  wallet: addressSchema,
-  owner: addressSchema,
+  wallet: address,
+  owner: address,
   assetType: z.string(),
   stakedAmount: z.string(),
   ipfsHash: z.string(),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { assetTokenInterface } from "../../chain/abis.js";
-import { addressSchema } from "../../http/routes/schemas.js";
+import { address } from "../../domain/address.js";
 import { requireHeld } from "../chain-checks.js";
 import { idField, parseAddress, parseId } from "../write-inputs.js";
 import { confirmedResult, defineWriteKind, idText } from "./write-kind.js";
@@ -15,8 +15,8 @@ export const transferRequest = z.strictObject({
 export const transferResponse = z.object({
   success: z.literal(true),
   txHash: z.string(),
-  from: addressSchema,
-  to: addressSchema,
+  from: address,
+  to: address,
   tokenId: z.string(),
 });
 

@@ -4,7 +4,6 @@ import type { ReceiptFacts } from "../../chain/receipt-events.js";
 import type { TxRow } from "../../chain/tx-store.js";
 import type { AppContext } from "../../context.js";
 import { TransactionFailedError } from "../../errors.js";
-import type { OperationMetadata } from "../../openapi/operation-metadata.js";
 import type { OrgWallet } from "../wallet-of-org.js";
 
 /**
@@ -51,7 +50,7 @@ export interface WriteKindModule<
   /** The 200 body. */
   response: z.ZodType<TResponse>;
   /** Operation id (= SDK method name), longer text and example errors (tag: Writes). */
-  docs: Omit<OperationMetadata, "tag">;
+  docs: WriteKindDocs;
   /**
    * Validates `input` against the chain and builds the call(s): one call, or one per batch item.
    * Throws `ValidationError` (400) for anything the chain would refuse, before anything is signed.
@@ -59,6 +58,16 @@ export interface WriteKindModule<
   prepare(ctx: AppContext, wallet: OrgWallet, input: TInput): Promise<PreparedCall<TContext>[]>;
   /** The response of a final row (`children` for a batch). A failed row throws (500). */
   respond(row: TxRow, children: readonly TxRow[]): TResponse;
+}
+
+/** A write kind's part of the OpenAPI document (its tag is always `Writes`). */
+export interface WriteKindDocs {
+  /** Also the SDK method name. */
+  operationId: string;
+  /** Markdown appended after the summary. */
+  description?: string;
+  /** Route-specific `error` strings by status, shown as examples. */
+  errors?: Partial<Record<number, readonly string[]>>;
 }
 
 /** A write kind of any shape, for the registry. */
