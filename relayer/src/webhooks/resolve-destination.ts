@@ -1,7 +1,7 @@
 import { lookup } from "node:dns/promises";
 import net from "node:net";
 import { BaseError } from "../errors.js";
-import { isNonPublicIp } from "../services/webhook-url-policy.js";
+import { isPublicAddress } from "../services/webhook-url-policy.js";
 
 /** The destination resolves to an address deliveries may not reach (SSRF guard). Not retried. */
 export class DestinationRefusedError extends BaseError {
@@ -14,11 +14,17 @@ export interface ResolvedDestination {
   family: 4 | 6;
 }
 
+/** The delivery log's words for a refused destination; the address itself is never shown. */
+export const DESTINATION_NOT_ALLOWED = "destination not allowed";
+
 /**
- * Resolves the URL's host at delivery time and refuses private, loopback, link-local, CGNAT,
- * multicast, reserved and unspecified addresses (IPv4 and IPv6, mapped forms included) unless
- * `allowLocal`. Every resolved address must pass; the first is returned so the request can be
- * pinned to it (no second lookup an attacker's DNS could answer differently).
+ * Resolves the URL's host at delivery time and refuses every address that is not public unicast
+ * (`isPublicAddress`: private, loopback, link-local, CGNAT, multicast, reserved, IPv4-mapped and
+ * -compatible IPv6, NAT64, 6to4, Teredo ...) unless `allowLocal`. Every resolved address must
+ * pass; the first is returned so the request can be pinned to it (no second lookup an
+ * attacker's DNS could answer differently). The error says `destination not allowed` and keeps
+ * the address out of its message: the delivery log is shown to the organization, and naming
+ * what its hostname resolved to inside our network would map that network for it.
  */
 export async function resolveDestination(
   url: URL,
@@ -34,9 +40,8 @@ export async function resolveDestination(
         });
   if (addresses.length === 0) throw new DestinationRefusedError(`Cannot resolve ${host}`);
   if (!allowLocal) {
-    const bad = addresses.find((a) => isNonPublicIp(a.address));
-    if (bad !== undefined)
-      throw new DestinationRefusedError(`Destination address not allowed (${bad.address})`);
+    if (addresses.some((a) => !isPublicAddress(a.address)))
+      throw new DestinationRefusedError(DESTINATION_NOT_ALLOWED);
   }
   const first = addresses[0]!;
   return { address: first.address, family: first.family === 6 ? 6 : 4 };
