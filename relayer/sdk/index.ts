@@ -25,5 +25,10 @@ export type {
 export { ApiError, NetworkError, RwaSdkError, type ApiErrorInit } from "./errors.js";
 export { parseRetryAfter, retryDelayMs, type BackoffPolicy } from "./retry.js";
 export type * from "./types.js";
-export { verifyWebhook, type VerifyWebhookOptions, type WebhookHeaders } from "./verify-webhook.js";
+export {
+  verifyWebhook,
+  type VerifyWebhookOptions,
+  type WebhookHeaders,
+  type WebhookSecrets,
+} from "./verify-webhook.js";
 export default RwaClient;

@@ -10,9 +10,19 @@ export interface VerifyWebhookOptions {
    * Standard Webhooks headers). Default 300.
    */
   toleranceSeconds?: number;
+  /**
+   * Require the timestamped Standard Webhooks signature (default true). `X-Service-Signature`
+   * covers the body only, so a captured delivery carrying just that header could be replayed at
+   * any time; every relayer delivery carries both. Set false only for a sender that signs with
+   * `X-Service-Signature` alone (then nothing bounds a replay).
+   */
+  requireTimestamp?: boolean;
   /** Current time in ms (tests). */
   now?: number;
 }
+
+/** One secret, or several while a webhook's secret is being rotated (any one may match). */
+export type WebhookSecrets = string | readonly string[];
 
 const encoder = new TextEncoder();
 
@@ -73,16 +83,27 @@ async function macMatches(
   return globalThis.crypto.subtle.verify("HMAC", key, signature, data);
 }
 
-/** `X-Service-Signature: sha256=<lowercase hex HMAC-SHA256(secret, body)>` (spec section 6). */
+/**
+ * `X-Service-Signature: sha256=<lowercase hex HMAC-SHA256(secret, body)>` (spec section 6). The
+ * header may carry several signatures separated by commas or spaces (one per secret while a
+ * secret is rotated); one matching any secret is enough.
+ */
 async function serviceSignatureValid(
   value: string,
   body: Uint8Array<ArrayBuffer>,
-  secret: string,
+  secrets: readonly string[],
 ): Promise<boolean> {
-  const match = /^sha256=([0-9a-f]{64})$/.exec(value.trim());
-  const signature = match?.[1] === undefined ? undefined : hexToBytes(match[1]);
-  if (signature === undefined) return false;
-  return macMatches(await hmacKey(encoder.encode(secret)), signature, body);
+  const signatures: Array<Uint8Array<ArrayBuffer>> = [];
+  for (const candidate of value.split(/[\s,]+/)) {
+    const match = /^sha256=([0-9a-f]{64})$/.exec(candidate);
+    const signature = match?.[1] === undefined ? undefined : hexToBytes(match[1]);
+    if (signature !== undefined) signatures.push(signature);
+  }
+  for (const secret of secrets) {
+    const key = await hmacKey(encoder.encode(secret));
+    for (const signature of signatures) if (await macMatches(key, signature, body)) return true;
+  }
+  return false;
 }
 
 /**
@@ -95,41 +116,50 @@ async function standardSignatureValid(
   timestamp: string,
   signatures: string,
   body: Uint8Array<ArrayBuffer>,
-  secret: string,
+  secrets: readonly string[],
   toleranceSeconds: number,
   now: number,
 ): Promise<boolean> {
   if (!/^\d{1,12}$/.test(timestamp)) return false;
   if (Math.abs(now / 1000 - Number(timestamp)) > toleranceSeconds) return false;
-  const keyBytes = secret.startsWith("whsec_")
-    ? base64ToBytes(secret.slice("whsec_".length))
-    : encoder.encode(secret);
-  if (keyBytes === undefined || keyBytes.length === 0) return false;
-  const key = await hmacKey(keyBytes);
   const prefix = encoder.encode(`${id}.${timestamp}.`);
   const data = new Uint8Array(prefix.length + body.length);
   data.set(prefix, 0);
   data.set(body, prefix.length);
-  for (const candidate of signatures.split(" ")) {
+  const candidates: Array<Uint8Array<ArrayBuffer>> = [];
+  for (const candidate of signatures.trim().split(/\s+/)) {
     const [version, encoded] = candidate.split(",", 2);
     if (version !== "v1" || encoded === undefined) continue;
     const signature = base64ToBytes(encoded);
-    if (signature !== undefined && (await macMatches(key, signature, data))) return true;
+    if (signature !== undefined) candidates.push(signature);
+  }
+  for (const secret of secrets) {
+    const keyBytes = secret.startsWith("whsec_")
+      ? base64ToBytes(secret.slice("whsec_".length))
+      : encoder.encode(secret);
+    if (keyBytes === undefined || keyBytes.length === 0) continue;
+    const key = await hmacKey(keyBytes);
+    for (const signature of candidates) if (await macMatches(key, signature, data)) return true;
   }
   return false;
 }
 
 /**
  * Verifies a webhook delivery against the raw request body (before any JSON parsing), in Node
- * and in browsers (WebCrypto). Every signature present must verify, and at least one must be:
- * `X-Service-Signature` (spec section 6) and/or the Standard Webhooks headers (`webhook-id`,
- * `webhook-timestamp` within `toleranceSeconds`, `webhook-signature`). Comparisons are
- * constant-time (`crypto.subtle.verify`). Answer 401 when this resolves to false.
+ * and in browsers (WebCrypto). By default the timestamped Standard Webhooks signature
+ * (`webhook-id`, `webhook-timestamp` within `toleranceSeconds` of now, default 5 minutes,
+ * `webhook-signature`) is required, so a captured delivery cannot be replayed later; every
+ * signature header present must verify (`X-Service-Signature`, spec section 6, too). Each
+ * header may carry several signatures and `secret` may be a list, for secret rotation: one
+ * match per header is enough. Comparisons are constant-time (`crypto.subtle.verify`). Answer
+ * 401 when this resolves to false; deduplicate on `webhook-id` (retries keep it).
  *
  * @param rawBody the exact bytes received
  * @param headers the request headers (`Headers`, Node's `req.headers` or a plain record)
- * @param secret the webhook's secret as returned at creation
- * @returns whether the delivery is authentic
+ * @param secret the webhook's secret as returned at creation, or several during a rotation
+ * @param options `toleranceSeconds` (default 300); `requireTimestamp: false` also accepts a
+ *   delivery signed with `X-Service-Signature` alone (not replay-safe)
+ * @returns whether the delivery is authentic and fresh
  *
  * @example
  * app.post("/hooks", express.raw({ type: "application/json" }), async (req, res) => {
@@ -141,18 +171,22 @@ async function standardSignatureValid(
 export async function verifyWebhook(
   rawBody: string | Uint8Array | ArrayBuffer,
   headers: WebhookHeaders,
-  secret: string,
+  secret: WebhookSecrets,
   options: VerifyWebhookOptions = {},
 ): Promise<boolean> {
-  if (typeof secret !== "string" || secret === "") return false;
+  const secrets = (typeof secret === "string" ? [secret] : [...secret]).filter(
+    (s): s is string => typeof s === "string" && s !== "",
+  );
+  if (secrets.length === 0) return false;
   const body = bytesOf(rawBody);
   const service = header(headers, "x-service-signature");
   const id = header(headers, "webhook-id");
   const timestamp = header(headers, "webhook-timestamp");
   const signatures = header(headers, "webhook-signature");
   const hasStandard = id !== undefined && timestamp !== undefined && signatures !== undefined;
+  if (!hasStandard && (options.requireTimestamp ?? true)) return false;
   if (service === undefined && !hasStandard) return false;
-  if (service !== undefined && !(await serviceSignatureValid(service, body, secret))) return false;
+  if (service !== undefined && !(await serviceSignatureValid(service, body, secrets))) return false;
   if (
     hasStandard &&
     !(await standardSignatureValid(
@@ -160,7 +194,7 @@ export async function verifyWebhook(
       timestamp,
       signatures,
       body,
-      secret,
+      secrets,
       options.toleranceSeconds ?? 300,
       options.now ?? Date.now(),
     ))

@@ -247,13 +247,48 @@ describe("verifyWebhook", () => {
     new Webhook(secret).verify(body, headers);
   });
 
-  it("accepts X-Service-Signature alone and Standard Webhooks headers alone", async () => {
-    assert.equal(
-      await verifyWebhook(body, { "x-service-signature": headers["X-Service-Signature"]! }, secret),
-      true,
-    );
+  it("accepts Standard Webhooks headers alone, and X-Service-Signature alone only when asked to skip the timestamp", async () => {
     const { ["X-Service-Signature"]: _omit, ...standardOnly } = headers;
     assert.equal(await verifyWebhook(body, standardOnly, secret), true);
+    const serviceOnly = { "x-service-signature": headers["X-Service-Signature"]! };
+    assert.equal(await verifyWebhook(body, serviceOnly, secret, { requireTimestamp: false }), true);
+  });
+
+  it("rejects by default a delivery without a timestamp: a captured X-Service-Signature alone could be replayed forever", async () => {
+    const serviceOnly = { "x-service-signature": headers["X-Service-Signature"]! };
+    assert.equal(await verifyWebhook(body, serviceOnly, secret), false);
+    const { ["webhook-timestamp"]: _omit, ...noTimestamp } = headers;
+    assert.equal(await verifyWebhook(body, noTimestamp, secret), false);
+  });
+
+  it("checks the timestamp within 5 minutes by default, either side, and within toleranceSeconds when given", async () => {
+    const at = (offsetMs: number) => signatureHeaders(secret, "evt_1", body, Date.now() + offsetMs);
+    assert.equal(await verifyWebhook(body, at(-290_000), secret), true);
+    assert.equal(await verifyWebhook(body, at(-310_000), secret), false, "captured 5m10s ago");
+    assert.equal(await verifyWebhook(body, at(310_000), secret), false, "from the future");
+    assert.equal(await verifyWebhook(body, at(-310_000), secret, { toleranceSeconds: 600 }), true);
+    assert.equal(await verifyWebhook(body, at(-60_000), secret, { toleranceSeconds: 30 }), false);
+  });
+
+  it("accepts several signatures in one header and several secrets, for secret rotation", async () => {
+    const next = `whsec_${Buffer.from("fedcba9876543210fedcba9876543210").toString("base64")}`;
+    const now = Date.now();
+    const old = signatureHeaders(secret, "evt_9", body, now);
+    const rotated = signatureHeaders(next, "evt_9", body, now);
+    // The sender signs with both secrets while receivers move over.
+    const both = {
+      "X-Service-Signature": `${old["X-Service-Signature"]!},${rotated["X-Service-Signature"]!}`,
+      "webhook-id": "evt_9",
+      "webhook-timestamp": old["webhook-timestamp"]!,
+      "webhook-signature": `${old["webhook-signature"]!} ${rotated["webhook-signature"]!}`,
+    };
+    assert.equal(await verifyWebhook(body, both, secret), true, "receiver still on the old secret");
+    assert.equal(await verifyWebhook(body, both, next), true, "receiver already on the new one");
+    // A receiver that knows both secrets accepts a delivery signed with either.
+    assert.equal(await verifyWebhook(body, rotated, [secret, next]), true);
+    assert.equal(await verifyWebhook(body, old, [secret, next]), true);
+    assert.equal(await verifyWebhook(body, both, ["whsec_b3RoZXI=", "other"]), false);
+    assert.equal(await verifyWebhook(body, both, []), false);
   });
 
   it("rejects a tampered body, a tampered signature, a wrong secret, no signature and an old timestamp", async () => {
