@@ -65,85 +65,99 @@ async function issuedData(client: pg.ClientBase, log: StoredLog): Promise<Record
 }
 
 /**
- * Maps logs to the spec's event kinds (section 6; see docs/webhooks.md):
+ * Maps logs to the spec's event kinds (section 6; see docs/webhooks.md). `asset.transferred` is
+ * sent for every change of owner between two wallets, secondary-market sales included:
  * AssetIssued → asset.issued (the mint's Transfer is not also asset.transferred);
- * Transfer between two wallets (not a mint, burn, or a move into/out of marketplace escrow) →
- * asset.transferred; ListingCreated → asset.listed; ListingSold → asset.sold;
+ * Transfer between two wallets → asset.transferred; ListingCreated → asset.listed;
+ * ListingSold → asset.sold and asset.transferred from the seller to the buyer (the token's own
+ * Transfer log on a sale runs from the marketplace's escrow, not from the seller);
  * ListingCancelled / ListingReclaimed → asset.delisted (`reason` cancelled / expired).
+ * Moves into and out of marketplace escrow (list, delist, reclaim) change no owner and are not
+ * transfers; mints and burns are not either.
  */
 async function candidatesOf(
   client: pg.ClientBase,
   log: StoredLog,
   marketplace: string,
-): Promise<Candidate | undefined> {
+): Promise<Candidate[]> {
   const a = log.args;
+  const transferred = (from: string, to: string): Candidate => ({
+    kind: "asset.transferred",
+    log,
+    parties: [from, to],
+    data: { tokenId: a.tokenId, from: checksum(from), to: checksum(to) },
+  });
   switch (log.kind) {
     case "AssetIssued":
-      return {
-        kind: "asset.issued",
-        log,
-        parties: [a.owner!, a.minter!],
-        data: await issuedData(client, log),
-      };
+      return [
+        {
+          kind: "asset.issued",
+          log,
+          parties: [a.owner!, a.minter!],
+          data: await issuedData(client, log),
+        },
+      ];
     case "Transfer": {
       if (a.from === ZERO || a.to === ZERO || a.from === marketplace || a.to === marketplace)
-        return undefined;
-      return {
-        kind: "asset.transferred",
-        log,
-        parties: [a.from!, a.to!],
-        data: { tokenId: a.tokenId, from: checksum(a.from!), to: checksum(a.to!) },
-      };
+        return [];
+      return [transferred(a.from!, a.to!)];
     }
     case "ListingCreated":
-      return {
-        kind: "asset.listed",
-        log,
-        parties: [a.seller!],
-        data: {
-          tokenId: a.tokenId,
-          from: checksum(a.seller!),
-          to: checksum(marketplace),
-          listingId: a.listingId,
-          price: weiToDecimal(a.price!),
-          priceWei: a.price,
-          seller: checksum(a.seller!),
-          expiresAt: new Date(Number(a.expiresAt) * 1000).toISOString(),
+      return [
+        {
+          kind: "asset.listed",
+          log,
+          parties: [a.seller!],
+          data: {
+            tokenId: a.tokenId,
+            from: checksum(a.seller!),
+            to: checksum(marketplace),
+            listingId: a.listingId,
+            price: weiToDecimal(a.price!),
+            priceWei: a.price,
+            seller: checksum(a.seller!),
+            expiresAt: new Date(Number(a.expiresAt) * 1000).toISOString(),
+          },
         },
-      };
+      ];
     case "ListingSold":
-      return {
-        kind: "asset.sold",
-        log,
-        parties: [a.seller!, a.buyer!],
-        data: {
-          tokenId: a.tokenId,
-          from: checksum(a.seller!),
-          to: checksum(a.buyer!),
-          listingId: a.listingId,
-          buyer: checksum(a.buyer!),
-          seller: checksum(a.seller!),
-          price: weiToDecimal(a.price!),
-          priceWei: a.price,
+      return [
+        {
+          kind: "asset.sold",
+          log,
+          parties: [a.seller!, a.buyer!],
+          data: {
+            tokenId: a.tokenId,
+            from: checksum(a.seller!),
+            to: checksum(a.buyer!),
+            listingId: a.listingId,
+            buyer: checksum(a.buyer!),
+            seller: checksum(a.seller!),
+            price: weiToDecimal(a.price!),
+            priceWei: a.price,
+          },
         },
-      };
+        transferred(a.seller!, a.buyer!),
+      ];
     case "ListingCancelled":
     case "ListingReclaimed":
-      return {
-        kind: "asset.delisted",
-        log,
-        parties: [a.seller!],
-        data: {
-          tokenId: a.tokenId,
-          from: checksum(marketplace),
-          to: checksum(a.seller!),
-          listingId: a.listingId,
-          seller: checksum(a.seller!),
-          reason: log.kind === "ListingCancelled" ? "cancelled" : "expired",
+      return [
+        {
+          kind: "asset.delisted",
+          log,
+          parties: [a.seller!],
+          data: {
+            tokenId: a.tokenId,
+            from: checksum(marketplace),
+            to: checksum(a.seller!),
+            listingId: a.listingId,
+            seller: checksum(a.seller!),
+            reason: log.kind === "ListingCancelled" ? "cancelled" : "expired",
+          },
         },
-      };
+      ];
     default:
-      return undefined;
+      return [];
   }
 }
 
@@ -160,8 +174,7 @@ export async function webhookEventsForLogs(
 ): Promise<OutboxEvent[]> {
   const candidates: Candidate[] = [];
   for (const log of logs) {
-    const candidate = await candidatesOf(client, log, marketplace);
-    if (candidate !== undefined) candidates.push(candidate);
+    candidates.push(...(await candidatesOf(client, log, marketplace)));
   }
   if (candidates.length === 0) return [];
   const addresses = [...new Set(candidates.flatMap((c) => c.parties))];

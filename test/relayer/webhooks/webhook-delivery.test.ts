@@ -79,7 +79,7 @@ describe("webhook delivery (anvil + PostgreSQL + local receiver)", () => {
     await stack?.stop();
   });
 
-  it("delivers issued, listed, sold, delisted and transferred once each, signed both ways", async () => {
+  it("delivers issued, listed, sold, delisted and transferred once each, signed both ways; a sale is also a transfer, escrow moves are not", async () => {
     const first = await write(seller, "issue-asset", assetBody({ name: "Bond One" }));
     const tokenId = String(first.tokenId);
     await waitEvent("/seller", "asset.issued", tokenId);
@@ -110,6 +110,16 @@ describe("webhook delivery (anvil + PostgreSQL + local receiver)", () => {
     assert.equal(sold.json.data.buyer, buyer.walletAddress);
     assert.equal(sold.json.data.seller, seller.walletAddress);
     assert.equal(sold.json.data.price, "0.5");
+    // A sale changes the owner: asset.transferred from the seller to the buyer, beside asset.sold.
+    for (const path of ["/seller", "/buyer"]) {
+      await waitEvent(path, "asset.transferred", tokenId);
+      const moved = events(path, "asset.transferred").find((d) => d.json.data.tokenId === tokenId)!;
+      assert.deepEqual(
+        { from: moved.json.data.from, to: moved.json.data.to, txHash: moved.json.txHash },
+        { from: seller.walletAddress, to: buyer.walletAddress, txHash: sold.json.txHash },
+      );
+      assert.notEqual(moved.headers["webhook-id"], sold.headers["webhook-id"]);
+    }
 
     const second = String(
       (await write(seller, "issue-asset", assetBody({ name: "Bond Two" }))).tokenId,
@@ -155,12 +165,17 @@ describe("webhook delivery (anvil + PostgreSQL + local receiver)", () => {
         `asset.listed:${second}`,
         `asset.listed:${tokenId}`,
         `asset.sold:${tokenId}`,
+        `asset.transferred:${tokenId}`,
         `asset.transferred:${second}`,
       ].sort(),
     );
     assert.deepEqual(
       kinds("/buyer"),
-      [`asset.sold:${tokenId}`, `asset.transferred:${second}`].sort(),
+      [
+        `asset.sold:${tokenId}`,
+        `asset.transferred:${tokenId}`,
+        `asset.transferred:${second}`,
+      ].sort(),
     );
   });
 
