@@ -39,8 +39,13 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function memory(baseUrl: string): Promise<{ rssMb: number; heapMb: number }> {
-  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+async function memory(
+  baseUrl: string,
+  adminToken: string,
+): Promise<{ rssMb: number; heapMb: number }> {
+  const text = await (
+    await fetch(`${baseUrl}/metrics`, { headers: { "x-admin-token": adminToken } })
+  ).text();
   const read = (name: string) =>
     Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, "m").exec(text)?.[1] ?? NaN);
   return {
@@ -103,6 +108,7 @@ async function main(): Promise<void> {
       void p.finally(() => inFlight.delete(p));
     };
     const base = baseUrl;
+    const token = adminToken;
     const reads: Array<[string, (org: ClusterOrg) => Promise<{ status: number }>]> = [
       ["GET status", () => call(base, "GET", "/api/v1/status")],
       ["GET assets", () => call(base, "GET", "/api/v1/assets?limit=20")],
@@ -111,7 +117,7 @@ async function main(): Promise<void> {
       ["GET keys", (org) => call(base, "GET", "/api/enterprise/keys", { apiKey: org.apiKey })],
     ];
 
-    const startMemory = await memory(base);
+    const startMemory = await memory(base, token);
     const series: string[] = [];
     const started = Date.now();
     const end = started + minutes * 60_000;
@@ -141,7 +147,7 @@ async function main(): Promise<void> {
       if (Date.now() - minuteStart >= 60_000 || Date.now() >= end) {
         const window = samples.filter((s) => s.at >= minuteStart);
         const ms = window.map((s) => s.ms).sort((a, b) => a - b);
-        const mem = await memory(base);
+        const mem = await memory(base, token);
         minuteIndex += 1;
         const line = [
           String(minuteIndex).padStart(6),
@@ -161,7 +167,7 @@ async function main(): Promise<void> {
     }
     await Promise.all([...inFlight]);
     await new Promise((resolve) => setTimeout(resolve, 3_000)); // last deliveries
-    const endMemory = await memory(base);
+    const endMemory = await memory(base, token);
     const seconds = (Date.now() - started) / 1000;
 
     console.log("\nSummary");

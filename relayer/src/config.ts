@@ -31,7 +31,9 @@ import { ConfigError } from "./errors.js";
  * | MASTER_KEY                    | (generated in development)   | 64 hex; required in production             |
  * | OPERATOR_PRIVATE_KEY          | anvil account 0 (embedded)   | 0x + 64 hex; required with RPC_URL         |
  * | LOG_LEVEL                     | info                         | trace ... fatal, silent                    |
- * | WEBHOOK_ALLOW_LOCAL           | false                        | true or false                              |
+ * | WEBHOOK_ALLOW_LOCAL           | false                        | true or false; refused in production       |
+ * | METRICS_TOKEN                 | (none: admin token only)     | Bearer token for GET /metrics (32+ chars)  |
+ * | PUBLIC_BASE_URL               | (the request's own origin)   | http(s) URL the service is reached at      |
  * | COIN_SYMBOL                   | COIN                         | used in error messages                     |
  * | DEV_FAUCET_AMOUNT             | 100 (embedded chain), else 0 | coin per new org wallet; 0 in production   |
  * | API_KEY_RATE_LIMIT_PER_MINUTE | 60                           |                                            |
@@ -70,6 +72,7 @@ export const SECRET_VARIABLES = new Set([
   "MASTER_KEY",
   "OPERATOR_PRIVATE_KEY",
   "DATABASE_URL",
+  "METRICS_TOKEN",
 ]);
 
 /**
@@ -88,6 +91,10 @@ export interface EnvSettings {
   operatorPrivateKey: string | undefined;
   coinSymbol: string;
   webhookAllowLocal: boolean;
+  /** METRICS_TOKEN: a Bearer token that may read `/metrics` besides the admin token. */
+  metricsToken: string | undefined;
+  /** PUBLIC_BASE_URL: the origin clients reach the service at (behind a proxy); no trailing slash. */
+  publicBaseUrl: string | undefined;
   /** Undefined when DEV_FAUCET_AMOUNT is unset (the default depends on the chain). */
   devFaucetAmountWei: bigint | undefined;
   logLevel: string;
@@ -187,6 +194,22 @@ const variables = {
     .optional(),
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   WEBHOOK_ALLOW_LOCAL: z.enum(["true", "false"], { message: "must be true or false" }).optional(),
+  METRICS_TOKEN: z
+    .string()
+    .regex(/^[\x21-\x7e]{32,256}$/, "must be 32 to 256 visible ASCII characters")
+    .optional(),
+  PUBLIC_BASE_URL: url(["http:", "https:"])
+    .refine((value) => {
+      const parsed = new URL(value);
+      return (
+        parsed.username === "" &&
+        parsed.password === "" &&
+        parsed.search === "" &&
+        parsed.hash === ""
+      );
+    }, "must be an origin with an optional path (no credentials, query or fragment)")
+    .transform((value) => value.replace(/\/+$/, ""))
+    .optional(),
   COIN_SYMBOL: z
     .string()
     .regex(/^[A-Za-z0-9]{1,11}$/, "must be 1-11 letters or digits")
@@ -255,6 +278,8 @@ export function parseEnv(
     // only outside production so the quick start can point a webhook at localhost.
     // Off unless asked for (issue 3): local targets are a server-side request forgery risk.
     webhookAllowLocal: allowLocal === "true",
+    metricsToken: get("METRICS_TOKEN"),
+    publicBaseUrl: get("PUBLIC_BASE_URL"),
     devFaucetAmountWei: get("DEV_FAUCET_AMOUNT"),
     logLevel: get("LOG_LEVEL"),
     apiKeyRateLimitPerMinute: get("API_KEY_RATE_LIMIT_PER_MINUTE"),
@@ -279,7 +304,8 @@ export function missingDevSecrets(settings: EnvSettings): Array<keyof DevSecrets
  * Applies the production rules and fills missing secrets, giving the shared `Config`. Pure.
  *
  * Production (`NODE_ENV=production`) requires RPC_URL (no embedded chain), DATABASE_URL (no
- * embedded database), ADMIN_TOKEN, MASTER_KEY and OPERATOR_PRIVATE_KEY, and refuses a dev faucet.
+ * embedded database), ADMIN_TOKEN, MASTER_KEY and OPERATOR_PRIVATE_KEY, and refuses a dev faucet
+ * and WEBHOOK_ALLOW_LOCAL=true (webhooks aimed inside the network are a request-forgery risk).
  * Elsewhere, missing ADMIN_TOKEN / MASTER_KEY come from `devSecrets`, and OPERATOR_PRIVATE_KEY
  * defaults to anvil's first account only when the chain is the embedded anvil (no RPC_URL).
  *
@@ -302,6 +328,13 @@ export function resolveConfig(settings: EnvSettings, devSecrets: DevSecrets = {}
         `Missing ${missing.join(", ")}: production (NODE_ENV=production) starts no embedded chain or ` +
           `database and generates no secrets`,
         { details: { variables: missing } },
+      );
+    }
+    if (settings.webhookAllowLocal) {
+      throw new ConfigError(
+        "Invalid WEBHOOK_ALLOW_LOCAL: local and private webhook targets are refused in production " +
+          "(NODE_ENV=production); unset it or use false",
+        { details: { variable: "WEBHOOK_ALLOW_LOCAL" } },
       );
     }
     if (settings.devFaucetAmountWei !== undefined && settings.devFaucetAmountWei > 0n) {
@@ -356,6 +389,8 @@ export function resolveConfig(settings: EnvSettings, devSecrets: DevSecrets = {}
     chainId: TARGET_CHAIN_ID,
     coinSymbol: settings.coinSymbol,
     webhookAllowLocal: settings.webhookAllowLocal,
+    metricsToken: settings.metricsToken,
+    publicBaseUrl: settings.publicBaseUrl,
     devFaucetAmountWei:
       settings.devFaucetAmountWei ??
       (embeddedChain && !production ? parseUnits(DEFAULT_DEV_FAUCET_AMOUNT, 18) : 0n),

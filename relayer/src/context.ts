@@ -23,6 +23,10 @@ export interface Config {
   chainId: number; // 1236
   coinSymbol: string; // e.g. "COIN"; used in `stakedAmount minimum is 0.1 <symbol>`
   webhookAllowLocal: boolean;
+  /** Bearer token that may read `/metrics` besides the admin token (METRICS_TOKEN). */
+  metricsToken?: string | undefined;
+  /** Origin (and path prefix) clients reach the service at, behind a proxy (PUBLIC_BASE_URL). */
+  publicBaseUrl?: string | undefined;
   /** Dev faucet: fund new org wallets from the operator account (local chain only). */
   devFaucetAmountWei: bigint; // 0n disables
   logLevel: string;

@@ -98,7 +98,7 @@ describe("authorization matrix", { timeout: 120_000 }, () => {
 
   /**
    * The matrix's rows: every `defineRoute` route, plus any other route the app serves (docs,
-   * OpenAPI, SDK bundles, metrics) as a public GET.
+   * OpenAPI, SDK bundles) as a public GET, and `/metrics` as an operator's.
    */
   function matrixRoutes(): AnyRouteDefinition[] {
     const declared = new Set(API_ROUTES.map(routeKey));
@@ -110,7 +110,8 @@ describe("authorization matrix", { timeout: 120_000 }, () => {
           method: method!.toLowerCase() as AnyRouteDefinition["method"],
           path: routePath!,
           summary: "",
-          auth: "none",
+          // `/metrics` takes the admin token (or METRICS_TOKEN) outside the route registry.
+          auth: key === "GET /metrics" ? "admin" : "none",
           scopes: [],
           request: {},
           responses: {},
@@ -180,6 +181,8 @@ describe("authorization matrix", { timeout: 120_000 }, () => {
   function rule(route: AnyRouteDefinition, cell: Cell): number | "allowed" {
     // The console's session read is cookie-authenticated: no cookie here, so 401 everywhere.
     if (routeKey(route) === "GET /api/console/session") return 401;
+    // `/metrics` answers 401 (not the API's 403 `Admin token required`) so scrapers see an auth failure.
+    if (routeKey(route) === "GET /metrics") return cell === "adminToken" ? "allowed" : 401;
     if (route.auth === "none") return "allowed";
     if (route.auth === "admin") return cell === "adminToken" ? "allowed" : 403;
     if (CREDENTIALS.includes(cell as Credential)) return 401;

@@ -1,4 +1,5 @@
 import express, { type Express } from "express";
+import { requireMetricsToken } from "../auth/require-metrics-token.js";
 import { consoleRouter } from "../console/serve-console.js";
 import type { AppContext } from "../context.js";
 import { createMetrics, type Metrics } from "../metrics.js";
@@ -36,7 +37,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Expr
   app.set("query parser", "simple");
 
   app.use(requestContext(ctx.logger, metrics));
-  app.get("/metrics", async (_req, res) => {
+  app.get("/metrics", requireMetricsToken(ctx), async (_req, res) => {
     res.setHeader("Content-Type", metrics.registry.contentType);
     res.send(await metrics.registry.metrics());
   });

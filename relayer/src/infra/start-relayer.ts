@@ -31,6 +31,7 @@ import { ensureDataDir, ensureDevSecrets, type SecretName } from "./dev-secrets.
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from "./embedded-postgres.js";
 import { startWebhookWorkers } from "../webhooks/start-webhook-workers.js";
 import { verifyMasterKey } from "./master-key-check.js";
+import { redactUrl } from "./redact-url.js";
 
 /** A start-up step failed; the message says what to do. */
 export class StartupError extends BaseError {
@@ -156,10 +157,12 @@ export async function startRelayer(options: StartRelayerOptions = {}): Promise<R
       rpcUrl = started.rpcUrl;
     }
     const chainUrl = rpcUrl;
-    const node = await step(`Checking the chain at ${chainUrl}`, () => probeNode(chainUrl, 5_000));
+    const node = await step(`Checking the chain at ${redactUrl(chainUrl)}`, () =>
+      probeNode(chainUrl, 5_000),
+    );
     if (node.chainId !== TARGET_CHAIN_ID) {
       throw new StartupError(
-        `Wrong chain: ${chainUrl} reports chain id ${node.chainId}; this service runs on chain ${TARGET_CHAIN_ID}. ` +
+        `Wrong chain: ${redactUrl(chainUrl)} reports chain id ${node.chainId}; this service runs on chain ${TARGET_CHAIN_ID}. ` +
           `Point RPC_URL at a chain ${TARGET_CHAIN_ID} node.`,
       );
     }
@@ -408,7 +411,7 @@ async function locateContracts(args: {
   const code = await fetchCode(rpcUrl, deployment.addresses.assetToken);
   if (code === "0x") {
     throw new StartupError(
-      `No contract at AssetToken ${getAddress(deployment.addresses.assetToken)} on ${rpcUrl}: ${file} does not ` +
+      `No contract at AssetToken ${getAddress(deployment.addresses.assetToken)} on ${redactUrl(rpcUrl)}: ${file} does not ` +
         `belong to this chain (was it reset?). Run \`npm run deploy\`.`,
     );
   }
@@ -446,7 +449,12 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
-function printBanner(
+/**
+ * Prints the "ready" banner. URLs go through `redactUrl`, so an RPC_URL carrying a user name,
+ * password or API key never reaches the terminal; the admin token is shown only the one time it
+ * is generated.
+ */
+export function printBanner(
   print: (line: string) => void,
   info: {
     baseUrl: string;
@@ -475,7 +483,7 @@ function printBanner(
   print(`RWA relayer ready in ${info.seconds.toFixed(1)} s`);
   print(`  Base URL     ${info.baseUrl}`);
   print(`  Console      ${info.baseUrl}/console`);
-  print(`  RPC URL      ${info.rpcUrl} (${info.chainLabel}, chain ${TARGET_CHAIN_ID})`);
+  print(`  RPC URL      ${redactUrl(info.rpcUrl)} (${info.chainLabel}, chain ${TARGET_CHAIN_ID})`);
   print(`  Database     ${info.databaseLabel}`);
   print(`  Admin token  ${adminLine}`);
   print(`  Processes    ${processes.join(", ")}`);

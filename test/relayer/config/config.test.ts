@@ -274,6 +274,39 @@ describe("resolveConfig", () => {
     );
   });
 
+  test("production refuses WEBHOOK_ALLOW_LOCAL=true with a clear ConfigError, and accepts false", () => {
+    assert.throws(
+      () => loadConfig({ ...FULL, NODE_ENV: "production", WEBHOOK_ALLOW_LOCAL: "true" }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /^Invalid WEBHOOK_ALLOW_LOCAL: local and private webhook targets are refused in production/.test(
+          error.message,
+        ),
+    );
+    assert.equal(
+      loadConfig({ ...FULL, NODE_ENV: "production", WEBHOOK_ALLOW_LOCAL: "false" })
+        .webhookAllowLocal,
+      false,
+    );
+    assert.equal(loadConfig({ ...FULL, WEBHOOK_ALLOW_LOCAL: "true" }).webhookAllowLocal, true);
+  });
+
+  test("METRICS_TOKEN and PUBLIC_BASE_URL are optional, validated, and the token is never quoted", () => {
+    const token = "m".repeat(40);
+    assert.equal(loadConfig({ ...FULL, METRICS_TOKEN: token }).metricsToken, token);
+    assert.equal(loadConfig(FULL).metricsToken, undefined);
+    assertConfigError(() => parseEnv({ METRICS_TOKEN: "short" }), "METRICS_TOKEN", "short");
+    assert.equal(
+      loadConfig({ ...FULL, PUBLIC_BASE_URL: "https://api.example.com/rwa/" }).publicBaseUrl,
+      "https://api.example.com/rwa",
+    );
+    assertConfigError(() => parseEnv({ PUBLIC_BASE_URL: "ftp://x" }), "PUBLIC_BASE_URL");
+    assertConfigError(
+      () => parseEnv({ PUBLIC_BASE_URL: "https://u:p@api.example.com" }),
+      "PUBLIC_BASE_URL",
+    );
+  });
+
   test("production with nothing set names every missing variable", () => {
     assert.throws(
       () => loadConfig({ NODE_ENV: "production" }),

@@ -2,12 +2,14 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startTestStack, type TestOrg, type TestStack } from "../../support/stack.js";
 
+const METRICS_TOKEN = "metrics-scrape-token-0123456789abcdef";
+
 describe("HTTP protocol: bodies, headers, auth forms, errors, metrics", () => {
   let stack: TestStack;
   let org: TestOrg;
 
   before(async () => {
-    stack = await startTestStack();
+    stack = await startTestStack({ config: { metricsToken: METRICS_TOKEN } });
     org = await stack.registerOrg({ plan: "enterprise" });
   });
   after(async () => {
@@ -192,7 +194,9 @@ describe("HTTP protocol: bodies, headers, auth forms, errors, metrics", () => {
 
   it("GET /metrics exposes Prometheus text with route templates, not raw ids", async () => {
     await org.api("DELETE", "/api/enterprise/keys/key_doesnotexist");
-    const res = await stack.api("GET", "/metrics");
+    const res = await stack.api("GET", "/metrics", {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
     assert.equal(res.status, 200);
     assert.match(res.headers.get("content-type") ?? "", /^text\/plain/);
     assert.match(
@@ -203,6 +207,25 @@ describe("HTTP protocol: bodies, headers, auth forms, errors, metrics", () => {
     assert.ok(!res.text.includes("key_doesnotexist"));
     assert.match(res.text, /http_request_duration_seconds_bucket/);
     assert.match(res.text, /process_cpu_user_seconds_total/);
+  });
+
+  it("GET /metrics needs the admin token or the METRICS_TOKEN bearer, else 401", async () => {
+    const status = async (headers: Record<string, string>) =>
+      (await stack.api("GET", "/metrics", { headers })).status;
+    assert.equal(await status({}), 401);
+    assert.equal(
+      await status({ authorization: "Bearer wrong-token-wrong-token-wrong-token" }),
+      401,
+    );
+    assert.equal(await status({ authorization: `Basic ${METRICS_TOKEN}` }), 401);
+    assert.equal(await status({ "x-api-key": org.apiKey }), 401, "an org's API key is not enough");
+    assert.equal(await status({ "x-admin-token": METRICS_TOKEN }), 401, "not an admin token");
+    assert.equal(await status({ authorization: `Bearer ${METRICS_TOKEN}` }), 200);
+    assert.equal(await status({ authorization: `Bearer ${stack.adminToken}` }), 200);
+    assert.equal(await status({ "x-admin-token": stack.adminToken }), 200);
+    const refused = await stack.api("GET", "/metrics");
+    assert.deepEqual(refused.body, { error: "Unauthorized" });
+    assert.ok(!refused.text.includes("http_requests_total"));
   });
 
   it("a database outage is 503 Database unavailable, not 500", async () => {
