@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes } from "node:crypto";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../context.js";
 import { apiKeys, orgs, sessions, wallets } from "../db/schema/index.js";
@@ -9,6 +9,11 @@ import { expandScopes } from "./scopes.js";
  * the admin token for a random 256-bit session token that lives only in an httpOnly cookie; the
  * database keeps its SHA-256 (`sessions.id`), never the token itself, so a database dump cannot be
  * replayed as a cookie.
+ *
+ * An operator session is bound to the admin token it was opened with: half of its 32 random
+ * bytes are an HMAC of the other half under the admin token, checked on every request, so when
+ * the operator changes ADMIN_TOKEN (a leaked token is rotated by restarting with a new one) every
+ * console session opened with the old token ends, with no column to keep in step.
  */
 
 /** Idle lifetime: a session unused for this long expires (sliding). */
@@ -49,10 +54,40 @@ export interface NewSessionToken {
   id: string;
 }
 
-/** Generates a session token (base64url of 32 random bytes) and its row id. */
-export function generateSessionToken(): NewSessionToken {
-  const token = randomBytes(32).toString("base64url");
+const NONCE_BYTES = 16;
+
+/** The 16-byte tag binding an operator session's nonce to the admin token. */
+function adminTokenTag(adminToken: string, nonce: Buffer): Buffer {
+  return createHmac("sha256", adminToken)
+    .update("rwa-operator-session-v1\n")
+    .update(nonce)
+    .digest()
+    .subarray(0, NONCE_BYTES);
+}
+
+/**
+ * Generates a session token (base64url of 32 bytes, 43 characters) and its row id. Without
+ * `adminToken` all 32 bytes are random; with it (operator sessions) 16 are random and 16 are
+ * their tag under the admin token (`operatorTokenValid`).
+ */
+export function generateSessionToken(adminToken?: string): NewSessionToken {
+  const bytes =
+    adminToken === undefined
+      ? randomBytes(32)
+      : (() => {
+          const nonce = randomBytes(NONCE_BYTES);
+          return Buffer.concat([nonce, adminTokenTag(adminToken, nonce)]);
+        })();
+  const token = bytes.toString("base64url");
   return { token, id: sessionIdOf(token) };
+}
+
+/** Whether an operator session token was issued under `adminToken` (the current one). */
+export function operatorTokenValid(token: string, adminToken: string): boolean {
+  const bytes = Buffer.from(token, "base64url");
+  if (bytes.length !== 2 * NONCE_BYTES) return false;
+  const expected = adminTokenTag(adminToken, bytes.subarray(0, NONCE_BYTES));
+  return timingSafeEqual(bytes.subarray(NONCE_BYTES), expected);
 }
 
 /** The row id of a cookie value: lowercase hex SHA-256. */
@@ -78,7 +113,9 @@ export async function createSession(
   ctx: AppContext,
   owner: { kind: "org"; orgId: string; apiKeyId: string; scopes: string[] } | { kind: "operator" },
 ): Promise<{ token: string; expiresAt: Date }> {
-  const { token, id } = generateSessionToken();
+  const { token, id } = generateSessionToken(
+    owner.kind === "operator" ? ctx.config.adminToken : undefined,
+  );
   const expiresAt = new Date(Date.now() + SESSION_IDLE_MS);
   await ctx.database.db.insert(sessions).values({
     id,
@@ -93,7 +130,8 @@ export async function createSession(
 
 /**
  * Resolves a cookie value to its session, or `undefined` when the session is unknown, revoked,
- * expired (idle or absolute), or bound to an API key that has since been revoked. Slides the idle
+ * expired (idle or absolute), bound to an API key that has since been revoked, or an operator
+ * session opened under an admin token that is no longer the configured one. Slides the idle
  * expiry forward (at most every few minutes) for a session in use.
  */
 export async function findSession(
@@ -129,6 +167,10 @@ export async function findSession(
   if (now - row.createdAt.getTime() >= SESSION_MAX_MS) return undefined;
   if (row.kind === "org" && (row.apiKeyId === null || row.keyRevokedAt !== null)) return undefined;
   if (row.kind !== "org" && row.kind !== "operator") return undefined;
+  if (row.kind === "operator" && !operatorTokenValid(token, ctx.config.adminToken)) {
+    await revokeSession(ctx, id);
+    return undefined;
+  }
 
   let expiresAt = row.expiresAt;
   if (now + SESSION_IDLE_MS - expiresAt.getTime() >= SLIDE_RESOLUTION_MS) {
