@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHmac } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client.js";
 import { idempotencyKeys } from "../db/schema/index.js";
@@ -9,9 +9,29 @@ import { WRITE_LIMITS } from "./limits.js";
 /** The 409 message of the spec decision for a reused key. */
 export const IDEMPOTENCY_CONFLICT = "Idempotency-Key reused with a different request body";
 
-/** sha256 over the endpoint kind and the canonical JSON of the body. */
-export function requestHash(kind: string, body: unknown): string {
-  return createHash("sha256").update(kind).update("\n").update(canonicalJson(body)).digest("hex");
+/** The HMAC key of request hashes, derived from the master key (never the master key itself). */
+function requestHashKey(masterKey: string): Buffer {
+  return createHmac("sha256", Buffer.from(masterKey, "hex"))
+    .update("rwa-idempotency-request-hash-v1")
+    .digest();
+}
+
+/**
+ * The fingerprint of a write request kept in its idempotency record: HMAC-SHA256, under a key
+ * derived from the server's master key, of the endpoint kind and the canonical JSON of the body.
+ * Keyed because a body may hold a token password: a plain hash of it in a database dump could be
+ * tested against guessed passwords offline; without the master key it cannot.
+ *
+ * @param masterKey the service master key (64 hex characters, `config.masterKey`)
+ * @example
+ * requestHash("transfer", { tokenId: "1", toAddress }, ctx.config.masterKey)
+ */
+export function requestHash(kind: string, body: unknown, masterKey: string): string {
+  return createHmac("sha256", requestHashKey(masterKey))
+    .update(kind)
+    .update("\n")
+    .update(canonicalJson(body))
+    .digest("hex");
 }
 
 /** Validates an `Idempotency-Key` header value (1-255 visible ASCII characters). */

@@ -61,7 +61,7 @@ const FEE_HEADROOM = 2n;
  */
 export async function executeWrite(ctx: AppContext, request: WriteRequest): Promise<WriteOutcome> {
   const runtime = txRuntimeOf(ctx);
-  const hash = requestHash(request.kind, request.body);
+  const hash = requestHash(request.kind, request.body, ctx.config.masterKey);
   if (request.idempotencyKey !== undefined) {
     const existing = await findIdempotent(
       ctx.database,
