@@ -1,6 +1,7 @@
 import { ApiError, NetworkError } from "./errors.js";
 import type { RequestOptions, WriteOptions, WriteResult } from "./options.js";
 import { parseRetryAfter, randomId, retryDelayMs, sleep } from "./retry.js";
+import { servedBaseUrl } from "./served-base-url.js";
 import { WRITE_PATHS, type WriteMethods } from "./write-methods.js";
 import type {
   AssetRecord,
@@ -48,6 +49,9 @@ export interface RwaClientOptions {
   maxRetryDelayMs?: number;
 }
 
+/** Options besides the API key, for `new RwaClient(apiKey, options)`. */
+export type RwaClientKeyOptions = Partial<Omit<RwaClientOptions, "apiKey">>;
+
 /** Options of `waitForTransaction`. */
 export interface WaitOptions extends RequestOptions {
   /** Poll interval in ms. Default 1 000. */
@@ -92,8 +96,13 @@ const FINAL_STATES = new Set(["confirmed", "failed", "replaced"]);
  * `Retry-After`; network errors and timeouts are retried for idempotent calls only (reads,
  * deletes, and writes, which always carry an `Idempotency-Key` reused across the retries).
  *
+ * Construct with the options object (the long form), or with the API key first as the spec
+ * shows (`new RwaSdk("rwa_live_...")`) and options second. In a bundle served by the relayer at
+ * `/sdk/` the base URL defaults to the URL it was served from; elsewhere it is required.
+ *
  * @example
  * const client = new RwaClient({ apiKey: process.env.RWA_API_KEY!, baseUrl: "https://api.example.com" });
+ * const same = new RwaClient(process.env.RWA_API_KEY!, { baseUrl: "https://api.example.com" });
  * const { tokenId } = await client.issueAsset({ assetType: "Bond", name: "Bond #1", description: "5y" });
  */
 // The write methods come from the registry (write-methods.ts); the class declares those it writes
@@ -111,12 +120,20 @@ export class RwaClient {
   private readonly retryBaseDelayMs: number;
   private readonly maxRetryDelayMs: number;
 
-  constructor(options: RwaClientOptions) {
+  constructor(options: RwaClientOptions);
+  constructor(apiKey: string, options?: RwaClientKeyOptions);
+  constructor(first: RwaClientOptions | string, rest: RwaClientKeyOptions = {}) {
+    const options: Partial<RwaClientOptions> =
+      typeof first === "string"
+        ? { ...rest, apiKey: first, baseUrl: rest.baseUrl ?? servedBaseUrl() }
+        : { ...first, baseUrl: first.baseUrl ?? servedBaseUrl() };
     if (typeof options.apiKey !== "string" || options.apiKey === "") {
       throw new TypeError("RwaClient: apiKey is required");
     }
     if (typeof options.baseUrl !== "string" || options.baseUrl === "") {
-      throw new TypeError("RwaClient: baseUrl is required");
+      throw new TypeError(
+        'RwaClient: baseUrl is required outside the bundle served by the relayer (new RwaClient(apiKey, { baseUrl: "https://..." }))',
+      );
     }
     this.apiKey = options.apiKey;
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");

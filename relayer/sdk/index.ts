@@ -12,7 +12,7 @@ import { RwaClient } from "./client.js";
 export { RwaClient };
 /** Alias of `RwaClient`. */
 export const RwaSdk = RwaClient;
-export type { RwaClientOptions, WaitOptions } from "./client.js";
+export type { RwaClientKeyOptions, RwaClientOptions, WaitOptions } from "./client.js";
 export type {
   RequestOptions,
   WriteInput,

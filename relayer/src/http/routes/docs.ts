@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { Router, type Request, type Response } from "express";
 import { sdkBundles } from "../../../sdk/build-bundles.js";
+import { SERVED_BASE_URL_PLACEHOLDER } from "../../../sdk/served-base-url.js";
 import type { AppContext } from "../../context.js";
 import { NotFoundError } from "../../errors.js";
 import { buildOpenApiDocument, type OpenApiDocument } from "../../openapi/build-openapi.js";
@@ -37,8 +38,13 @@ function postmanOf(ctx: AppContext): Promise<PostmanCollection> {
 }
 
 /** `scheme://host` the client used (honours `trust proxy` when the operator sets it). */
-function originOf(req: Request): string {
-  return `${req.protocol}://${req.get("host") ?? "localhost"}`;
+/**
+ * The base URL clients reach this relayer at: `PUBLIC_BASE_URL` when set (behind a proxy the
+ * request's own scheme and host are the proxy's upstream, not what clients use), else the
+ * request's origin. Used by the OpenAPI `servers`, the Postman collection and the SDK bundles.
+ */
+function originOf(ctx: AppContext, req: Request): string {
+  return ctx.config.publicBaseUrl ?? `${req.protocol}://${req.get("host") ?? "localhost"}`;
 }
 
 function sendJson(res: Response, body: unknown): void {
@@ -62,7 +68,7 @@ export function createDocsRouter(ctx: AppContext): Router {
   router.get(DOCS_PATHS.openapi, (req, res) => {
     sendJson(res, {
       ...openApiDocumentOf(ctx),
-      servers: [{ url: originOf(req), description: "This relayer" }],
+      servers: [{ url: originOf(ctx, req), description: "This relayer" }],
     });
   });
 
@@ -84,7 +90,7 @@ export function createDocsRouter(ctx: AppContext): Router {
   });
 
   router.get(DOCS_PATHS.postman, async (req, res) => {
-    sendJson(res, withBaseUrl(await postmanOf(ctx), originOf(req)));
+    sendJson(res, withBaseUrl(await postmanOf(ctx), originOf(ctx, req)));
   });
 
   router.get(DOCS_PATHS.sdk, async (req, res, next) => {
@@ -98,7 +104,14 @@ export function createDocsRouter(ctx: AppContext): Router {
     res.setHeader("Cache-Control", "no-cache");
     res.setHeader("Access-Control-Allow-Origin", "*");
     res.setHeader("X-Content-Type-Options", "nosniff");
-    res.send(file === "rwa-sdk.mjs" ? bundles.esm : bundles.iife);
+    // The bundle knows where it was served from: `new RwaSdk("rwa_live_...")` needs no baseUrl.
+    const bundle = file === "rwa-sdk.mjs" ? bundles.esm : bundles.iife;
+    res.send(
+      bundle.replaceAll(
+        JSON.stringify(SERVED_BASE_URL_PLACEHOLDER),
+        JSON.stringify(originOf(ctx, req)),
+      ),
+    );
   });
 
   return router;
