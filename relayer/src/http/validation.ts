@@ -116,8 +116,10 @@ export function dropNullOptionals(schema: z.ZodType, input: unknown): unknown {
 
 /**
  * The dotted path of the first required field that `input` lacks (absent or `null`), following
- * the schema into nested objects and arrays, or undefined. Checked before the schema runs, so a
- * body's own pre-checks (`z.preprocess`) cannot answer anything else for an absent field.
+ * the schema into nested objects and arrays, or undefined. Asked when parsing fails, so the
+ * absent field is named whatever issue zod happened to report first. A body's own pre-check
+ * (`z.preprocess`) still answers first where the spec fixes another string (`batch-issue`
+ * without `assets`: `assets must be a non-empty array`).
  */
 export function firstMissingField(
   schema: z.ZodType,
@@ -148,13 +150,15 @@ export function firstMissingField(
 
 /**
  * Parses `input` with `schema`, throwing the mapped `ValidationError` on failure: an absent (or
- * `null`) required field is always `Missing required field: <field>`, and optional fields sent
- * as `null` count as absent (`dropNullOptionals`).
+ * `null`) required field is `Missing required field: <field>` before any other problem, and
+ * optional fields sent as `null` count as absent (`dropNullOptionals`).
  */
 export function parseOrThrow<T>(schema: z.ZodType<T>, input: unknown): T {
-  const missing = firstMissingField(schema, input);
-  if (missing !== undefined) throw new ValidationError(`Missing required field: ${missing}`);
   const result = schema.safeParse(dropNullOptionals(schema, input));
-  if (!result.success) throw validationErrorFrom(result.error, input);
+  if (!result.success) {
+    const missing = firstMissingField(schema, input);
+    if (missing !== undefined) throw new ValidationError(`Missing required field: ${missing}`);
+    throw validationErrorFrom(result.error, input);
+  }
   return result.data;
 }

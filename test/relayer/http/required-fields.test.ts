@@ -50,6 +50,11 @@ function sample(schema: Schema): unknown {
   }
 }
 
+/** Where the spec's error table fixes another string for an absent field. */
+const SPEC_MESSAGES: Record<string, string> = {
+  "post /api/v1/write/batch-issue assets": "assets must be a non-empty array",
+};
+
 interface Case {
   operation: string;
   method: string;
@@ -127,7 +132,8 @@ describe("required and null fields, generated from /openapi.json", { timeout: 12
       for (const c of missingCases(`${method} ${path}`, method, path, schema)) {
         const res = await call(c.method, c.path, c.body);
         checked += 1;
-        const want = `Missing required field: ${c.field}`;
+        const want =
+          SPEC_MESSAGES[`${c.operation} ${c.field}`] ?? `Missing required field: ${c.field}`;
         if (res.status !== 400 || res.body?.error !== want)
           wrong.push(`${c.operation} without ${c.field}: ${res.status} ${res.text}`);
       }
