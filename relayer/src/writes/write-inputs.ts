@@ -5,6 +5,24 @@ import { ValidationError } from "../errors.js";
 /** A string of at most `max` characters (the write kinds' length limits, `limits.ts`). */
 export const textField = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 
+/** The AssetTypeRegistry's limit on a type name, counted in UTF-8 bytes as the contract does. */
+export const ASSET_TYPE_NAME_MAX_BYTES = 64;
+
+/**
+ * A name for a new asset type: 1 to 64 UTF-8 bytes, the registry's own limit (its
+ * `MAX_NAME_LENGTH` counts bytes, so 64 characters outside ASCII are up to 256 bytes: refused
+ * here with a 400 instead of reverting on chain).
+ */
+export const assetTypeNameField = z
+  .string()
+  .min(1, "must not be empty")
+  .max(ASSET_TYPE_NAME_MAX_BYTES, `must be at most ${ASSET_TYPE_NAME_MAX_BYTES} bytes in UTF-8`)
+  .refine(
+    (value) => new TextEncoder().encode(value).length <= ASSET_TYPE_NAME_MAX_BYTES,
+    `must be at most ${ASSET_TYPE_NAME_MAX_BYTES} bytes in UTF-8`,
+  )
+  .describe("case-sensitive; at most 64 bytes in UTF-8");
+
 /** A native-coin amount as the API accepts it: a decimal string or a number. */
 export const amountField = z
   .union([z.string(), z.number()])

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { listOrganizations, registerAssetTypeAsOperator } from "../../console/operator-service.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
+import { assetTypeNameField } from "../../writes/write-inputs.js";
 import { errorBody, timestampSchema } from "./schemas.js";
 
 /**
@@ -24,11 +25,7 @@ export const operatorOrgsResponse = z.object({
 
 /** `POST /api/console/operator/asset-types` body. */
 export const operatorAssetTypeRequest = z.strictObject({
-  typeName: z
-    .string()
-    .trim()
-    .min(1, "must be 1 to 64 characters")
-    .max(64, "must be 1 to 64 characters"),
+  typeName: z.string().trim().pipe(assetTypeNameField),
 });
 
 /** `GET /api/console/operator/orgs`: every organization (operator staff). */

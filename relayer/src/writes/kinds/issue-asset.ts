@@ -70,7 +70,13 @@ export async function prepareIssue(
   if (stake < L.minStakeWei) {
     throw new ValidationError(`${prefix}stakedAmount minimum is 0.1 ${ctx.config.coinSymbol}`);
   }
-  checkUrl(input.image, `${prefix}image`, ["https:", "http:", "ipfs:"]);
+  // `image` is fetched by wallets and marketplaces: https or ipfs only, plain http only where
+  // local targets are allowed (development, WEBHOOK_ALLOW_LOCAL).
+  checkUrl(
+    input.image,
+    `${prefix}image`,
+    ctx.config.webhookAllowLocal ? ["https:", "ipfs:", "http:"] : ["https:", "ipfs:"],
+  );
   checkUrl(input.externalUrl, `${prefix}externalUrl`, ["https:", "http:"]);
   const metadata = await buildMetadata(input, input.ipfsHash);
   if (!(await assetTypeCacheOf(ctx).isRegistered(input.assetType))) {

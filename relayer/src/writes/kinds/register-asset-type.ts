@@ -2,13 +2,12 @@ import { z } from "zod";
 import { registryInterface } from "../../chain/abis.js";
 import { ValidationError } from "../../errors.js";
 import { assetTypeCacheOf } from "../asset-type-cache.js";
-import { WRITE_LIMITS as L } from "../limits.js";
-import { textField } from "../write-inputs.js";
+import { assetTypeNameField } from "../write-inputs.js";
 import { confirmedResult, defineWriteKind } from "./write-kind.js";
 
 /** Body of register-asset-type. */
 export const registerTypeRequest = z.strictObject({
-  typeName: textField(L.assetTypeMax).min(1, "must not be empty"),
+  typeName: assetTypeNameField,
 });
 
 /** Success body of register-asset-type. */
