@@ -47,7 +47,8 @@ export interface RegisteredAssetType {
  *
  * @throws ValidationError when the type is already registered (checked first: the revert's
  *   custom error would otherwise surface as an opaque "execution reverted");
- *   RpcUnavailableError; TransactionFailedError on a revert
+ *   OperatorFundsError (503) when the operator account cannot pay; RpcUnavailableError;
+ *   TransactionFailedError on a revert
  */
 export async function registerAssetTypeAsOperator(
   ctx: AppContext,
@@ -65,10 +66,14 @@ export async function registerAssetTypeAsOperator(
     boolean,
   ];
   if (already) throw new ValidationError(`Asset type already registered: ${typeName}`);
-  const receipt = await sendOperatorTransaction(ctx, {
-    to: ctx.contracts.assetTypeRegistry,
-    data: registryInterface.encodeFunctionData("registerType", [typeName]),
-  });
+  const receipt = await sendOperatorTransaction(
+    ctx,
+    {
+      to: ctx.contracts.assetTypeRegistry,
+      data: registryInterface.encodeFunctionData("registerType", [typeName]),
+    },
+    `registering the asset type ${JSON.stringify(typeName)}`,
+  );
   ctx.logger.info({ typeName, txHash: receipt.hash }, "asset type registered by operator");
   return { success: true, typeName, txHash: receipt.hash };
 }

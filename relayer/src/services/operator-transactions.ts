@@ -1,6 +1,7 @@
 import { isError, type TransactionReceipt, type TransactionRequest } from "ethers";
 import type { AppContext } from "../context.js";
-import { TransactionFailedError } from "../errors.js";
+import { TransactionFailedError, UnavailableError } from "../errors.js";
+import { formatCoinShort } from "../writes/amounts.js";
 import { withRpc } from "./rpc-call.js";
 
 /**
@@ -14,17 +15,84 @@ export const OPERATOR_TX_LOCK_ID = 0x7277_6f70; // "rwop"
 const RECEIPT_TIMEOUT_MS = 60_000;
 
 /**
+ * 503: the operator account cannot pay for an operator action (the dev faucet, a role grant, an
+ * asset type registered by staff). Raised before anything is sent, at once, naming the account,
+ * its balance and what the action needs, so the operator knows what to fund (README, "Operator
+ * account"). Never a transaction left pending that the node will not mine.
+ */
+export class OperatorFundsError extends UnavailableError {
+  override name = "OperatorFundsError";
+  readonly balanceWei: bigint;
+  readonly neededWei: bigint;
+  constructor(
+    ctx: AppContext,
+    purpose: string,
+    balanceWei: bigint,
+    neededWei: bigint,
+    cause?: unknown,
+  ) {
+    const coin = ctx.config.coinSymbol;
+    super(
+      `Operator account cannot pay for ${purpose}: it holds ${formatCoinShort(balanceWei)} ${coin}, ` +
+        `needs ${formatCoinShort(neededWei, true)} ${coin} (operator ${ctx.operator.address})`,
+      { cause, details: { balanceWei: String(balanceWei), neededWei: String(neededWei) } },
+    );
+    this.balanceWei = balanceWei;
+    this.neededWei = neededWei;
+  }
+}
+
+type OperatorRequest = Pick<TransactionRequest, "to" | "data" | "value">;
+
+function revertOf(error: unknown): TransactionFailedError | undefined {
+  // Gas estimation reverted (e.g. the operator is not the registry's admin).
+  if (isError(error, "CALL_EXCEPTION")) {
+    return new TransactionFailedError(error.reason ?? "execution reverted", { cause: error });
+  }
+  return undefined;
+}
+
+/**
+ * The operator account's balance and the most `request` can cost it: value + estimated gas ×
+ * the max fee per gas a node checks a sender's balance against.
+ *
+ * @throws TransactionFailedError when the call reverts; RpcUnavailableError
+ */
+export async function operatorCost(
+  ctx: AppContext,
+  request: OperatorRequest,
+): Promise<{ balanceWei: bigint; neededWei: bigint }> {
+  const from = ctx.operator.address;
+  const [balanceWei, gas, fees] = await Promise.all([
+    withRpc(() => ctx.provider.getBalance(from, "pending")),
+    // Estimated without the value: the node refuses to estimate a value the sender lacks.
+    withRpc(() => ctx.provider.estimateGas({ from, to: request.to, data: request.data })).catch(
+      (error: unknown) => {
+        throw revertOf(error) ?? error;
+      },
+    ),
+    withRpc(() => ctx.provider.getFeeData()),
+  ]);
+  const feePerGas = fees.maxFeePerGas ?? fees.gasPrice ?? 0n;
+  return { balanceWei, neededWei: BigInt(request.value ?? 0n) + gas * feePerGas };
+}
+
+/**
  * Sends a transaction from the operator account (dev faucet, role grants) and waits for its
  * receipt. Inside a PostgreSQL transaction holding `pg_advisory_xact_lock(OPERATOR_TX_LOCK_ID)`
- * it reads the account's pending nonce from the node and broadcasts with that nonce; the lock is
- * released once the node has accepted the transaction, so concurrent senders in any process
- * never pick the same nonce. The receipt is awaited outside the lock.
+ * it checks that the account can pay (else `OperatorFundsError` at once, nothing sent), reads the
+ * account's pending nonce from the node and broadcasts with that nonce; the lock is released once
+ * the node has accepted the transaction, so concurrent senders in any process never pick the same
+ * nonce. The receipt is awaited outside the lock.
  *
- * @throws RpcUnavailableError when the node is unreachable; TransactionFailedError on a revert
+ * @param purpose what the transaction is for, in the error message (`the dev faucet`)
+ * @throws OperatorFundsError (503) when the operator account cannot pay; RpcUnavailableError when
+ *   the node is unreachable; TransactionFailedError on a revert
  */
 export async function sendOperatorTransaction(
   ctx: AppContext,
-  request: Pick<TransactionRequest, "to" | "data" | "value">,
+  request: OperatorRequest,
+  purpose = "an operator transaction",
 ): Promise<TransactionReceipt> {
   const client = await ctx.database.pool.connect();
   let hash: string;
@@ -32,18 +100,19 @@ export async function sendOperatorTransaction(
     await client.query("BEGIN");
     try {
       await client.query("SELECT pg_advisory_xact_lock($1)", [OPERATOR_TX_LOCK_ID]);
+      const { balanceWei, neededWei } = await operatorCost(ctx, request);
+      if (balanceWei < neededWei) {
+        throw new OperatorFundsError(ctx, purpose, balanceWei, neededWei);
+      }
       const nonce = await withRpc(() =>
         ctx.provider.getTransactionCount(ctx.operator.address, "pending"),
       );
       const sent = await withRpc(() => ctx.operator.sendTransaction({ ...request, nonce })).catch(
         (error: unknown) => {
-          // Gas estimation reverted (e.g. the operator is not the registry's admin).
-          if (isError(error, "CALL_EXCEPTION")) {
-            throw new TransactionFailedError(error.reason ?? "execution reverted", {
-              cause: error,
-            });
-          }
-          throw error;
+          // Spent between the check and the send (another process, a manual transfer).
+          if (isError(error, "INSUFFICIENT_FUNDS"))
+            throw new OperatorFundsError(ctx, purpose, balanceWei, neededWei, error);
+          throw revertOf(error) ?? error;
         },
       );
       hash = sent.hash;

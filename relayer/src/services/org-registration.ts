@@ -5,7 +5,8 @@ import { ValidationError } from "../errors.js";
 import { generateApiKey } from "../auth/api-key-format.js";
 import { DEFAULT_ORG_SCOPES, sameScopes, type Scope } from "../auth/scopes.js";
 import { newId } from "./ids.js";
-import { sendOperatorTransaction } from "./operator-transactions.js";
+import { formatCoin } from "../writes/amounts.js";
+import { OperatorFundsError, sendOperatorTransaction } from "./operator-transactions.js";
 import type { Plan } from "./plan-limits.js";
 import { withRpc } from "./rpc-call.js";
 
@@ -28,7 +29,17 @@ export interface RegisteredOrganization {
   walletAddress: string;
   scopes: string[];
   plan: Plan;
+  /**
+   * Only where the dev faucet is on (local chain): whether the new wallet got its coin. When the
+   * operator account cannot pay, the organization is registered without it and `reason` says why.
+   */
+  devFaucet?: DevFaucetOutcome;
 }
+
+/** What the dev faucet did for a new wallet. */
+export type DevFaucetOutcome =
+  | { funded: true; amount: string; txHash: string }
+  | { funded: false; amount: string; reason: string };
 
 const REGISTRY_ABI = [
   "function REGISTRAR_ROLE() view returns (bytes32)",
@@ -38,15 +49,20 @@ const REGISTRY_ABI = [
 /**
  * Onboards an organization: creates the org, its custodial wallet (a fresh key pair, the private
  * key sealed by the key store with the wallet id as context) and its first API key, all in one
- * database transaction. Before committing it funds the wallet from the operator account (local
- * chain with a non-zero `devFaucetAmountWei` only) and, for orgs granted `admin:types`, grants the
- * wallet `REGISTRAR_ROLE` on the AssetTypeRegistry; if the chain step fails nothing is stored (a
- * faucet payment already sent to the discarded wallet is lost, which only happens on a dev chain).
+ * database transaction. Before committing it grants the wallet `REGISTRAR_ROLE` on the
+ * AssetTypeRegistry for orgs granted `admin:types`, then funds the wallet from the operator
+ * account (local chain with a non-zero `devFaucetAmountWei` only).
+ *
+ * The operator account pays for both (README, "Operator account"): when it cannot pay for the
+ * role grant, registration fails at once with 503 naming its balance and nothing is stored; when
+ * it cannot pay the faucet, the organization is registered without the coin and the response's
+ * `devFaucet` says so (the faucet is a development convenience; the wallet can be funded later).
  *
  * Custom scopes (anything granting other than the default set) need a paid plan (spec 8).
  *
- * @throws ValidationError for custom scopes on the free plan; RpcUnavailableError when the chain
- *   node is unreachable
+ * @throws ValidationError for custom scopes on the free plan; OperatorFundsError (503) when the
+ *   operator account cannot pay for the role grant; RpcUnavailableError when the chain node is
+ *   unreachable
  */
 export async function registerOrganization(
   ctx: AppContext,
@@ -66,6 +82,7 @@ export async function registerOrganization(
   const encryptedKey = ctx.keyStore.seal(wallet.privateKey, walletId);
   const apiKey = generateApiKey();
   const isRegistrar = scopes.includes("admin:types");
+  let devFaucet: DevFaucetOutcome | undefined;
 
   await ctx.database.db.transaction(async (tx) => {
     await tx.insert(orgs).values({ id: orgId, name: input.orgName, plan: input.plan, scopes });
@@ -80,28 +97,41 @@ export async function registerOrganization(
       label: "default",
       scopes,
     });
-    if (ctx.isLocalChain && ctx.config.devFaucetAmountWei > 0n) {
-      const receipt = await sendOperatorTransaction(ctx, {
-        to: wallet.address,
-        value: ctx.config.devFaucetAmountWei,
-      });
-      ctx.logger.info(
-        { orgId, wallet: wallet.address, txHash: receipt.hash },
-        "dev faucet funded wallet",
-      );
-    }
     if (isRegistrar) {
       const registry = new Contract(ctx.contracts.assetTypeRegistry, REGISTRY_ABI, ctx.provider);
       const role = (await withRpc(() => registry.getFunction("REGISTRAR_ROLE")())) as string;
       const data = registry.interface.encodeFunctionData("grantRole", [role, wallet.address]);
-      const receipt = await sendOperatorTransaction(ctx, {
-        to: ctx.contracts.assetTypeRegistry,
-        data,
-      });
+      const receipt = await sendOperatorTransaction(
+        ctx,
+        { to: ctx.contracts.assetTypeRegistry, data },
+        "the REGISTRAR_ROLE grant of an admin:types organization",
+      );
       ctx.logger.info(
         { orgId, wallet: wallet.address, txHash: receipt.hash },
         "granted REGISTRAR_ROLE",
       );
+    }
+    if (ctx.isLocalChain && ctx.config.devFaucetAmountWei > 0n) {
+      const amount = formatCoin(ctx.config.devFaucetAmountWei);
+      try {
+        const receipt = await sendOperatorTransaction(
+          ctx,
+          { to: wallet.address, value: ctx.config.devFaucetAmountWei },
+          "the dev faucet",
+        );
+        devFaucet = { funded: true, amount, txHash: receipt.hash };
+        ctx.logger.info(
+          { orgId, wallet: wallet.address, txHash: receipt.hash },
+          "dev faucet funded wallet",
+        );
+      } catch (error) {
+        if (!(error instanceof OperatorFundsError)) throw error;
+        devFaucet = { funded: false, amount, reason: error.message };
+        ctx.logger.warn(
+          { orgId, wallet: wallet.address, reason: error.message },
+          "dev faucet skipped: the operator account cannot pay",
+        );
+      }
     }
   });
 
@@ -117,5 +147,6 @@ export async function registerOrganization(
     walletAddress: wallet.address,
     scopes,
     plan: input.plan,
+    ...(devFaucet === undefined ? {} : { devFaucet }),
   };
 }

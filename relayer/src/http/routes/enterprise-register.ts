@@ -27,6 +27,15 @@ export const registerResponse = z.object({
   walletAddress: addressSchema,
   scopes: z.array(z.string()),
   plan: z.enum(PLANS),
+  devFaucet: z
+    .union([
+      z.object({ funded: z.literal(true), amount: z.string(), txHash: z.string() }),
+      z.object({ funded: z.literal(false), amount: z.string(), reason: z.string() }),
+    ])
+    .optional()
+    .describe(
+      "local chain only: the dev faucet's grant to the new wallet, or why it was skipped (the operator account cannot pay)",
+    ),
 });
 
 /** `POST /api/enterprise/register` (X-Admin-Token): onboard an organization. */
