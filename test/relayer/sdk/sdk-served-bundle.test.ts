@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { runInNewContext } from "node:vm";
 import { RwaClient } from "../../../relayer/sdk/index.js";
 import { startTestStack, type TestOrg, type TestStack } from "../../support/stack.js";
 
@@ -26,7 +27,19 @@ describe("SDK: API key in the constructor, and bundles that know where they were
   async function servedGlobal(): Promise<ClientClass> {
     const res = await fetch(`${stack.baseUrl}/sdk/rwa-sdk.js`);
     assert.equal(res.status, 200);
-    return new Function(`${await res.text()}\nreturn RwaSdk;`)() as ClientClass;
+    // As a classic script: the IIFE's `var RwaSdk` is the last expression's value.
+    return runInNewContext(`${await res.text()}\nRwaSdk`, {
+      fetch,
+      console,
+      setTimeout,
+      clearTimeout,
+      AbortController,
+      URL,
+      URLSearchParams,
+      TextEncoder,
+      crypto,
+      atob,
+    }) as ClientClass;
   }
 
   /** `RwaClient` of the served ES module. */

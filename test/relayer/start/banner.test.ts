@@ -16,7 +16,7 @@ function banner(rpcUrl: string): string {
     adminToken: `ent_admin_${"ab".repeat(32)}`,
     adminTokenSource: "env",
     secretsFile: undefined,
-    pids: {},
+    pids: { anvil: undefined, postgres: undefined },
     seconds: 1.2,
   });
   return lines.join("\n");
