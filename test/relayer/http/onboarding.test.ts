@@ -38,8 +38,10 @@ describe("POST /api/enterprise/register", () => {
       "webhooks",
     ]);
     assert.equal(body.plan, "free");
+    // `devFaucet` only on the local chain with the dev faucet on (as here).
     assert.deepEqual(Object.keys(body).sort(), [
       "apiKey",
+      "devFaucet",
       "keyId",
       "orgId",
       "orgName",
