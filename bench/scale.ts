@@ -38,6 +38,9 @@ const OUT = path.resolve(REPO_ROOT, process.env.BENCH_OUT ?? ".data/bench");
 const BODY = { assetType: "Bond", name: "Scale", description: "scale benchmark asset" };
 const RATE_LIMIT = "1000000";
 
+/** Ids of every write the relayer answered 200 or 202 (checked against the chain at the end). */
+const answered = new Set<string>();
+
 interface PhaseResult {
   name: string;
   orgs: number;
@@ -272,8 +275,10 @@ async function syncPhase(baseUrl: string, orgs: ClusterOrg[]) {
             body: BODY,
             timeoutMs: 120_000,
           }).catch((e: unknown) => ({ status: 0, text: String(e) }));
-          if (res.status === 200) latencies.push(performance.now() - t0);
-          else {
+          if (res.status === 200) {
+            latencies.push(performance.now() - t0);
+            answered.add(res.headers.get("x-transaction-id") ?? "");
+          } else {
             countError(errors, `${res.status}`);
             await new Promise((r) => setTimeout(r, 200));
           }
@@ -306,6 +311,7 @@ async function asyncPhase(cluster: Cluster, baseUrl: string, orgs: ClusterOrg[])
           if (res.status === 202) {
             acceptLatencies.push(performance.now() - t0);
             ids.push((res.body as { transactionId: string }).transactionId);
+            answered.add((res.body as { transactionId: string }).transactionId);
           } else {
             countError(errors, `${res.status}`);
             // 429: this org's queue is full (200 writes waiting); back off like a client would.
@@ -348,6 +354,7 @@ async function batchPhase(baseUrl: string, orgs: ClusterOrg[]) {
       if (res.status === 200) {
         latencies.push(performance.now() - t0);
         ok += (res.body as { issued: number }).issued;
+        answered.add(res.headers.get("x-transaction-id") ?? "");
       } else countError(errors, `${res.status}`);
     }),
   );
@@ -407,6 +414,74 @@ async function writeChart(results: PhaseResult[], limit: number): Promise<string
   return file;
 }
 
+/**
+ * Crash: `orgs` × 10 async writers; the relayer is SIGKILLed mid-load and a new one started.
+ * Every accepted write (202) must end confirmed, and the chain must hold exactly one token per
+ * confirmed row (rows recorded by requests the kill cut off count too: they were recorded).
+ */
+async function crashPhase(
+  cluster: Cluster,
+  token: ReturnType<typeof AssetToken__factory.connect>,
+  orgs: ClusterOrg[],
+): Promise<void> {
+  console.log(
+    `\nCrash: ${orgs.length} orgs × ${WRITERS} async writers, relayer SIGKILLed after 3 s:`,
+  );
+  const supplyBefore = await token.totalSupply();
+  const { rows: before } = await cluster.pool.query<{ n: string }>(
+    "SELECT count(*)::text AS n FROM transactions WHERE kind = 'issue-asset' AND state = 'confirmed'",
+  );
+  const victim = cluster.relayers[0]!;
+  const accepted: string[] = [];
+  const until = performance.now() + 6_000;
+  const load = Promise.all(
+    orgs.flatMap((org) =>
+      Array.from({ length: WRITERS }, async () => {
+        while (performance.now() < until) {
+          const res = await call(victim.baseUrl, "POST", "/api/v1/write/issue-asset", {
+            apiKey: org.apiKey,
+            body: BODY,
+            headers: { prefer: "respond-async" },
+            timeoutMs: 5_000,
+          }).catch(() => undefined);
+          if (res?.status === 202)
+            accepted.push((res.body as { transactionId: string }).transactionId);
+          else await new Promise((r) => setTimeout(r, 100));
+        }
+      }),
+    ),
+  );
+  await new Promise((r) => setTimeout(r, 3_000));
+  victim.process.child.kill("SIGKILL");
+  await load;
+  const t0 = performance.now();
+  await cluster.spawn();
+  for (;;) {
+    const { rows } = await cluster.pool.query<{ live: string }>(
+      "SELECT count(*)::text AS live FROM transactions WHERE state IN ('queued', 'sent')",
+    );
+    if (rows[0]!.live === "0") break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const { rows: states } = await cluster.pool.query<{ state: string; n: string }>(
+    "SELECT state, count(*)::text AS n FROM transactions WHERE id = ANY($1::text[]) GROUP BY state",
+    [accepted],
+  );
+  const { rows: after } = await cluster.pool.query<{ n: string }>(
+    "SELECT count(*)::text AS n FROM transactions WHERE kind = 'issue-asset' AND state = 'confirmed'",
+  );
+  const confirmedRows = Number(after[0]!.n) - Number(before[0]!.n);
+  const minted = Number((await token.totalSupply()) - supplyBefore);
+  const byState = Object.fromEntries(states.map((r) => [r.state, Number(r.n)]));
+  console.log(
+    `  accepted ${accepted.length} (${JSON.stringify(byState)}), rows confirmed ${confirmedRows}, tokens minted ${minted}, ` +
+      `recovered in ${((performance.now() - t0) / 1000).toFixed(1)} s after restart: ` +
+      (minted === confirmedRows && (byState.confirmed ?? 0) === accepted.length
+        ? "every accepted write minted once"
+        : "MISMATCH"),
+  );
+}
+
 export async function runScaleBench(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   console.log(
@@ -424,6 +499,20 @@ export async function runScaleBench(): Promise<void> {
     console.log("\nChain limit (100 raw wallets, signed in advance, pipelined):");
     const limit = await chainLimit(cluster, provider);
     console.log(`  ${limit.toFixed(1)} mints/s`);
+
+    // Writes answer once the indexer has applied their block: let it index the burst first.
+    const head = await provider.getBlockNumber();
+    const t0 = performance.now();
+    for (;;) {
+      const { rows } = await cluster.pool.query<{ n: string }>(
+        "SELECT block_number::text AS n FROM indexer_cursor WHERE id = 'main'",
+      );
+      if (Number(rows[0]?.n ?? -1) >= head) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    console.log(
+      `  the indexer applied the burst's blocks ${((performance.now() - t0) / 1000).toFixed(1)} s after the last one was mined`,
+    );
 
     const maxOrgs = Math.max(...ORG_COUNTS);
     console.log(`\nRegistering ${maxOrgs} organizations...`);
@@ -476,16 +565,30 @@ export async function runScaleBench(): Promise<void> {
       ),
     );
 
-    // No duplicate, no loss: every success is one token, and nothing else was minted.
+    // No duplicate, no loss: one token per confirmed issuance row (batch items included), and
+    // every write the relayer answered 200/202 ended confirmed.
     const minted = Number((await token.totalSupply()) - supplyBefore);
     const succeeded = results.reduce((sum, r) => sum + r.ok, 0);
-    const { rows } = await cluster.pool.query<{ n: string; distinct: string }>(
-      "SELECT count(*)::text AS n, count(DISTINCT result->>'tokenId')::text AS distinct FROM transactions WHERE state = 'confirmed' AND kind = 'issue-asset'",
+    const { rows } = await cluster.pool.query<{ n: string; distinct: string; unanswered: string }>(
+      `SELECT count(*)::text AS n, count(DISTINCT result->>'tokenId')::text AS distinct,
+              count(*) FILTER (WHERE coalesce(parent_id, id) <> ALL($1::text[]))::text AS unanswered
+         FROM transactions WHERE state = 'confirmed' AND kind = 'issue-asset'`,
+      [[...answered]],
     );
+    const { rows: open } = await cluster.pool.query<{ n: string }>(
+      "SELECT count(*)::text AS n FROM transactions WHERE id = ANY($1::text[]) AND state <> 'confirmed'",
+      [[...answered]],
+    );
+    const confirmedRows = Number(rows[0]!.n);
     console.log(
-      `\nTokens minted ${minted}, successful writes ${succeeded}, confirmed issue rows ${rows[0]!.n} (distinct token ids ${rows[0]!.distinct}): ` +
-        (minted === succeeded ? "no duplicate, no loss" : "MISMATCH"),
+      `\nTokens minted ${minted}; confirmed issuance rows ${confirmedRows} (distinct token ids ${rows[0]!.distinct}; ` +
+        `${rows[0]!.unanswered} of them recorded for requests the load generator gave up on); successful answers counted ${succeeded}; ` +
+        `answered writes not confirmed: ${open[0]!.n}: ` +
+        (minted === confirmedRows && rows[0]!.distinct === rows[0]!.n && open[0]!.n === "0"
+          ? "no duplicate, no loss"
+          : "MISMATCH"),
     );
+    await crashPhase(cluster, token, allOrgs.slice(0, Math.min(20, maxOrgs)));
     const chart = await writeChart(results, limit);
     writeFileSync(path.join(OUT, "scale.json"), JSON.stringify({ limit, results }, null, 2));
     console.log(
