@@ -277,7 +277,7 @@ async function syncPhase(baseUrl: string, orgs: ClusterOrg[]) {
           }).catch((e: unknown) => ({ status: 0, text: String(e) }));
           if (res.status === 200) {
             latencies.push(performance.now() - t0);
-            answered.add(res.headers.get("x-transaction-id") ?? "");
+            answered.add("headers" in res ? (res.headers.get("x-transaction-id") ?? "") : "");
           } else {
             countError(errors, `${res.status}`);
             await new Promise((r) => setTimeout(r, 200));
@@ -354,7 +354,7 @@ async function batchPhase(baseUrl: string, orgs: ClusterOrg[]) {
       if (res.status === 200) {
         latencies.push(performance.now() - t0);
         ok += (res.body as { issued: number }).issued;
-        answered.add(res.headers.get("x-transaction-id") ?? "");
+        answered.add("headers" in res ? (res.headers.get("x-transaction-id") ?? "") : "");
       } else countError(errors, `${res.status}`);
     }),
   );
