@@ -3,8 +3,9 @@
  * JSON in argv[2] and prints autocannon's result as one JSON line on stdout. Running the load in
  * its own process keeps it off the event loop of the relayer it measures.
  *
- * Options: `url`, `connections`, `duration` (s), optional `overallRate` (req/s), and optional
- * `randomIdPath` + `maxId`: each request then goes to `<randomIdPath><1..maxId>`.
+ * Options: `url`, `connections`, `duration` (s), optional `overallRate` (req/s), optional
+ * `headers`, and optional `randomIdPath` + `maxId`: each request then goes to
+ * `<randomIdPath><1..maxId>`.
  *
  * @example
  * node --import tsx bench/load-child.ts '{"url":"http://127.0.0.1:8080/api/v1/status","connections":8,"duration":5}'
@@ -16,6 +17,7 @@ interface LoadOptions {
   connections: number;
   duration: number;
   overallRate?: number;
+  headers?: Record<string, string>;
   randomIdPath?: string;
   maxId?: number;
 }
@@ -29,6 +31,7 @@ const result = await autocannon({
   url: options.url,
   connections: options.connections,
   duration: options.duration,
+  ...(options.headers === undefined ? {} : { headers: options.headers }),
   ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
   ...(randomIdPath === undefined
     ? {}

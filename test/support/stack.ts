@@ -11,7 +11,7 @@ import type { BuildMode } from "../../deploy/artifacts.js";
 import type { AppContext, Config } from "../../relayer/src/context.js";
 import { createDatabase, type Database } from "../../relayer/src/db/client.js";
 import { runMigrations } from "../../relayer/src/db/migrate.js";
-import { createApp } from "../../relayer/src/http/app.js";
+import { createApp, type CreateAppOptions } from "../../relayer/src/http/app.js";
 import { createLogger } from "../../relayer/src/logger.js";
 import { createMetrics, type Metrics } from "../../relayer/src/metrics.js";
 import { createAppContext } from "../../relayer/src/services/app-context-factory.js";
@@ -47,6 +47,8 @@ export interface TestStackOptions {
   logLevel?: string;
   /** Also print captured log lines to stderr (default: env STACK_LOGS=1). */
   printLogs?: boolean;
+  /** Extra routes for the app (benchmarks' constant-JSON ceiling routes). */
+  extraRoutes?: CreateAppOptions["extraRoutes"];
 }
 
 /** Response of `api`. `body` is parsed JSON when the response is JSON, else the text. */
@@ -220,7 +222,10 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     cleanups.push(() => ctx.provider.destroy());
 
     const metrics = createMetrics();
-    const app = createApp(ctx, { metrics });
+    const app = createApp(ctx, {
+      metrics,
+      ...(options.extraRoutes === undefined ? {} : { extraRoutes: options.extraRoutes }),
+    });
     const server: Server = await new Promise((resolve, reject) => {
       const s = app.listen(0, "127.0.0.1", (error?: Error) => (error ? reject(error) : resolve(s)));
     });

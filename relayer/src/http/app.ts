@@ -6,7 +6,7 @@ import { createMetrics, type Metrics } from "../metrics.js";
 import { errorHandler, notFound } from "./error-handler.js";
 import { jsonBody } from "./json-body.js";
 import { requestContext } from "./request-context.js";
-import { mountRoutes } from "./route-definition.js";
+import { mountRoutes, type AnyRouteDefinition } from "./route-definition.js";
 import { createDocsRouter } from "./routes/docs.js";
 import { ROUTES } from "./routes/index.js";
 
@@ -14,6 +14,12 @@ import { ROUTES } from "./routes/index.js";
 export interface CreateAppOptions {
   /** Metrics registry to expose at `/metrics`; a fresh one by default. */
   metrics?: Metrics;
+  /**
+   * Routes mounted after the API's own, through the same middleware (request context, body
+   * parser, auth, error handler). For benchmarks only (`bench/ceiling-routes.ts`): the production
+   * start (`infra/start-relayer.ts`) never passes any, so nothing extra is served there.
+   */
+  extraRoutes?: readonly AnyRouteDefinition[];
 }
 
 /**
@@ -45,6 +51,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Expr
 
   // Routes: the route registry, then the plain routers (documentation, the console's files).
   app.use(mountRoutes(ctx, ROUTES));
+  if (options.extraRoutes !== undefined) app.use(mountRoutes(ctx, options.extraRoutes));
   app.use(createDocsRouter(ctx));
   app.use(consoleRouter()); // static export under /console (503 page when not built)
 

@@ -8,12 +8,23 @@ export const SEED_TYPES = {
   realEstate: "0x" + "02".repeat(32),
 } as const;
 
+/** Options of `seedReadModel`. */
+export interface SeedOptions {
+  /** Also store a metadata document (name, description, image, URL) for every asset. */
+  metadata?: boolean;
+}
+
 /**
- * Bulk-inserts a synthetic read model straight into PostgreSQL (tests and bench/reads.ts):
- * `count` assets (even ids "Bond", odd ids "Real Estate"; every 10th owned by SEED_OWNER) and
- * one listing per 5th token, cycling active / sold / cancelled / active-but-expired.
+ * Bulk-inserts a synthetic read model straight into PostgreSQL (tests and bench/reads.ts), one
+ * `generate_series` statement per table: `count` assets (even ids "Bond", odd ids "Real
+ * Estate"; every 10th owned by SEED_OWNER) and one listing per 5th token, cycling active / sold /
+ * cancelled / active-but-expired; with `metadata`, a document per asset as issuance stores it.
  */
-export async function seedReadModel(pool: pg.Pool, count: number): Promise<void> {
+export async function seedReadModel(
+  pool: pg.Pool,
+  count: number,
+  options: SeedOptions = {},
+): Promise<void> {
   await pool.query(
     `INSERT INTO asset_types (type_id, type_index, name, registrar, tx_hash, block_number, registered_at)
      VALUES ($1, 1001, 'Bond', $3, '0x' || repeat('0', 64), 1, now()), ($2, 1002, 'Real Estate', $3, '0x' || repeat('0', 64), 1, now())
@@ -42,5 +53,18 @@ export async function seedReadModel(pool: pg.Pool, count: number): Promise<void>
      FROM generate_series(5, $1::int, 5) g`,
     [count, SEED_SELLER, SEED_OWNER],
   );
-  await pool.query("ANALYZE assets; ANALYZE listings");
+  if (options.metadata === true) {
+    await pool.query(
+      `INSERT INTO asset_metadata (cid, json)
+       SELECT 'bafyseed' || g,
+              json_build_object('name', 'Seeded asset ' || g,
+                                'description', 'A synthetic asset seeded for the read benchmark, number ' || g,
+                                'image', 'ipfs://bafyimage' || g, 'external_url', 'https://assets.example/' || g,
+                                'attributes', json_build_array())::text
+       FROM generate_series(1, $1::int) g
+       ON CONFLICT (cid) DO NOTHING`,
+      [count],
+    );
+  }
+  await pool.query("ANALYZE assets; ANALYZE listings; ANALYZE asset_metadata");
 }
