@@ -150,7 +150,7 @@ export async function runReadsBench(): Promise<void> {
       url(CEILING_AUTHENTICATED_PATH),
       { headers: { "x-api-key": org.apiKey } },
     );
-    const readMax = [];
+    const readMax: AutocannonResult[] = [];
     for (const read of reads)
       readMax.push(await cannon(read.label, url(read.path), { randomIdPath: read.randomIdPath }));
 
@@ -162,7 +162,7 @@ export async function runReadsBench(): Promise<void> {
     const ceilingFixed = await cannon(`GET ${CEILING_PATH} @${RATE}/s`, url(CEILING_PATH), {
       rate: RATE,
     });
-    const readFixed = [];
+    const readFixed: AutocannonResult[] = [];
     for (const read of reads)
       readFixed.push(
         await cannon(`${read.label} @${RATE}/s`, url(read.path), {

@@ -7,6 +7,7 @@ import { requireScope } from "../auth/require-scope.js";
 import type { Scope } from "../auth/scopes.js";
 import type { OperationMetadata } from "../openapi/operation-metadata.js";
 import type { ApiKeyPrincipal } from "../services/api-key-authenticator.js";
+import { sendCacheableJson } from "./cacheable-json.js";
 import { rateLimit } from "./rate-limit.js";
 import type { RequestLocals } from "./request-context.js";
 import { requestIdOf } from "./request-context.js";
@@ -84,7 +85,8 @@ export function successStatus(definition: AnyRouteDefinition): number {
 /**
  * Builds a router serving `definitions`: for each route, in order, it records the route template
  * (logs, metrics), authenticates (API key or admin token), counts the request against the rate
- * limits (API keys only), checks scopes, validates params/query/body and runs the handler.
+ * limits (API keys only), checks scopes, validates params/query/body and runs the handler. GET
+ * answers carry an ETag and honour `If-None-Match` (`cacheable-json.ts`).
  *
  * @example
  * app.use(mountRoutes(ctx, WRITE_ROUTES)); // one line in app.ts
@@ -124,7 +126,9 @@ export function mountRoutes(ctx: AppContext, definitions: readonly AnyRouteDefin
         req,
         res,
       });
-      if (!res.headersSent) res.status(status).json(result);
+      if (res.headersSent) return;
+      if (definition.method === "get") sendCacheableJson(req, res, status, result, definition.auth);
+      else res.status(status).json(result);
     });
     router[definition.method](definition.path, ...chain);
   }

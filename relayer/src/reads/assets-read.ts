@@ -3,6 +3,7 @@ import { weiToDecimal } from "../domain/amount.js";
 import type { AssetRecord } from "../domain/asset.js";
 import type { Database } from "../db/client.js";
 import { NotFoundError } from "../errors.js";
+import { coalescedRead } from "./coalesced-read.js";
 import { parseMetadataDocument } from "./metadata-document.js";
 import { decodePageCursor, encodePageCursor, type Page } from "./page-cursor.js";
 
@@ -91,14 +92,16 @@ function toRecord(row: AssetRow): AssetRecord {
  * @throws NotFoundError `Asset not found`
  */
 export async function getAsset(database: Database, tokenId: string): Promise<AssetRecord> {
-  const { rows } = await database.pool.query<AssetRow>({
-    name: "asset-by-id",
-    text: `${SELECT} WHERE a.token_id = $1`,
-    values: [tokenId],
+  const record = await coalescedRead(database, `asset-by-id:${tokenId}`, async (client) => {
+    const { rows } = await client.query<AssetRow>({
+      name: "asset-by-id",
+      text: `${SELECT} WHERE a.token_id = $1`,
+      values: [tokenId],
+    });
+    return rows[0] === undefined ? undefined : toRecord(rows[0]);
   });
-  const row = rows[0];
-  if (row === undefined) throw new NotFoundError("Asset not found");
-  return toRecord(row);
+  if (record === undefined) throw new NotFoundError("Asset not found");
+  return record;
 }
 
 /**
@@ -127,12 +130,14 @@ export async function listAssets(
   const text = `${SELECT} ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY a.token_id DESC LIMIT $${values.length}`;
   // Named statement per filter combination: PostgreSQL keeps the plan (planning costs more than running it).
   const name = `assets-list-${filters.cursor !== undefined ? "c" : ""}${filters.owner !== undefined ? "o" : ""}${filters.assetType !== undefined ? "t" : ""}`;
-  const { rows } = await database.pool.query<AssetRow>({ name, text, values });
-  const page = rows.slice(0, filters.limit).map(toRecord);
-  const last = page.at(-1);
-  return {
-    data: page,
-    nextCursor:
-      rows.length > filters.limit && last !== undefined ? encodePageCursor(last.tokenId) : null,
-  };
+  return coalescedRead(database, `${name}:${JSON.stringify(values)}`, async (client) => {
+    const { rows } = await client.query<AssetRow>({ name, text, values });
+    const page = rows.slice(0, filters.limit).map(toRecord);
+    const last = page.at(-1);
+    return {
+      data: page,
+      nextCursor:
+        rows.length > filters.limit && last !== undefined ? encodePageCursor(last.tokenId) : null,
+    };
+  });
 }

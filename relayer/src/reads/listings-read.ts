@@ -3,6 +3,7 @@ import { weiToDecimal } from "../domain/amount.js";
 import type { ListingRecord, ListingState } from "../domain/listing.js";
 import type { Database } from "../db/client.js";
 import { NotFoundError } from "../errors.js";
+import { coalescedRead } from "./coalesced-read.js";
 import { decodePageCursor, encodePageCursor, type Page } from "./page-cursor.js";
 
 /** Filters of `GET /api/v1/marketplace`. */
@@ -60,14 +61,16 @@ function toRecord(row: ListingRow): ListingRecord {
  * @throws NotFoundError `Listing not found`
  */
 export async function getListing(database: Database, listingId: string): Promise<ListingRecord> {
-  const { rows } = await database.pool.query<ListingRow>({
-    name: "listing-by-id",
-    text: `${SELECT} WHERE listings.listing_id = $1`,
-    values: [listingId],
+  const record = await coalescedRead(database, `listing-by-id:${listingId}`, async (client) => {
+    const { rows } = await client.query<ListingRow>({
+      name: "listing-by-id",
+      text: `${SELECT} WHERE listings.listing_id = $1`,
+      values: [listingId],
+    });
+    return rows[0] === undefined ? undefined : toRecord(rows[0]);
   });
-  const row = rows[0];
-  if (row === undefined) throw new NotFoundError("Listing not found");
-  return toRecord(row);
+  if (record === undefined) throw new NotFoundError("Listing not found");
+  return record;
 }
 
 /** Listings, newest first, with keyset pagination and filters on state, seller and token. */
@@ -103,12 +106,14 @@ export async function listListings(
   values.push(filters.limit + 1);
   const text = `${SELECT} ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY listings.listing_id DESC LIMIT $${values.length}`;
   const name = `listings-list-${filters.cursor !== undefined ? "c" : ""}${filters.seller !== undefined ? "s" : ""}${filters.tokenId !== undefined ? "t" : ""}-${filters.status ?? "all"}`;
-  const { rows } = await database.pool.query<ListingRow>({ name, text, values });
-  const page = rows.slice(0, filters.limit).map(toRecord);
-  const last = page.at(-1);
-  return {
-    data: page,
-    nextCursor:
-      rows.length > filters.limit && last !== undefined ? encodePageCursor(last.listingId) : null,
-  };
+  return coalescedRead(database, `${name}:${JSON.stringify(values)}`, async (client) => {
+    const { rows } = await client.query<ListingRow>({ name, text, values });
+    const page = rows.slice(0, filters.limit).map(toRecord);
+    const last = page.at(-1);
+    return {
+      data: page,
+      nextCursor:
+        rows.length > filters.limit && last !== undefined ? encodePageCursor(last.listingId) : null,
+    };
+  });
 }
