@@ -38,7 +38,8 @@ export function principalOf(res: Response): ApiKeyPrincipal {
 
 /**
  * Middleware: authenticates the API key and stores the caller in `res.locals.auth`
- * (read it with `principalOf(res)`). No caching: revocation takes effect on the next request.
+ * (read it with `principalOf(res)`). A revoked key is refused at once by the process that revoked
+ * it and within `API_KEY_CACHE_TTL_MS` (2 s) by the others (`authenticateApiKey`).
  *
  * Without API-key headers, an org console session cookie is accepted instead (CSRF-checked on
  * unsafe methods, see `session-auth.ts`): the caller then acts as the key the session was opened

@@ -20,10 +20,43 @@ export interface ApiKeyPrincipal {
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
+ * How long a process reuses a successful key lookup: the bound on how long a key revoked by
+ * another relayer process keeps working here (README, "Authentication"). The process that
+ * revokes a key forgets it at once.
+ */
+export const API_KEY_CACHE_TTL_MS = 2_000;
+
+/** At most this many keys are remembered per process; when full, the cache starts over. */
+const API_KEY_CACHE_MAX = 10_000;
+
+/** Successful lookups by key hash, per application context. Unknown and revoked keys are never kept. */
+const lookups = new WeakMap<
+  AppContext,
+  Map<string, { principal: ApiKeyPrincipal; until: number }>
+>();
+
+function lookupsOf(ctx: AppContext) {
+  let map = lookups.get(ctx);
+  if (map === undefined) {
+    map = new Map();
+    lookups.set(ctx, map);
+  }
+  return map;
+}
+
+/** Forgets a key in this process (on revocation), so its next request is checked in the database. */
+export function forgetApiKey(ctx: AppContext, keyId: string): void {
+  const map = lookupsOf(ctx);
+  for (const [hash, entry] of map) if (entry.principal.keyId === keyId) map.delete(hash);
+}
+
+/**
  * Resolves an API key string to its organization and scopes.
  *
  * The key is hashed (SHA-256) and looked up by hash; the stored hash is then compared in
- * constant time. There is no cache, so a revoked key fails on the very next request.
+ * constant time. A successful lookup is reused for `API_KEY_CACHE_TTL_MS` (2 s) by this
+ * process: a key revoked elsewhere stops working here within that bound, and at once in the
+ * process that revoked it.
  *
  * @throws UnauthorizedError for a malformed, unknown or revoked key
  */
@@ -31,6 +64,16 @@ export async function authenticateApiKey(ctx: AppContext, key: string): Promise<
   if (!API_KEY_PATTERN.test(key))
     throw new UnauthorizedError({ details: { reason: "malformed key" } });
   const hash = hashApiKey(key);
+  const map = lookupsOf(ctx);
+  const known = map.get(hash);
+  if (known !== undefined && known.until > Date.now()) return known.principal;
+  const principal = await lookUpApiKey(ctx, hash);
+  if (map.size >= API_KEY_CACHE_MAX) map.clear();
+  map.set(hash, { principal, until: Date.now() + API_KEY_CACHE_TTL_MS });
+  return principal;
+}
+
+async function lookUpApiKey(ctx: AppContext, hash: string): Promise<ApiKeyPrincipal> {
   const rows = await ctx.database.db
     .select({
       keyId: apiKeys.id,

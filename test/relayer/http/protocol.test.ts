@@ -155,6 +155,26 @@ describe("HTTP protocol: bodies, headers, auth forms, errors, metrics", () => {
     assert.equal(both.status, 200);
   });
 
+  it("an authenticated GET is private, varies on the credential headers, and answers 304 to its ETag", async () => {
+    const first = await org.api("GET", "/api/enterprise/keys");
+    assert.equal(first.status, 200);
+    assert.equal(first.headers.get("cache-control"), "private, no-cache");
+    const vary = (first.headers.get("vary") ?? "").toLowerCase();
+    for (const header of ["authorization", "x-api-key", "cookie"])
+      assert.ok(vary.includes(header), `Vary names ${header}: ${vary}`);
+    const etag = first.headers.get("etag") ?? "";
+    assert.match(etag, /^W\//);
+    const again = await org.api("GET", "/api/enterprise/keys", {
+      headers: { "if-none-match": etag },
+    });
+    assert.equal(again.status, 304);
+    assert.equal(again.headers.get("cache-control"), "private, no-cache");
+    const noKey = await stack.api("GET", "/api/enterprise/keys", {
+      headers: { "if-none-match": etag },
+    });
+    assert.equal(noKey.status, 401, "the ETag is no substitute for the key");
+  });
+
   const badCredentials: Array<[string, Record<string, string>]> = [
     ["no credentials", {}],
     ["an empty X-API-Key", { "x-api-key": "" }],
