@@ -11,7 +11,10 @@ import { confirmedResult, type AnyWriteKind } from "./write-kind.js";
 /**
  * The registry of write kinds: one module per kind (`writes/kinds/<kind>.ts`), listed once here.
  * The write routes, their OpenAPI operations and the SDK's write methods are derived from this
- * list, in this order. To add a kind: write its module (see `write-kind.ts`) and add it here.
+ * list, in this order. To add a kind: write its module (see `write-kind.ts`), add it here, then
+ * regenerate the two derived files the tests compare: the SDK's write methods
+ * (`node --import tsx relayer/sdk/generate-write-methods.ts`) and the authorization matrix
+ * (`UPDATE_AUTH_MATRIX=1 node --import tsx --test test/reliability/auth-matrix.test.ts`).
  */
 export const WRITE_KINDS = [
   issueAsset,
