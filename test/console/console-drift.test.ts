@@ -8,16 +8,12 @@ import type * as Console from "../../console/app/lib/types.js";
 import { LISTING_STATES } from "../../relayer/src/domain/listing.js";
 import { ROUTES } from "../../relayer/src/http/routes/index.js";
 import { WEBHOOK_EVENT_KINDS } from "../../relayer/src/domain/webhook-event.js";
-import type {
-  apiKeySummary,
-  createKeyResponse,
-} from "../../relayer/src/http/routes/enterprise-keys.js";
+import type { apiKeySummary } from "../../relayer/src/domain/api-key.js";
+import type { webhookSummary } from "../../relayer/src/domain/webhook.js";
+import type { createKeyResponse } from "../../relayer/src/http/routes/enterprise-keys.js";
 import type { registerResponse } from "../../relayer/src/http/routes/enterprise-register.js";
 import type { walletResponse } from "../../relayer/src/http/routes/enterprise-wallet.js";
-import type {
-  createWebhookResponse,
-  webhookSummary,
-} from "../../relayer/src/http/routes/enterprise-webhooks.js";
+import type { createWebhookResponse } from "../../relayer/src/http/routes/enterprise-webhooks.js";
 import type { operatorOrgsResponse } from "../../relayer/src/http/routes/session-operator.js";
 import type { sessionResponse } from "../../relayer/src/http/routes/session.js";
 import type { deliveryLogResponse } from "../../relayer/src/http/routes/webhook-deliveries.js";

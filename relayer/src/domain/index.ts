@@ -7,9 +7,11 @@
  * resolves those but does not map the relayer's usual `.js` specifiers to `.ts` sources.
  */
 export * from "./address.ts";
+export * from "./api-key.ts";
 export * from "./amount.ts";
 export * from "./asset.ts";
 export * from "./listing.ts";
 export * from "./timestamp.ts";
 export * from "./transaction.ts";
+export * from "./webhook.ts";
 export * from "./webhook-event.ts";

@@ -6,23 +6,7 @@ import { generateApiKey } from "../auth/api-key-format.js";
 import { isScopeSubset } from "../auth/scopes.js";
 import { forgetApiKey, type ApiKeyPrincipal } from "./api-key-authenticator.js";
 import { newId } from "./ids.js";
-
-/** An API key as listed: never the key string or its hash. */
-export interface ApiKeySummary {
-  keyId: string;
-  label: string | null;
-  scopes: string[];
-  /** First characters of the key (`rwa_live_` + 8 hex), to recognise it. */
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-
-/** A new key: `apiKey` is returned this once. */
-export interface CreatedApiKey extends ApiKeySummary {
-  apiKey: string;
-}
+import type { ApiKeySummary, CreatedApiKey } from "../domain/api-key.js";
 
 /** Result of a revocation. */
 export interface RevokedApiKey {

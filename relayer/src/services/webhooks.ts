@@ -6,23 +6,10 @@ import { ConflictError, NotFoundError, ValidationError } from "../errors.js";
 import { newId } from "./ids.js";
 import { checkWebhookUrl } from "./webhook-url-policy.js";
 import type { WebhookEventKind } from "../domain/webhook-event.js";
+import type { CreatedWebhook, WebhookSummary } from "../domain/webhook.js";
 
 /** At most this many webhooks (not deleted) per organization. */
 export const MAX_WEBHOOKS_PER_ORG = 10;
-
-/** A webhook as listed: never the secret. */
-export interface WebhookSummary {
-  webhookId: string;
-  url: string;
-  events: string[];
-  enabled: boolean;
-  createdAt: string;
-}
-
-/** A new webhook: `secret` is returned this once. */
-export interface CreatedWebhook extends WebhookSummary {
-  secret: string;
-}
 
 /**
  * A generated signing secret: `whsec_` + base64 of 32 random bytes (the Standard Webhooks

@@ -1,45 +1,10 @@
 import { randomBytes } from "node:crypto";
 import type { Database } from "../db/client.js";
+import type { Delivery, DeliveryLog } from "../domain/webhook.js";
 import { ConflictError, NotFoundError } from "../errors.js";
 import { deliveryProducer, enqueueDeliveries } from "./delivery-queue.js";
 import type { OutboxEvent } from "./event-kinds.js";
 import { insertOutboxEvents } from "./outbox.js";
-
-/** One logged attempt. */
-export interface DeliveryAttempt {
-  attempt: number;
-  startedAt: string;
-  statusCode: number | null;
-  latencyMs: number;
-  responseSnippet: string | null;
-  error: string | null;
-}
-
-/** A delivery as listed to its organization. */
-export interface DeliverySummary {
-  deliveryId: string;
-  eventId: string;
-  event: string;
-  txHash: string | null;
-  blockNumber: number | null;
-  status: string;
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  createdAt: string;
-  deliveredAt: string | null;
-  attemptLog: DeliveryAttempt[];
-}
-
-/** The delivery log of a webhook, plus its enabled state and why it was disabled. */
-export interface DeliveryLog {
-  webhookId: string;
-  enabled: boolean;
-  disabledReason: string | null;
-  failingSince: string | null;
-  deliveries: DeliverySummary[];
-}
 
 async function ownWebhook(database: Database, orgId: string, webhookId: string) {
   const { rows } = await database.pool.query<{
@@ -107,7 +72,7 @@ export async function listDeliveries(
       event: r.kind,
       txHash: r.tx_hash,
       blockNumber: r.block_number === null ? null : Number(r.block_number),
-      status: r.status,
+      status: r.status as Delivery["status"],
       attempts: r.attempts,
       nextAttemptAt: r.next_attempt_at?.toISOString() ?? null,
       lastStatusCode: r.last_status_code,

@@ -1,20 +1,10 @@
 import { z } from "zod";
+import { apiKeySummary, createdApiKey } from "../../domain/api-key.js";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../services/api-keys.js";
 import { defineRoute } from "../route-definition.js";
 import { apiKeyErrors, errorBody, scopeSchema, timestampSchema } from "./schemas.js";
 
 const keyIdSchema = z.string().min(1, "must not be empty").max(64, "too long");
-
-/** An API key as listed (never the key or its hash). */
-export const apiKeySummary = z.object({
-  keyId: z.string(),
-  label: z.string().nullable(),
-  scopes: z.array(z.string()),
-  prefix: z.string().describe("first characters of the key, for recognition"),
-  createdAt: timestampSchema,
-  lastUsedAt: timestampSchema.nullable().describe("updated at most once a minute"),
-  revokedAt: timestampSchema.nullable(),
-});
 
 /** `GET /api/enterprise/keys` response. */
 export const listKeysResponse = z.object({ keys: z.array(apiKeySummary) });
@@ -31,9 +21,7 @@ export const createKeyRequest = z.strictObject({
 });
 
 /** `POST /api/enterprise/keys` response: the key string is shown only here. */
-export const createKeyResponse = apiKeySummary.extend({
-  apiKey: z.string().describe("shown only once"),
-});
+export const createKeyResponse = createdApiKey;
 
 /** `DELETE /api/enterprise/keys` body. */
 export const revokeKeyRequest = z.strictObject({ keyId: keyIdSchema });

@@ -1,20 +1,12 @@
 import { z } from "zod";
+import { createdWebhook, webhookSummary } from "../../domain/webhook.js";
 import { MAX_WEBHOOK_URL_LENGTH } from "../../services/webhook-url-policy.js";
 import { WEBHOOK_EVENT_KINDS } from "../../domain/webhook-event.js";
 import { createWebhook, deleteWebhook, listWebhooks } from "../../services/webhooks.js";
 import { defineRoute } from "../route-definition.js";
-import { apiKeyErrors, errorBody, timestampSchema } from "./schemas.js";
+import { apiKeyErrors, errorBody } from "./schemas.js";
 
 const webhookIdSchema = z.string().min(1, "must not be empty").max(64, "too long");
-
-/** A webhook as listed (never the secret). */
-export const webhookSummary = z.object({
-  webhookId: z.string(),
-  url: z.string(),
-  events: z.array(z.string()),
-  enabled: z.boolean(),
-  createdAt: timestampSchema,
-});
 
 /** `GET /api/enterprise/webhooks` response. */
 export const listWebhooksResponse = z.object({ webhooks: z.array(webhookSummary) });
@@ -39,9 +31,7 @@ export const createWebhookRequest = z.strictObject({
 });
 
 /** `POST /api/enterprise/webhooks` response: the secret is shown only here. */
-export const createWebhookResponse = webhookSummary.extend({
-  secret: z.string().describe("shown only once"),
-});
+export const createWebhookResponse = createdWebhook;
 
 /** `DELETE /api/enterprise/webhooks` body. */
 export const deleteWebhookRequest = z.strictObject({ webhookId: webhookIdSchema });

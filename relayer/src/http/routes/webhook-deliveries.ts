@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { deliveryLog } from "../../domain/webhook.js";
 import { listDeliveries, redeliver, sendTestEvent } from "../../webhooks/deliveries-service.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
-import { apiKeyErrors, errorBody, timestampSchema } from "./schemas.js";
+import { apiKeyErrors, errorBody } from "./schemas.js";
 
 const idSchema = z.string().min(1, "must not be empty").max(64, "too long");
 
@@ -21,40 +22,8 @@ export const deliveriesQuery = z.strictObject({
     .optional(),
 });
 
-/** A delivery with its attempt log. */
-export const deliverySchema = z.object({
-  deliveryId: z.string(),
-  eventId: z.string().describe("the webhook-id header"),
-  event: z.string(),
-  txHash: z.string().nullable(),
-  blockNumber: z.number().int().nullable(),
-  status: z.enum(["pending", "retrying", "delivered", "failed", "cancelled"]),
-  attempts: z.number().int(),
-  nextAttemptAt: timestampSchema.nullable(),
-  lastStatusCode: z.number().int().nullable(),
-  lastError: z.string().nullable(),
-  createdAt: timestampSchema,
-  deliveredAt: timestampSchema.nullable(),
-  attemptLog: z.array(
-    z.object({
-      attempt: z.number().int(),
-      startedAt: timestampSchema,
-      statusCode: z.number().int().nullable(),
-      latencyMs: z.number().int(),
-      responseSnippet: z.string().nullable().describe("at most 512 characters"),
-      error: z.string().nullable(),
-    }),
-  ),
-});
-
 /** `GET .../deliveries` response. */
-export const deliveryLogResponse = z.object({
-  webhookId: z.string(),
-  enabled: z.boolean(),
-  disabledReason: z.string().nullable(),
-  failingSince: timestampSchema.nullable(),
-  deliveries: z.array(deliverySchema),
-});
+export const deliveryLogResponse = deliveryLog;
 
 const errors = { ...apiKeyErrors, 404: errorBody } as const;
 const redeliverErrors = { ...errors, 409: errorBody } as const;
