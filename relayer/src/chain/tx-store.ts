@@ -145,9 +145,7 @@ export class TxStore {
    * its writes are live (the queue length used for 429), and the wei its live writes reserved
    * (value + gas limit × fee cap).
    */
-  async writerState(
-    orgId: string,
-  ): Promise<
+  async writerState(orgId: string): Promise<
     | {
         wallet: { id: string; orgId: string; address: string };
         liveRoots: number;
