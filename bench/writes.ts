@@ -10,7 +10,8 @@
  * Run: npm run bench -- writes  (env BENCH_SECONDS: duration of the throughput phases, default 10)
  */
 import { pathToFileURL } from "node:url";
-import { Contract, parseEther, Wallet, ZeroHash } from "ethers";
+import { parseEther, Wallet, ZeroHash, type Provider } from "ethers";
+import { AssetToken__factory } from "../typechain-types/factories/AssetToken__factory.js";
 import { startTxWorkers } from "../relayer/src/chain/tx-workers.js";
 import { startTestStack, type TestOrg } from "../test/support/stack.js";
 
@@ -54,7 +55,7 @@ async function throughput(
 /** Raw ethers: one funded wallet, consecutive nonces, no database; mints/s the chain accepts. */
 async function rawChainRate(
   rpcUrl: string,
-  provider: import("ethers").JsonRpcProvider,
+  provider: Provider,
   funder: Wallet,
   tokenAddress: string,
   count: number,
@@ -64,30 +65,24 @@ async function rawChainRate(
     await funder.sendTransaction({ to: wallet.address, value: parseEther(String(count * 0.2 + 1)) })
   ).wait();
   void rpcUrl;
-  const token = new Contract(
-    tokenAddress,
-    [
-      "function mint(string assetType, (bytes32 digest, uint8 version, uint64 codec, uint16 hashCode) cid, bytes32 passwordHash) payable returns (uint256)",
-    ],
-    wallet,
-  );
-  const cid = ["0x" + "11".repeat(32), 1, 0x0200, 0x12];
+  const token = AssetToken__factory.connect(tokenAddress, wallet);
+  const cid = { digest: "0x" + "11".repeat(32), version: 1, codec: 0x0200, hashCode: 0x12 };
   const nonce = await provider.getTransactionCount(wallet.address, "pending");
   const fee = await provider.getFeeData();
-  const gasLimit = await token
-    .getFunction("mint")
-    .estimateGas("Bond", cid, ZeroHash, { value: parseEther("0.1") });
+  const gasLimit = await token.mint.estimateGas("Bond", cid, ZeroHash, {
+    value: parseEther("0.1"),
+  });
   const t0 = performance.now();
   const sent: import("ethers").ContractTransactionResponse[] = [];
   for (let i = 0; i < count; i++) {
     sent.push(
-      (await token.getFunction("mint")("Bond", cid, ZeroHash, {
+      await token.mint("Bond", cid, ZeroHash, {
         value: parseEther("0.1"),
         nonce: nonce + i,
         gasLimit: (gasLimit * 125n) / 100n,
         maxFeePerGas: fee.maxFeePerGas! * 2n,
         maxPriorityFeePerGas: fee.maxPriorityFeePerGas!,
-      })) as import("ethers").ContractTransactionResponse,
+      }),
     );
   }
   await Promise.all(sent.map((tx) => tx.wait()));

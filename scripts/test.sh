@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# npm test: contract tests (Hardhat: mocha + Solidity) then the node:test suites (deploy, relayer,
-# e2e...). test/contracts is Hardhat's; every other folder under test/ runs with node:test.
-# Both runners always run; the script fails when either fails.
+# npm test: the fast unit tests (test/unit: pure modules, no chain, no database), then the
+# contract tests (Hardhat: mocha + Solidity), then the node:test suites (deploy, relayer, e2e...).
+# test/contracts is Hardhat's; every other folder under test/ runs with node:test.
+# Every runner always runs; the script fails when any fails.
 set -euo pipefail
 shopt -s globstar nullglob
 cd "$(dirname "$0")/.."
@@ -14,6 +15,12 @@ trap 'rm -rf "$summary_dir"' EXIT
 
 status=0
 
+# The relayer's modules import the generated TypeChain factories (typechain-types/).
+bash scripts/ensure-contract-types.sh
+
+echo "== Unit tests: test/unit (no chain, no database)"
+if node --import tsx --test --experimental-test-isolation=none 'test/unit/**/*.test.ts' 2>&1 | tee "$summary_dir/unit.log"; then :; else status=1; fi
+
 echo "== Contracts: hardhat test"
 if hardhat test 2>&1 | tee "$summary_dir/hardhat.log"; then :; else status=1; fi
 
@@ -22,6 +29,7 @@ globs=()
 for dir in test/*/; do
   dir="${dir%/}"
   [ "$dir" = "test/contracts" ] && continue
+  [ "$dir" = "test/unit" ] && continue
   [ -d "$dir" ] || continue
   files=("$dir"/**/*.test.ts)
   if [ "${#files[@]}" -gt 0 ]; then
@@ -47,8 +55,8 @@ count() {
   { sed -E 's/\x1b\[[0-9;]*m//g' "$1" 2>/dev/null || true; } | { grep -oE "$2" || true; } \
     | { grep -oE '[0-9]+' || true; } | awk '{ s += $1 } END { print s + 0 }'
 }
-passed=$(( $(count "$summary_dir/hardhat.log" '^[0-9]+ passing') + $(count "$summary_dir/node.log" '^(# |ℹ )pass [0-9]+') ))
-failed=$(( $(count "$summary_dir/hardhat.log" '^[0-9]+ failing') + $(count "$summary_dir/node.log" '^(# |ℹ )fail [0-9]+') ))
+passed=$(( $(count "$summary_dir/unit.log" '^(# |ℹ )pass [0-9]+') + $(count "$summary_dir/hardhat.log" '^[0-9]+ passing') + $(count "$summary_dir/node.log" '^(# |ℹ )pass [0-9]+') ))
+failed=$(( $(count "$summary_dir/unit.log" '^(# |ℹ )fail [0-9]+') + $(count "$summary_dir/hardhat.log" '^[0-9]+ failing') + $(count "$summary_dir/node.log" '^(# |ℹ )fail [0-9]+') ))
 echo
 echo "$passed passed, $failed failed"
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then

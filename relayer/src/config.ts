@@ -25,7 +25,7 @@ import { ConfigError } from "./errors.js";
  * | HOST                          | 127.0.0.1                    | interface the API binds                    |
  * | PORT                          | 8080                         | 0 = any free port (printed at start)       |
  * | DATA_DIR                      | <repo>/.data                 | chain state, PostgreSQL, secrets.json      |
- * | RPC_URL                       | (embedded anvil)             | required in production                     |
+ * | RPC_URL                       | (embedded anvil)             | required in production; a, b: failover     |
  * | DATABASE_URL                  | (embedded PostgreSQL)        | required in production                     |
  * | ADMIN_TOKEN                   | (generated in development)   | ent_admin_<64 hex>; required in production |
  * | MASTER_KEY                    | (generated in development)   | 64 hex; required in production             |
@@ -181,7 +181,13 @@ const variables = {
     .default("127.0.0.1"),
   PORT: port(true).default(DEFAULT_PORT),
   DATA_DIR: z.string().min(1).optional(),
-  RPC_URL: url(["http:", "https:", "ws:", "wss:"]).optional(),
+  // One node URL, or several separated by commas: the RPC client fails over between them.
+  RPC_URL: z
+    .string()
+    .transform((value) => value.split(",").map((part) => part.trim()))
+    .pipe(z.array(url(["http:", "https:"])).min(1))
+    .transform((urls) => urls.join(","))
+    .optional(),
   DATABASE_URL: url(["postgres:", "postgresql:"]).optional(),
   ADMIN_TOKEN: z
     .string()

@@ -1,4 +1,6 @@
-import type { JsonRpcProvider, Wallet as EthersWallet } from "ethers";
+import type { Wallet as EthersWallet } from "ethers";
+import type { RpcClient } from "./chain/rpc-client.js";
+import type { RpcClientProvider } from "./chain/rpc-provider.js";
 import type { Logger } from "pino";
 import type { Database } from "./db/client.js";
 import type { KeyStore } from "./wallets/key-store.js";
@@ -12,7 +14,10 @@ export interface Config {
   host: string;
   port: number; // 0 = any free port
   dataDir: string; // absolute path of `.data/`
-  /** Set when the operator gave RPC_URL; undefined means "start the embedded anvil". */
+  /**
+   * Set when the operator gave RPC_URL (one URL, or several comma-separated for failover);
+   * undefined means "start the embedded anvil".
+   */
   rpcUrl: string | undefined;
   /** Set when the operator gave DATABASE_URL; undefined means "start embedded PostgreSQL". */
   databaseUrl: string | undefined;
@@ -54,7 +59,10 @@ export interface AppContext {
   logger: Logger;
   database: Database;
   keyStore: KeyStore;
-  provider: JsonRpcProvider;
+  /** The one JSON-RPC client (batching, timeouts, failover across RPC_URL's endpoints). */
+  rpc: RpcClient;
+  /** ethers' object model over `rpc` (TypeChain contracts, the operator wallet). */
+  provider: RpcClientProvider;
   /** Operator signer (deployer/registrar admin/dev faucet). */
   operator: EthersWallet;
   contracts: ContractAddresses;

@@ -7,7 +7,10 @@
  * (HTTP server, workers, database pool, PostgreSQL, anvil) within SHUTDOWN_TIMEOUT_MS.
  */
 import { parseEnv } from "./config.js";
-import { describeStartupError, startRelayer, type RunningRelayer } from "./infra/start-relayer.js";
+import { ensureContractTypes } from "./infra/contract-types.js";
+// Type-only: erased at run time. The relayer itself is loaded after `ensureContractTypes`, because
+// it imports the generated typechain-types/ (missing on a fresh clone until `npm run build`).
+import type { RunningRelayer } from "./infra/start-relayer.js";
 
 const EXIT_STARTUP_FAILED = 1;
 const EXIT_STOP_TIMEOUT = 70;
@@ -28,11 +31,21 @@ function killKnownProcesses(): void {
 async function main(): Promise<void> {
   // Parsed again by startRelayer; here only for the stop timeout (a bad value fails there).
   let timeoutMs = 10_000;
+  let production = process.env.NODE_ENV === "production";
   try {
-    timeoutMs = parseEnv(process.env).shutdownTimeoutMs;
+    const settings = parseEnv(process.env);
+    timeoutMs = settings.shutdownTimeoutMs;
+    production = settings.nodeEnv === "production";
   } catch {
     // startRelayer reports the ConfigError.
   }
+  try {
+    await ensureContractTypes({ production, print: (line) => console.log(line) });
+  } catch (error) {
+    console.error(`\nStart-up failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(EXIT_STARTUP_FAILED);
+  }
+  const { describeStartupError, startRelayer } = await import("./infra/start-relayer.js");
   let relayer: RunningRelayer | undefined;
   let signalled: NodeJS.Signals | undefined;
   const abort = new AbortController();

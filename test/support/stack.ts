@@ -219,7 +219,10 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       contracts,
       isLocalChain: true,
     });
-    cleanups.push(() => ctx.provider.destroy());
+    cleanups.push(() => {
+      ctx.rpc.stopHealthChecks();
+      ctx.provider.destroy();
+    });
 
     const metrics = createMetrics();
     const app = createApp(ctx, {

@@ -1,10 +1,19 @@
 import { getAddress, ZeroAddress } from "ethers";
+import type { AssetToken } from "../../../typechain-types/AssetToken.js";
+import type { AssetTypeRegistry } from "../../../typechain-types/AssetTypeRegistry.js";
+import type { Marketplace } from "../../../typechain-types/Marketplace.js";
 import type { ContractAddresses } from "../context.js";
-import { assetTokenInterface, marketplaceInterface, registryInterface } from "./abis.js";
-import type { RpcClient } from "./rpc-client.js";
-import { classifyRpcFailure, RpcResponseError } from "./rpc-errors.js";
-import { revertReason } from "./revert-reasons.js";
 import { TransactionFailedError } from "../errors.js";
+import { assetTokenInterface, marketplaceInterface, registryInterface } from "./contracts.js";
+import { revertReason } from "./revert-reasons.js";
+import type { RpcClient } from "./rpc-client.js";
+import { classifyRpcFailure, isRevert, RpcResponseError } from "./rpc-errors.js";
+
+/** What a view function of a TypeChain contract resolves to (its generated output type). */
+type ViewResult<
+  C extends Record<M, { staticCall: (...args: never) => Promise<unknown> }>,
+  M extends keyof C,
+> = Awaited<ReturnType<C[M]["staticCall"]>>;
 
 /** A listing as stored by the marketplace. */
 export interface ListingView {
@@ -17,32 +26,90 @@ export interface ListingView {
   price: bigint;
 }
 
+/** A block header as the indexer needs it. */
+export interface BlockHeader {
+  number: number;
+  hash: string;
+  parentHash: string;
+  /** Seconds. */
+  timestamp: number;
+}
+
+/** A log as eth_getLogs returns it (hex quantities). */
+export interface RawLog {
+  address: string;
+  topics: string[];
+  data: string;
+  blockNumber: string;
+  blockHash: string;
+  transactionHash: string;
+  logIndex: string;
+  removed?: boolean;
+}
+
+interface RawBlock {
+  number: string;
+  hash: string;
+  parentHash: string;
+  timestamp: string;
+}
+
+const toHex = (n: number) => `0x${n.toString(16)}`;
+
 /**
- * Read-only contract calls the write services validate with (one `eth_call` each, no provider
- * machinery), plus gas estimation that turns reverts into `TransactionFailedError` with the
- * API's reason string.
+ * Every read the relayer makes of the chain, over the one `RpcClient` (one request each, no
+ * provider machinery): the contract views the write services validate with (encoded through the
+ * TypeChain interfaces, results typed by the generated contract types), gas estimation that turns
+ * reverts into `TransactionFailedError` with the API's reason string, and the blocks and logs the
+ * indexer follows (hashes and quantities exactly as the node gave them).
  */
 export class ChainReader {
   readonly #rpc: RpcClient;
   readonly #contracts: ContractAddresses;
+  readonly #logAddresses: string[];
+  readonly #logTopics: string[] | undefined;
 
-  constructor(rpc: RpcClient, contracts: ContractAddresses) {
+  /**
+   * @param options.logTopics topic0 values `logsInRange`/`logsAtHash` keep (default: every log
+   *   of the three contracts)
+   */
+  constructor(
+    rpc: RpcClient,
+    contracts: ContractAddresses,
+    options: { logTopics?: readonly string[] } = {},
+  ) {
     this.#rpc = rpc;
     this.#contracts = contracts;
+    this.#logAddresses = [
+      contracts.assetTypeRegistry,
+      contracts.assetToken,
+      contracts.marketplace,
+    ].map((a) => a.toLowerCase());
+    this.#logTopics = options.logTopics === undefined ? undefined : [...options.logTopics];
   }
 
   async isAssetTypeRegistered(name: string): Promise<boolean> {
-    const data = registryInterface.encodeFunctionData("isRegistered", [name]);
-    const out = await this.#call(this.#contracts.assetTypeRegistry, data);
-    return registryInterface.decodeFunctionResult("isRegistered", out)[0] as boolean;
+    const out = await this.#call(
+      this.#contracts.assetTypeRegistry,
+      registryInterface.encodeFunctionData("isRegistered", [name]),
+    );
+    return registryInterface.decodeFunctionResult("isRegistered", out)[0] as ViewResult<
+      AssetTypeRegistry,
+      "isRegistered"
+    >;
   }
 
   async registeredTypes(): Promise<string[]> {
     const out = await this.#call(
       this.#contracts.assetTypeRegistry,
-      registryInterface.encodeFunctionData("allTypes", []),
+      registryInterface.encodeFunctionData("allTypes"),
     );
-    return [...(registryInterface.decodeFunctionResult("allTypes", out)[0] as string[])];
+    return [
+      ...(registryInterface.decodeFunctionResult("allTypes", out)[0] as ViewResult<
+        AssetTypeRegistry,
+        "allTypes"
+      >),
+    ];
   }
 
   /** Owner of a token, or undefined when it does not exist. */
@@ -52,10 +119,14 @@ export class ChainReader {
         this.#contracts.assetToken,
         assetTokenInterface.encodeFunctionData("ownerOf", [tokenId]),
       );
-      return getAddress(assetTokenInterface.decodeFunctionResult("ownerOf", out)[0] as string);
+      return getAddress(
+        assetTokenInterface.decodeFunctionResult("ownerOf", out)[0] as ViewResult<
+          AssetToken,
+          "ownerOf"
+        >,
+      );
     } catch (error) {
-      if (error instanceof RpcResponseError && classifyRpcFailure(error) === "revert")
-        return undefined;
+      if (isRevert(error)) return undefined;
       throw error;
     }
   }
@@ -74,15 +145,10 @@ export class ChainReader {
         marketplaceInterface.encodeFunctionData("stateOf", [listingId]),
       ),
     ]);
-    const l = marketplaceInterface.decodeFunctionResult("getListing", raw)[0] as unknown as {
-      seller: string;
-      listedAt: bigint;
-      expiresAt: bigint;
-      state: bigint;
-      buyer: string;
-      tokenId: bigint;
-      price: bigint;
-    };
+    const l = marketplaceInterface.decodeFunctionResult("getListing", raw)[0] as ViewResult<
+      Marketplace,
+      "getListing"
+    >;
     if (l.seller === ZeroAddress) return undefined;
     return {
       seller: getAddress(l.seller),
@@ -93,7 +159,10 @@ export class ChainReader {
       tokenId: l.tokenId,
       price: l.price,
       effectiveState: Number(
-        marketplaceInterface.decodeFunctionResult("stateOf", state)[0] as bigint,
+        marketplaceInterface.decodeFunctionResult("stateOf", state)[0] as ViewResult<
+          Marketplace,
+          "stateOf"
+        >,
       ),
     };
   }
@@ -101,14 +170,20 @@ export class ChainReader {
   async hasRegistrarRole(account: string): Promise<boolean> {
     const roleOut = await this.#call(
       this.#contracts.assetTypeRegistry,
-      registryInterface.encodeFunctionData("REGISTRAR_ROLE", []),
+      registryInterface.encodeFunctionData("REGISTRAR_ROLE"),
     );
-    const role = registryInterface.decodeFunctionResult("REGISTRAR_ROLE", roleOut)[0] as string;
+    const role = registryInterface.decodeFunctionResult("REGISTRAR_ROLE", roleOut)[0] as ViewResult<
+      AssetTypeRegistry,
+      "REGISTRAR_ROLE"
+    >;
     const out = await this.#call(
       this.#contracts.assetTypeRegistry,
       registryInterface.encodeFunctionData("hasRole", [role, account]),
     );
-    return registryInterface.decodeFunctionResult("hasRole", out)[0] as boolean;
+    return registryInterface.decodeFunctionResult("hasRole", out)[0] as ViewResult<
+      AssetTypeRegistry,
+      "hasRole"
+    >;
   }
 
   /** Native balance in wei. */
@@ -141,6 +216,41 @@ export class ChainReader {
       }
       throw error;
     }
+  }
+
+  /** Latest block number. */
+  async head(): Promise<number> {
+    return Number(BigInt(await this.#rpc.call<string>("eth_blockNumber", [])));
+  }
+
+  /** Header of block `n`, or undefined when the node does not have it (yet). */
+  async header(n: number): Promise<BlockHeader | undefined> {
+    const raw = await this.#rpc.call<RawBlock | null>("eth_getBlockByNumber", [toHex(n), false]);
+    if (raw === null) return undefined;
+    return {
+      number: Number(BigInt(raw.number)),
+      hash: raw.hash.toLowerCase(),
+      parentHash: raw.parentHash.toLowerCase(),
+      timestamp: Number(BigInt(raw.timestamp)),
+    };
+  }
+
+  /** Logs of the three contracts in [from, to]: one eth_getLogs for all addresses. */
+  async logsInRange(from: number, to: number): Promise<RawLog[]> {
+    return this.#rpc.call<RawLog[]>("eth_getLogs", [
+      { fromBlock: toHex(from), toBlock: toHex(to), ...this.#logFilter() },
+    ]);
+  }
+
+  /** Logs of the three contracts in exactly the block with this hash (reorg-safe). */
+  async logsAtHash(blockHash: string): Promise<RawLog[]> {
+    return this.#rpc.call<RawLog[]>("eth_getLogs", [{ blockHash, ...this.#logFilter() }]);
+  }
+
+  #logFilter(): { address: string[]; topics?: string[][] } {
+    return this.#logTopics === undefined
+      ? { address: this.#logAddresses }
+      : { address: this.#logAddresses, topics: [this.#logTopics] };
   }
 
   async #call(to: string, data: string): Promise<string> {

@@ -1,6 +1,6 @@
 import { getAddress } from "ethers";
 import type { ContractAddresses } from "../context.js";
-import { combinedInterface } from "./abis.js";
+import { decodeEvent } from "./event-decoder.js";
 
 /** A log as returned by `eth_getTransactionReceipt`. */
 export interface RawLog {
@@ -41,46 +41,41 @@ export function receiptFacts(logs: readonly RawLog[], contracts: ContractAddress
   const facts: ReceiptFacts = {};
   for (const log of logs) {
     if (!ours.has(log.address.toLowerCase())) continue;
-    let parsed;
-    try {
-      parsed = combinedInterface.parseLog(log);
-    } catch {
-      continue;
-    }
-    if (parsed === null) continue;
-    const a = parsed.args;
-    switch (parsed.name) {
+    const event = decodeEvent(log);
+    if (event === undefined) continue;
+    const a = event.args;
+    switch (event.name) {
       case "AssetIssued":
-        facts.tokenId = (a.getValue("tokenId") as bigint).toString();
-        facts.owner = getAddress(a.getValue("owner") as string);
+        facts.tokenId = (a.tokenId as bigint).toString();
+        facts.owner = getAddress(a.owner as string);
         break;
       case "Transfer":
         if (log.address.toLowerCase() !== contracts.assetToken.toLowerCase()) break;
-        facts.tokenId ??= (a.getValue("tokenId") as bigint).toString();
-        facts.transferFrom = getAddress(a.getValue("from") as string);
-        facts.transferTo = getAddress(a.getValue("to") as string);
+        facts.tokenId ??= (a.tokenId as bigint).toString();
+        facts.transferFrom = getAddress(a.from as string);
+        facts.transferTo = getAddress(a.to as string);
         break;
       case "ListingCreated":
-        facts.listingId = (a.getValue("listingId") as bigint).toString();
-        facts.tokenId = (a.getValue("tokenId") as bigint).toString();
-        facts.seller = getAddress(a.getValue("seller") as string);
-        facts.priceWei = (a.getValue("price") as bigint).toString();
-        facts.expiresAt = Number(a.getValue("expiresAt") as bigint);
+        facts.listingId = (a.listingId as bigint).toString();
+        facts.tokenId = (a.tokenId as bigint).toString();
+        facts.seller = getAddress(a.seller as string);
+        facts.priceWei = (a.price as bigint).toString();
+        facts.expiresAt = Number(a.expiresAt);
         break;
       case "ListingSold":
-        facts.listingId = (a.getValue("listingId") as bigint).toString();
-        facts.tokenId = (a.getValue("tokenId") as bigint).toString();
-        facts.seller = getAddress(a.getValue("seller") as string);
-        facts.buyer = getAddress(a.getValue("buyer") as string);
-        facts.priceWei = (a.getValue("price") as bigint).toString();
+        facts.listingId = (a.listingId as bigint).toString();
+        facts.tokenId = (a.tokenId as bigint).toString();
+        facts.seller = getAddress(a.seller as string);
+        facts.buyer = getAddress(a.buyer as string);
+        facts.priceWei = (a.price as bigint).toString();
         break;
       case "ListingCancelled":
-        facts.listingId = (a.getValue("listingId") as bigint).toString();
-        facts.tokenId = (a.getValue("tokenId") as bigint).toString();
-        facts.seller = getAddress(a.getValue("seller") as string);
+        facts.listingId = (a.listingId as bigint).toString();
+        facts.tokenId = (a.tokenId as bigint).toString();
+        facts.seller = getAddress(a.seller as string);
         break;
       case "AssetTypeRegistered":
-        facts.typeName = a.getValue("name") as string;
+        facts.typeName = a.name as string;
         break;
       default:
         break;

@@ -1,10 +1,12 @@
-import { combinedInterface } from "./abis.js";
+import { contractsInterface } from "./contracts.js";
 
 /**
- * API reason strings for the contracts' custom errors. The spec fixes some (`Below min stake`,
- * `Listing not active`); the others read in the same style.
+ * API reason strings for the contracts' custom errors. The README ("Contracts") fixes some
+ * (`Below min stake`, `Listing not active`); the others read in the same style. TypeChain does
+ * not type error names, so test/unit/revert-reasons.test.ts checks every key is one of the
+ * compiled contracts' errors (a renamed Solidity error fails it).
  */
-const REASONS: Record<string, string> = {
+export const REVERT_REASONS: Readonly<Record<string, string>> = {
   AssetToken__BelowMinStake: "Below min stake",
   AssetToken__StakeTooLarge: "Stake too large",
   AssetToken__UnknownAssetType: "Asset type not registered",
@@ -48,36 +50,26 @@ export function revertReason(data: string | undefined | null): string {
   if (data === undefined || data === null || data === "0x" || data.length < 10)
     return "execution reverted";
   try {
-    const parsed = combinedInterface.parseError(data);
+    const parsed = contractsInterface.parseError(data);
     if (parsed !== null && parsed.name === "Error") return String(parsed.args[0]);
     if (parsed !== null && parsed.name === "Panic")
       return `Panic(0x${(parsed.args[0] as bigint).toString(16)})`;
-    if (parsed !== null) return REASONS[parsed.name] ?? parsed.name;
+    if (parsed !== null) return REVERT_REASONS[parsed.name] ?? parsed.name;
   } catch {
     // fall through to the standard forms
   }
   const selector = data.slice(0, 10).toLowerCase();
   try {
     if (selector === "0x08c379a0") {
-      const [reason] = combinedInterface.getAbiCoder().decode(["string"], "0x" + data.slice(10));
+      const [reason] = contractsInterface.getAbiCoder().decode(["string"], "0x" + data.slice(10));
       return String(reason);
     }
     if (selector === "0x4e487b71") {
-      const [code] = combinedInterface.getAbiCoder().decode(["uint256"], "0x" + data.slice(10));
+      const [code] = contractsInterface.getAbiCoder().decode(["uint256"], "0x" + data.slice(10));
       return `Panic(0x${(code as bigint).toString(16)})`;
     }
   } catch {
     // malformed standard error
   }
   return `execution reverted (${selector})`;
-}
-
-/** The custom error name behind revert data, when it is one of the contracts' errors. */
-export function revertErrorName(data: string | undefined | null): string | undefined {
-  if (data === undefined || data === null || data.length < 10) return undefined;
-  try {
-    return combinedInterface.parseError(data)?.name;
-  } catch {
-    return undefined;
-  }
 }

@@ -5,7 +5,7 @@ import type { AppContext } from "../context.js";
 import { BlockWatcher } from "./block-watcher.js";
 import { ChainReader } from "./chain-reader.js";
 import { FeeOracle } from "./fee-oracle.js";
-import { RpcClient } from "./rpc-client.js";
+import type { RpcClient } from "./rpc-client.js";
 import { isFinal } from "./tx-lifecycle.js";
 import { TxNotifier } from "./tx-notifier.js";
 import { TxSequencer, type TxSequencerOptions } from "./tx-sequencer.js";
@@ -45,7 +45,7 @@ export class TxRuntime {
   constructor(ctx: AppContext, options: TxRuntimeOptions = {}) {
     this.#ctx = ctx;
     this.owner = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
-    this.rpc = new RpcClient(ctx.provider._getConnection().url);
+    this.rpc = ctx.rpc;
     this.fees = new FeeOracle(this.rpc);
     this.reader = new ChainReader(this.rpc, ctx.contracts);
     this.store = new TxStore(ctx.database);

@@ -1,10 +1,10 @@
 import { asc, eq } from "drizzle-orm";
 import type { AppContext } from "../context.js";
-import { registryInterface } from "../chain/abis.js";
+import { bindContracts } from "../chain/contracts.js";
 import { orgs, wallets } from "../db/schema/index.js";
 import { ValidationError } from "../errors.js";
 import { sendOperatorTransaction } from "../services/operator-transactions.js";
-import { withRpc } from "../services/rpc-call.js";
+import { withRpc } from "../chain/rpc-errors.js";
 
 /** An organization as the operator console lists it (no keys, no secrets). */
 export interface OperatorOrgSummary {
@@ -54,23 +54,14 @@ export async function registerAssetTypeAsOperator(
   ctx: AppContext,
   typeName: string,
 ): Promise<RegisteredAssetType> {
-  const isRegistered = registryInterface.getFunction("isRegistered");
-  if (isRegistered === null) throw new Error("registry ABI lacks isRegistered");
-  const out = await withRpc(() =>
-    ctx.provider.call({
-      to: ctx.contracts.assetTypeRegistry,
-      data: registryInterface.encodeFunctionData(isRegistered, [typeName]),
-    }),
-  );
-  const [already] = registryInterface.decodeFunctionResult(isRegistered, out) as unknown as [
-    boolean,
-  ];
+  const { registry } = bindContracts(ctx.contracts, ctx.provider);
+  const already = await withRpc(() => registry.isRegistered(typeName));
   if (already) throw new ValidationError(`Asset type already registered: ${typeName}`);
   const receipt = await sendOperatorTransaction(
     ctx,
     {
       to: ctx.contracts.assetTypeRegistry,
-      data: registryInterface.encodeFunctionData("registerType", [typeName]),
+      data: registry.interface.encodeFunctionData("registerType", [typeName]),
     },
     `registering the asset type ${JSON.stringify(typeName)}`,
   );

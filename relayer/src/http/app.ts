@@ -1,5 +1,6 @@
 import express, { type Express } from "express";
 import { requireMetricsToken } from "../auth/require-metrics-token.js";
+import { registerRpcMetrics } from "../chain/rpc-metrics.js";
 import { consoleRouter } from "../console/serve-console.js";
 import type { AppContext } from "../context.js";
 import { createMetrics, type Metrics } from "../metrics.js";
@@ -37,6 +38,7 @@ export interface CreateAppOptions {
  */
 export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Express {
   const metrics = options.metrics ?? createMetrics();
+  registerRpcMetrics(metrics.registry, ctx.rpc);
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);

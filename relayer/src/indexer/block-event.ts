@@ -1,4 +1,5 @@
-import type { BlockHeader, StoredLog } from "./stored-log.js";
+import type { BlockHeader } from "../chain/chain-reader.js";
+import type { StoredLog } from "./stored-log.js";
 
 /**
  * What the chain sync hands to the indexer, Ponder style: a tagged union applied in order.

@@ -1,8 +1,8 @@
 import { BaseError } from "../errors.js";
 import type { BlockEvent } from "./block-event.js";
-import type { ChainReader } from "./chain-reader.js";
-import { decodeLog, type RawLog } from "./decode-log.js";
-import type { BlockHeader, StoredLog } from "./stored-log.js";
+import type { BlockHeader, ChainReader, RawLog } from "../chain/chain-reader.js";
+import { decodeLog } from "./decode-log.js";
+import type { StoredLog } from "./stored-log.js";
 
 /** Knobs of the chain sync. */
 export interface ChainSyncOptions {

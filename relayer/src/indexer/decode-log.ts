@@ -1,17 +1,30 @@
-import { indexedEventsInterface, type IndexedEventName } from "./abi.js";
+import type { RawLog } from "../chain/chain-reader.js";
+import type { ContractEventName } from "../chain/contracts.js";
+import { decodeEvent, eventTopic } from "../chain/event-decoder.js";
 import type { StoredLog } from "./stored-log.js";
 
-/** A log as eth_getLogs returns it (hex quantities). */
-export interface RawLog {
-  address: string;
-  topics: string[];
-  data: string;
-  blockNumber: string;
-  blockHash: string;
-  transactionHash: string;
-  logIndex: string;
-  removed?: boolean;
-}
+/** The events the indexer reads (the read model and the webhook events are built from these). */
+export const INDEXED_EVENTS = [
+  "AssetTypeRegistered",
+  "AssetIssued",
+  "AssetRedeemed",
+  "Transfer",
+  "MetadataUpdate",
+  "BatchMetadataUpdate",
+  "ListingCreated",
+  "ListingPriceUpdated",
+  "ListingSold",
+  "ListingCancelled",
+  "ListingReclaimed",
+] as const satisfies readonly ContractEventName[];
+
+/** Names of the indexed events. */
+export type IndexedEventName = (typeof INDEXED_EVENTS)[number];
+
+/** topic0 of every indexed event (the `topics[0]` filter of eth_getLogs). */
+export const INDEXED_TOPICS: readonly string[] = INDEXED_EVENTS.map(eventTopic);
+
+const INDEXED = new Set<string>(INDEXED_EVENTS);
 
 function argText(value: unknown, type: string): string {
   if (typeof value === "bigint") return value.toString();
@@ -23,22 +36,21 @@ function argText(value: unknown, type: string): string {
 
 /**
  * Decodes a raw log of one of the indexed contracts; undefined for an event the indexer does
- * not know (ProceedsCredited, role events, ...).
+ * not read (ProceedsCredited, role events, ...).
  */
 export function decodeLog(raw: RawLog, blockTimestamp: number): StoredLog | undefined {
-  const parsed = indexedEventsInterface.parseLog({ topics: raw.topics, data: raw.data });
-  if (parsed === null) return undefined;
+  const event = decodeEvent(raw);
+  if (event === undefined || !INDEXED.has(event.name)) return undefined;
   const args: Record<string, string> = {};
-  parsed.fragment.inputs.forEach((input, i) => {
-    args[input.name.replace(/^_/, "")] = argText(parsed.args[i], input.type);
-  });
+  for (const [key, value] of Object.entries(event.args))
+    args[key] = argText(value, event.types[key] ?? "");
   return {
     blockNumber: Number(BigInt(raw.blockNumber)),
     blockHash: raw.blockHash.toLowerCase(),
     logIndex: Number(BigInt(raw.logIndex)),
     txHash: raw.transactionHash.toLowerCase(),
     blockTimestamp,
-    kind: parsed.name as IndexedEventName,
+    kind: event.name as IndexedEventName,
     tokenId: args.tokenId ?? null,
     listingId: args.listingId ?? null,
     args,

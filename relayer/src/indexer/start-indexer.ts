@@ -3,14 +3,14 @@ import type { PgBoss } from "pg-boss";
 import type { AppContext } from "../context.js";
 import { INDEXED_CHANNEL } from "../chain/tx-notifier.js";
 import { openDeliveryQueue } from "../webhooks/delivery-queue.js";
-import { INDEXED_TOPICS } from "./abi.js";
-import { ChainReader } from "./chain-reader.js";
+import { ChainReader } from "../chain/chain-reader.js";
 import {
   ChainMovedError,
   nextBlockEvents,
   type ChainSyncOptions,
   type Cursor,
 } from "./chain-sync.js";
+import { INDEXED_TOPICS } from "./decode-log.js";
 import { IndexerStore } from "./indexer-store.js";
 import { LeaderLock } from "./leader-lock.js";
 
@@ -79,7 +79,7 @@ export async function startIndexer(
     ctx.contracts.assetToken,
     ctx.contracts.marketplace,
   ].map((a) => a.toLowerCase());
-  const reader = new ChainReader(ctx.provider, addresses, INDEXED_TOPICS);
+  const reader = new ChainReader(ctx.rpc, ctx.contracts, { logTopics: INDEXED_TOPICS });
   const boss: PgBoss = await openDeliveryQueue(ctx.database, logger, "rwa-indexer-queue");
   const store = new IndexerStore(ctx.database, boss, ctx.contracts.marketplace.toLowerCase());
   const connectionString = (ctx.database.pool.options as { connectionString?: string })

@@ -1,4 +1,4 @@
-import type { IndexedEventName } from "./abi.js";
+import type { IndexedEventName } from "./decode-log.js";
 
 /**
  * One decoded contract log as the indexer stores it (`chain_logs`) and applies it. Arguments are
@@ -16,13 +16,4 @@ export interface StoredLog {
   tokenId: string | null;
   listingId: string | null;
   args: Record<string, string>;
-}
-
-/** A block header as the indexer needs it. */
-export interface BlockHeader {
-  number: number;
-  hash: string;
-  parentHash: string;
-  /** Seconds. */
-  timestamp: number;
 }

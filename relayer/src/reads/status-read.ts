@@ -39,7 +39,7 @@ async function timed<T>(
  */
 export async function readStatus(ctx: AppContext): Promise<ServiceStatus> {
   const [rpc, db] = await Promise.all([
-    timed(async () => Number(BigInt((await ctx.provider.send("eth_blockNumber", [])) as string))),
+    timed(async () => Number(BigInt(await ctx.rpc.call<string>("eth_blockNumber", [])))),
     timed(async () => {
       const { rows } = await ctx.database.pool.query<{
         indexed: string | null;

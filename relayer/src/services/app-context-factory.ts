@@ -1,5 +1,7 @@
-import { JsonRpcProvider, Network, Wallet } from "ethers";
+import { Wallet } from "ethers";
 import type { Logger } from "pino";
+import { RpcClient } from "../chain/rpc-client.js";
+import { RpcClientProvider } from "../chain/rpc-provider.js";
 import type { AppContext, Config, ContractAddresses } from "../context.js";
 import type { Database } from "../db/client.js";
 import { AesGcmKeyStore, type KeyStore } from "../wallets/key-store.js";
@@ -10,7 +12,10 @@ export interface CreateAppContextOptions {
   logger: Logger;
   /** An open database (migrations already applied by the caller). */
   database: Database;
-  /** JSON-RPC URL of the chain node: `config.rpcUrl`, or the embedded anvil's URL. */
+  /**
+   * JSON-RPC URL(s) of the chain node: `config.rpcUrl` (comma-separated for failover), or the
+   * embedded anvil's URL.
+   */
   rpcUrl: string;
   /** Deployed contract addresses (from the deployment record). */
   contracts: ContractAddresses;
@@ -22,15 +27,13 @@ export interface CreateAppContextOptions {
 
 /**
  * Builds the `AppContext` shared by every request handler and worker. The single place where the
- * provider, operator signer and key store are constructed, used by both the composition root
- * (`relayer/src/main.ts`) and the integration-test harness (`test/support/stack.ts`).
+ * RPC client (and the ethers provider over it), operator signer and key store are constructed,
+ * used by both the composition root (`relayer/src/main.ts`) and the integration-test harness
+ * (`test/support/stack.ts`).
  *
  * The caller owns the lifecycle of what it passed in (database, anvil); call `disposeAppContext`
- * to release what this function created (the provider's polling timers) and close the database.
- *
- * The provider uses a static network (`config.chainId`): ethers then never retries network
- * detection forever when the node is down, and calls fail fast (mapped to 503 `RPC unavailable`).
- * Its request cache is disabled (`cacheTimeout: -1`) so nonce and balance reads are always fresh.
+ * to release what this function created (the provider's polling timers, the RPC health checks)
+ * and close the database.
  *
  * @example
  * // main.ts (infra): after starting/locating anvil and PostgreSQL and loading the deployment record
@@ -42,20 +45,19 @@ export interface CreateAppContextOptions {
  */
 export function createAppContext(options: CreateAppContextOptions): AppContext {
   const { config, logger, database, rpcUrl, contracts, isLocalChain } = options;
-  // cacheTimeout -1: ethers otherwise answers an identical call made within 250 ms from a cache,
-  // so two pending-nonce reads in a row could return the same (stale) nonce.
-  const provider = new JsonRpcProvider(rpcUrl, Network.from(config.chainId), {
-    staticNetwork: true,
-    cacheTimeout: -1,
+  const rpc = new RpcClient(rpcUrl);
+  rpc.startHealthChecks();
+  const provider = new RpcClientProvider(rpc, config.chainId, {
+    pollingIntervalMs: isLocalChain ? 250 : 1_000,
   });
-  provider.pollingInterval = isLocalChain ? 250 : 1_000;
   const operator = new Wallet(config.operatorPrivateKey, provider);
   const keyStore = options.keyStore ?? new AesGcmKeyStore(config.masterKey);
-  return { config, logger, database, keyStore, provider, operator, contracts, isLocalChain };
+  return { config, logger, database, keyStore, rpc, provider, operator, contracts, isLocalChain };
 }
 
-/** Releases what `createAppContext` created (provider timers) and closes the database pool. */
+/** Releases what `createAppContext` created (timers) and closes the database pool. */
 export async function disposeAppContext(ctx: AppContext): Promise<void> {
+  ctx.rpc.stopHealthChecks();
   ctx.provider.destroy();
   await ctx.database.close();
 }

@@ -1,8 +1,8 @@
 import { isError, type TransactionReceipt, type TransactionRequest } from "ethers";
 import type { AppContext } from "../context.js";
+import { withRpc } from "../chain/rpc-errors.js";
 import { TransactionFailedError, UnavailableError } from "../errors.js";
 import { formatCoinShort } from "../writes/amounts.js";
-import { withRpc } from "./rpc-call.js";
 
 /**
  * Advisory-lock id serialising transactions of the operator account across every relayer

@@ -1,4 +1,5 @@
-import { Contract, Wallet } from "ethers";
+import { Wallet } from "ethers";
+import { bindContracts } from "../chain/contracts.js";
 import type { AppContext } from "../context.js";
 import { apiKeys, orgs, wallets } from "../db/schema/index.js";
 import { ValidationError } from "../errors.js";
@@ -8,7 +9,7 @@ import { newId } from "./ids.js";
 import { formatCoin } from "../writes/amounts.js";
 import { OperatorFundsError, sendOperatorTransaction } from "./operator-transactions.js";
 import type { Plan } from "./plan-limits.js";
-import { withRpc } from "./rpc-call.js";
+import { withRpc } from "../chain/rpc-errors.js";
 
 /** Validated input of `POST /api/enterprise/register`. */
 export interface RegisterOrganizationInput {
@@ -40,11 +41,6 @@ export interface RegisteredOrganization {
 export type DevFaucetOutcome =
   | { funded: true; amount: string; txHash: string }
   | { funded: false; amount: string; reason: string };
-
-const REGISTRY_ABI = [
-  "function REGISTRAR_ROLE() view returns (bytes32)",
-  "function grantRole(bytes32 role, address account)",
-] as const;
 
 /**
  * Onboards an organization: creates the org, its custodial wallet (a fresh key pair, the private
@@ -98,8 +94,8 @@ export async function registerOrganization(
       scopes,
     });
     if (isRegistrar) {
-      const registry = new Contract(ctx.contracts.assetTypeRegistry, REGISTRY_ABI, ctx.provider);
-      const role = (await withRpc(() => registry.getFunction("REGISTRAR_ROLE")())) as string;
+      const { registry } = bindContracts(ctx.contracts, ctx.provider);
+      const role = await withRpc(() => registry.REGISTRAR_ROLE());
       const data = registry.interface.encodeFunctionData("grantRole", [role, wallet.address]);
       const receipt = await sendOperatorTransaction(
         ctx,

@@ -3,7 +3,7 @@ import type { AppContext } from "../context.js";
 import { wallets } from "../db/schema/index.js";
 import { NotFoundError } from "../errors.js";
 import { formatCoin } from "../writes/amounts.js";
-import { withRpc } from "./rpc-call.js";
+import { withRpc } from "../chain/rpc-errors.js";
 
 /** Wallet balance object (spec section 2.7). */
 export interface WalletBalance {

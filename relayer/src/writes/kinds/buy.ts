@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { marketplaceInterface } from "../../chain/abis.js";
+import { marketplaceInterface } from "../../chain/contracts.js";
 import { ValidationError } from "../../errors.js";
 import { address } from "../../domain/address.js";
 import { formatCoin, parseCoin } from "../amounts.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { marketplaceInterface } from "../../chain/abis.js";
+import { marketplaceInterface } from "../../chain/contracts.js";
 import { ValidationError } from "../../errors.js";
 import { activeListing } from "../chain-checks.js";
 import { idField, parseId } from "../write-inputs.js";

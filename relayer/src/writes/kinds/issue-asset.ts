@@ -1,7 +1,7 @@
 import { keccak256, toUtf8Bytes, ZeroHash } from "ethers";
 import { z } from "zod";
 import type { AppContext } from "../../context.js";
-import { assetTokenInterface } from "../../chain/abis.js";
+import { assetTokenInterface } from "../../chain/contracts.js";
 import { ValidationError } from "../../errors.js";
 import { address } from "../../domain/address.js";
 import { formatCoin, parseCoin } from "../amounts.js";
@@ -91,7 +91,7 @@ export async function prepareIssue(
   const p = metadata.cidParts;
   const data = assetTokenInterface.encodeFunctionData("mint", [
     input.assetType,
-    [p.digest, p.version, p.codec, p.hashCode],
+    { digest: p.digest, version: p.version, codec: p.codec, hashCode: p.hashCode },
     passwordHash,
   ]);
   return {

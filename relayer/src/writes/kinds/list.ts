@@ -1,6 +1,6 @@
 import { AbiCoder } from "ethers";
 import { z } from "zod";
-import { assetTokenInterface } from "../../chain/abis.js";
+import { assetTokenInterface } from "../../chain/contracts.js";
 import { ValidationError } from "../../errors.js";
 import { formatCoin, parseCoin } from "../amounts.js";
 import { requireHeld } from "../chain-checks.js";

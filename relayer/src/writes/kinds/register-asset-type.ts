@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { registryInterface } from "../../chain/abis.js";
+import { registryInterface } from "../../chain/contracts.js";
 import { ValidationError } from "../../errors.js";
 import { assetTypeCacheOf } from "../asset-type-cache.js";
 import { assetTypeNameField } from "../write-inputs.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { assetTokenInterface } from "../../chain/abis.js";
+import { assetTokenInterface } from "../../chain/contracts.js";
 import { address } from "../../domain/address.js";
 import { requireHeld } from "../chain-checks.js";
 import { idField, parseAddress, parseId } from "../write-inputs.js";

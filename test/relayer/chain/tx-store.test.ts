@@ -1,72 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { marketplaceInterface, assetTokenInterface } from "../../../relayer/src/chain/abis.js";
-import { bumpFees } from "../../../relayer/src/chain/fee-oracle.js";
 import { IllegalTransitionError } from "../../../relayer/src/chain/tx-lifecycle.js";
 import { TxStore } from "../../../relayer/src/chain/tx-store.js";
-import { revertReason } from "../../../relayer/src/chain/revert-reasons.js";
 import { createDatabase, type Database } from "../../../relayer/src/db/client.js";
 import { runMigrations } from "../../../relayer/src/db/migrate.js";
 import { orgs, wallets } from "../../../relayer/src/db/schema/index.js";
-import { parseCid } from "../../../relayer/src/writes/cid.js";
-import { canonicalJson } from "../../../relayer/src/writes/metadata.js";
 import { createTestDatabase, stopTestServer, type TestDatabase } from "../../support/postgres.js";
-
-describe("revert reasons", () => {
-  it("maps the contracts' custom errors to the spec's strings", () => {
-    assert.equal(
-      revertReason(
-        assetTokenInterface.encodeErrorResult("AssetToken__BelowMinStake", [1n, 10n ** 17n]),
-      ),
-      "Below min stake",
-    );
-    assert.equal(
-      revertReason(marketplaceInterface.encodeErrorResult("Marketplace__ListingNotActive", [3n])),
-      "Listing not active",
-    );
-    assert.equal(
-      revertReason(marketplaceInterface.encodeErrorResult("Marketplace__PriceAboveMax", [2n, 1n])),
-      "Price above max",
-    );
-  });
-  it("passes Error(string) reasons through and names unknown selectors", () => {
-    const data =
-      "0x08c379a0" + marketplaceInterface.getAbiCoder().encode(["string"], ["nope"]).slice(2);
-    assert.equal(revertReason(data), "nope");
-    assert.equal(revertReason("0xdeadbeef"), "execution reverted (0xdeadbeef)");
-    assert.equal(revertReason("0x"), "execution reverted");
-  });
-});
-
-describe("fee bump", () => {
-  it("raises both caps by at least 12.5% and never below the current quote", () => {
-    const bumped = bumpFees(
-      { maxFeePerGas: 1000n, maxPriorityFeePerGas: 100n },
-      { maxFeePerGas: 900n, maxPriorityFeePerGas: 50n },
-    );
-    assert.ok(bumped.maxFeePerGas * 1000n >= 1000n * 1125n);
-    assert.ok(bumped.maxPriorityFeePerGas * 1000n >= 100n * 1125n);
-    const market = bumpFees(
-      { maxFeePerGas: 1000n, maxPriorityFeePerGas: 100n },
-      { maxFeePerGas: 5000n, maxPriorityFeePerGas: 500n },
-    );
-    assert.deepEqual(market, { maxFeePerGas: 5000n, maxPriorityFeePerGas: 500n });
-  });
-});
-
-describe("CIDs and canonical JSON", () => {
-  it("parses v0 and v1 CIDs into the contract's parts and refuses others", () => {
-    const v0 = parseCid("QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG").parts;
-    assert.deepEqual([v0.version, v0.codec, v0.hashCode], [0, 0x70n, 0x12]);
-    const v1 = parseCid("bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi").parts;
-    assert.deepEqual([v1.version, v1.codec, v1.hashCode], [1, 0x70n, 0x12]);
-    assert.throws(() => parseCid("hello"), /Invalid field: ipfsHash/);
-    assert.throws(() => parseCid("bafkqaaa"), /32-byte digests/); // identity hash, empty digest
-  });
-  it("canonical JSON sorts keys and drops undefined", () => {
-    assert.equal(canonicalJson({ b: 1, a: [{ y: 2, x: undefined }] }), '{"a":[{"y":2}],"b":1}');
-  });
-});
 
 describe("transaction store (PostgreSQL)", () => {
   let testDb: TestDatabase;

@@ -1,0 +1,58 @@
+import { Counter, Gauge, type Registry } from "prom-client";
+import type { RpcClient } from "./rpc-client.js";
+
+/**
+ * Exposes the RPC client's per-endpoint state on `/metrics`, read at scrape time:
+ * `rpc_endpoint_up`, `rpc_endpoint_head_block`, `rpc_endpoint_latency_seconds` (last health
+ * check) and `rpc_requests_total{outcome="answered"|"failed"}`, each labelled by `endpoint`
+ * (host and port only, never a URL's path or query, which may hold an API key). Registers once
+ * per registry (a second call on the same registry does nothing).
+ *
+ * @example
+ * registerRpcMetrics(metrics.registry, ctx.rpc);
+ */
+export function registerRpcMetrics(registry: Registry, rpc: RpcClient): void {
+  if (registry.getSingleMetric("rpc_endpoint_up") !== undefined) return;
+  new Gauge({
+    name: "rpc_endpoint_up",
+    help: "1 when the chain node endpoint answered its last request or health check",
+    labelNames: ["endpoint"] as const,
+    registers: [registry],
+    collect() {
+      for (const e of rpc.endpoints) this.set({ endpoint: e.label }, e.up ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: "rpc_endpoint_head_block",
+    help: "Head block reported by the endpoint at its last health check",
+    labelNames: ["endpoint"] as const,
+    registers: [registry],
+    collect() {
+      for (const e of rpc.endpoints)
+        if (e.headBlock !== undefined) this.set({ endpoint: e.label }, e.headBlock);
+    },
+  });
+  new Gauge({
+    name: "rpc_endpoint_latency_seconds",
+    help: "Round trip of the endpoint's last health check",
+    labelNames: ["endpoint"] as const,
+    registers: [registry],
+    collect() {
+      for (const e of rpc.endpoints)
+        if (e.latencyMs !== undefined) this.set({ endpoint: e.label }, e.latencyMs / 1000);
+    },
+  });
+  new Counter({
+    name: "rpc_requests_total",
+    help: "JSON-RPC round trips per endpoint: answered, or failed to connect / time out / 5xx",
+    labelNames: ["endpoint", "outcome"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const e of rpc.endpoints) {
+        this.inc({ endpoint: e.label, outcome: "answered" }, e.requests);
+        this.inc({ endpoint: e.label, outcome: "failed" }, e.failures);
+      }
+    },
+  });
+}

@@ -1,0 +1,124 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { makeError } from "ethers";
+import {
+  classifyRpcFailure,
+  isAlreadyKnown,
+  isInsufficientFunds,
+  isNonceTooLow,
+  isRevert,
+  isUnavailable,
+  isUnderpriced,
+  RpcResponseError,
+  withRpc,
+} from "../../relayer/src/chain/rpc-errors.js";
+import { RpcUnavailableError } from "../../relayer/src/errors.js";
+
+/**
+ * Error answers recorded from anvil 1.7 (`@foundry-rs/anvil`, chain 1236): each one provoked on
+ * a live node; the live run of the same cases is test/relayer/chain/rpc-client.test.ts.
+ */
+const ANVIL = {
+  alreadyKnown: { code: -32003, message: "transaction already imported" },
+  underpriced: { code: -32003, message: "replacement transaction underpriced" },
+  nonceTooLow: { code: -32003, message: "nonce too low" },
+  insufficientFunds: { code: -32003, message: "Insufficient funds for gas * price + value" },
+  belowBaseFee: { code: -32003, message: "max fee per gas less than block base fee" },
+  customError: {
+    code: 3,
+    message: "execution reverted: custom error 0xdeadbeef",
+    data: "0xdeadbeef",
+  },
+  emptyRevert: { code: 3, message: "execution reverted", data: "0x" },
+} as const;
+
+const fromNode = (answer: { code: number; message: string; data?: string }, method = "eth_call") =>
+  new RpcResponseError(method, answer.code, answer.message, answer.data);
+
+describe("node error predicates on anvil's answers", () => {
+  it("isAlreadyKnown recognises anvil's 'transaction already imported'", () => {
+    assert.equal(isAlreadyKnown(fromNode(ANVIL.alreadyKnown)), true);
+    assert.equal(isNonceTooLow(fromNode(ANVIL.alreadyKnown)), false);
+  });
+  it("isUnderpriced recognises a replacement below the bump and a cap below the base fee", () => {
+    assert.equal(isUnderpriced(fromNode(ANVIL.underpriced)), true);
+    assert.equal(isUnderpriced(fromNode(ANVIL.belowBaseFee)), true);
+    assert.equal(isAlreadyKnown(fromNode(ANVIL.underpriced)), false);
+  });
+  it("isNonceTooLow recognises 'nonce too low'", () => {
+    assert.equal(isNonceTooLow(fromNode(ANVIL.nonceTooLow)), true);
+    assert.equal(isRevert(fromNode(ANVIL.nonceTooLow)), false);
+  });
+  it("isInsufficientFunds recognises anvil's capitalised 'Insufficient funds'", () => {
+    assert.equal(isInsufficientFunds(fromNode(ANVIL.insufficientFunds)), true);
+  });
+  it("isRevert recognises a custom error with data and an empty revert (code 3)", () => {
+    assert.equal(isRevert(fromNode(ANVIL.customError)), true);
+    assert.equal(isRevert(fromNode(ANVIL.emptyRevert)), true);
+    assert.equal(isUnavailable(fromNode(ANVIL.customError)), false);
+  });
+  it("revert data decides over the message (a reason string may say anything)", () => {
+    const sneaky = new RpcResponseError("eth_call", 3, "execution reverted: nonce too low", "0x12");
+    assert.equal(classifyRpcFailure(sneaky), "revert");
+  });
+  it("an unknown node answer is 'other' for every predicate", () => {
+    const odd = fromNode({ code: -32601, message: "the method foo does not exist" });
+    assert.equal(classifyRpcFailure(odd), "other");
+    for (const predicate of [isUnavailable, isNonceTooLow, isUnderpriced, isRevert])
+      assert.equal(predicate(odd), false);
+  });
+});
+
+describe("node error predicates walk the cause chain", () => {
+  it("finds the node's answer under wrappers (cause) and inside ethers errors (info.error)", () => {
+    const wrapped = new Error("sending failed", { cause: fromNode(ANVIL.nonceTooLow) });
+    assert.equal(isNonceTooLow(new Error("outer", { cause: wrapped })), true);
+    const coalesced = makeError("could not coalesce error", "UNKNOWN_ERROR", {
+      error: ANVIL.underpriced,
+    });
+    assert.equal(isUnderpriced(coalesced), true);
+    const nested = makeError("replacement fee too low", "UNKNOWN_ERROR", {
+      info: { error: ANVIL.alreadyKnown },
+    });
+    assert.equal(isAlreadyKnown(nested), true);
+  });
+  it("reads ethers' own codes for errors it built from a node answer", () => {
+    assert.equal(isNonceTooLow(makeError("nonce has already been used", "NONCE_EXPIRED")), true);
+    assert.equal(isInsufficientFunds(makeError("funds", "INSUFFICIENT_FUNDS")), true);
+    assert.equal(isUnderpriced(makeError("fee", "REPLACEMENT_UNDERPRICED")), true);
+    assert.equal(isRevert(makeError("reverted", "CALL_EXCEPTION")), true);
+  });
+  it("isUnavailable covers refused connections, fetch failures, timeouts and the client's own error", () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:8545"), {
+      code: "ECONNREFUSED",
+    });
+    assert.equal(isUnavailable(new TypeError("fetch failed", { cause: refused })), true);
+    assert.equal(isUnavailable(new DOMException("The operation timed out.", "TimeoutError")), true);
+    assert.equal(isUnavailable(new RpcUnavailableError()), true);
+    assert.equal(isUnavailable(makeError("timeout", "TIMEOUT")), true);
+    assert.equal(isUnavailable(new Error("Listing not active")), false);
+  });
+  it("stops on a cyclic cause chain", () => {
+    const a = new Error("a");
+    const b = new Error("b", { cause: a });
+    (a as { cause?: unknown }).cause = b;
+    assert.equal(classifyRpcFailure(a), "other");
+  });
+});
+
+describe("withRpc", () => {
+  it("turns an unreachable node into RpcUnavailableError and passes other errors through", async () => {
+    const refused = new TypeError("fetch failed", {
+      cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }),
+    });
+    await assert.rejects(
+      withRpc(() => Promise.reject(refused)),
+      RpcUnavailableError,
+    );
+    const revert = fromNode(ANVIL.customError);
+    await assert.rejects(
+      withRpc(() => Promise.reject(revert)),
+      (error) => error === revert,
+    );
+  });
+});
