@@ -12,11 +12,12 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { Contract, JsonRpcProvider, Wallet } from "ethers";
+import { JsonRpcProvider, Wallet } from "ethers";
+import { AssetToken__factory } from "../typechain-types/factories/AssetToken__factory.js";
 import { startTestStack } from "../test/support/stack.js";
 import { seedReadModel } from "../test/relayer/reads/seed-read-model.js";
 import { CEILING_AUTHENTICATED_PATH, CEILING_PATH, CEILING_ROUTES } from "./ceiling-routes.js";
-import { FOREIGN_KEYS, mintDirect, TOKEN_ABI } from "../test/relayer/webhooks/chain-helpers.js";
+import { FOREIGN_KEYS, mintDirect } from "../test/relayer/webhooks/chain-helpers.js";
 
 interface Histogram {
   average: number;
@@ -89,7 +90,7 @@ async function chainReads(
   tokenIds: number[],
   seconds: number,
 ) {
-  const token = new Contract(tokenAddress, TOKEN_ABI, provider);
+  const token = AssetToken__factory.connect(tokenAddress, provider);
   const latencies: number[] = [];
   const deadline = Date.now() + seconds * 1000;
   const worker = async () => {
@@ -189,7 +190,7 @@ export async function runReadsBench(): Promise<void> {
     });
     const minter = new Wallet(FOREIGN_KEYS[0], provider);
     const ids: number[] = [];
-    const token = new Contract(stack.ctx.contracts.assetToken, TOKEN_ABI, provider);
+    const token = AssetToken__factory.connect(stack.ctx.contracts.assetToken, provider);
     const firstId = Number(await token.getFunction("nextTokenId")());
     for (let i = 0; i < 20; i++) {
       await mintDirect(stack, minter, i + 1);

@@ -4,7 +4,10 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Contract, JsonRpcProvider, Wallet } from "ethers";
+import { JsonRpcProvider, Wallet } from "ethers";
+import { AssetToken__factory } from "../../typechain-types/factories/AssetToken__factory.js";
+import { AssetTypeRegistry__factory } from "../../typechain-types/factories/AssetTypeRegistry__factory.js";
+import { Marketplace__factory } from "../../typechain-types/factories/Marketplace__factory.js";
 import { ensureArtifacts, PROJECT_ROOT } from "../../deploy/artifacts.js";
 import { DEFAULT_ASSET_TYPES } from "../../deploy/asset-types.js";
 import { parseCliConfig } from "../../deploy/cli.js";
@@ -92,28 +95,16 @@ describe("deployAll against a real anvil", () => {
     assert.ok(record.blockNumber >= 1);
 
     await withProvider(chain!.rpcUrl, async (provider) => {
-      const registry = new Contract(
+      const registry = AssetTypeRegistry__factory.connect(
         record.addresses.assetTypeRegistry,
-        [
-          "function allTypes() view returns (string[])",
-          "function typeCount() view returns (uint256)",
-        ],
         provider,
       );
       const types = (await registry.getFunction("allTypes")()) as string[];
       assert.deepEqual([...types], [...DEFAULT_ASSET_TYPES]);
       assert.equal(await registry.getFunction("typeCount")(), 29n);
-      const token = new Contract(
-        record.addresses.assetToken,
-        ["function registry() view returns (address)"],
-        provider,
-      );
+      const token = AssetToken__factory.connect(record.addresses.assetToken, provider);
       assert.equal(await token.getFunction("registry")(), record.addresses.assetTypeRegistry);
-      const market = new Contract(
-        record.addresses.marketplace,
-        ["function token() view returns (address)"],
-        provider,
-      );
+      const market = Marketplace__factory.connect(record.addresses.marketplace, provider);
       assert.equal(await market.getFunction("token")(), record.addresses.assetToken);
     });
   });
@@ -123,11 +114,7 @@ describe("deployAll against a real anvil", () => {
       const registry = first.deployment.addresses.assetTypeRegistry;
       assert.equal(await isRegistrar(provider, registry, DEPLOYER), true);
       assert.equal(await isRegistrar(provider, registry, EXTRA_REGISTRAR), true);
-      const admin = new Contract(
-        registry,
-        ["function hasRole(bytes32,address) view returns (bool)"],
-        provider,
-      );
+      const admin = AssetTypeRegistry__factory.connect(registry, provider);
       assert.equal(await admin.getFunction("hasRole")("0x" + "00".repeat(32), DEPLOYER), true);
     });
   });

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { Contract, JsonRpcProvider } from "ethers";
+import { JsonRpcProvider } from "ethers";
+import type { AssetToken } from "../../typechain-types/AssetToken.js";
+import { AssetToken__factory } from "../../typechain-types/factories/AssetToken__factory.js";
 import { startReceiver, type Receiver } from "../relayer/webhooks/receiver.js";
 import {
   call,
@@ -21,18 +23,13 @@ import {
 const INDEXER_LOCK_ID = 0x7277_6932; // relayer/src/indexer/start-indexer.ts
 const ORGS = 5;
 const REQUESTS_PER_ORG = 10;
-const TOKEN_ABI = [
-  "function totalSupply() view returns (uint256)",
-  "function ownerOf(uint256) view returns (address)",
-];
-
 describe("two relayer processes on one database and one chain", { timeout: 240_000 }, () => {
   let cluster: Cluster;
   let relayers: ClusterRelayer[];
   let orgs: ClusterOrg[];
   let receiver: Receiver;
   let provider: JsonRpcProvider;
-  let token: Contract;
+  let token: AssetToken;
   /** tokenId → orgId of every mint made in this suite. */
   const minted = new Map<string, string>();
 
@@ -41,7 +38,7 @@ describe("two relayer processes on one database and one chain", { timeout: 240_0
     relayers = await Promise.all([cluster.spawn(), cluster.spawn()]);
     receiver = await startReceiver();
     provider = new JsonRpcProvider(cluster.rpcUrl, 1236, { staticNetwork: true });
-    token = new Contract(cluster.contracts.assetToken, TOKEN_ABI, provider);
+    token = AssetToken__factory.connect(cluster.contracts.assetToken, provider);
     orgs = [];
     for (let i = 0; i < ORGS; i += 1) {
       const org = await cluster.registerOrg(relayers[i % 2]);

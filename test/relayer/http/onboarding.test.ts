@@ -1,14 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { Contract, getAddress } from "ethers";
+import { getAddress } from "ethers";
+import { AssetTypeRegistry__factory } from "../../../typechain-types/factories/AssetTypeRegistry__factory.js";
 import { startTestStack, type TestStack } from "../../support/stack.js";
 
 const REGISTER = "/api/enterprise/register";
-const REGISTRY_ABI = [
-  "function REGISTRAR_ROLE() view returns (bytes32)",
-  "function hasRole(bytes32 role, address account) view returns (bool)",
-];
-
 describe("POST /api/enterprise/register", () => {
   let stack: TestStack;
   const register = (body: unknown, adminToken?: string) =>
@@ -89,9 +85,8 @@ describe("POST /api/enterprise/register", () => {
       scopes: ["read", "admin:types"],
     });
     const plain = await stack.registerOrg({ plan: "enterprise" });
-    const registry = new Contract(
+    const registry = AssetTypeRegistry__factory.connect(
       stack.ctx.contracts.assetTypeRegistry,
-      REGISTRY_ABI,
       stack.ctx.provider,
     );
     const role = await registry.getFunction("REGISTRAR_ROLE")();

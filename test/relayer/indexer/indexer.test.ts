@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { Contract, JsonRpcProvider, Wallet } from "ethers";
+import { JsonRpcProvider, Wallet } from "ethers";
 import { startIndexer, type IndexerHandle } from "../../../relayer/src/indexer/index.js";
 import { pruneOutbox } from "../../../relayer/src/webhooks/prune-outbox.js";
 import {
@@ -10,7 +10,7 @@ import {
 import { startTestStack, type TestOrg, type TestStack } from "../../support/stack.js";
 import {
   FOREIGN_KEYS,
-  MARKET_ABI,
+  marketAs,
   mintDirect,
   orgSigner,
   testProvider,
@@ -149,7 +149,7 @@ describe("indexer (anvil + PostgreSQL)", () => {
     );
 
     const snapshot = await rpc<string>("evm_snapshot");
-    const market = new Contract(stack.ctx.contracts.marketplace, MARKET_ABI, orgWallet);
+    const market = marketAs(stack, orgWallet);
     await (
       await tokenAs(stack, orgWallet).getFunction("approve")(
         stack.ctx.contracts.marketplace,

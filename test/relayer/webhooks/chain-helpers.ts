@@ -1,4 +1,8 @@
-import { Contract, JsonRpcProvider, NonceManager, Wallet } from "ethers";
+import { JsonRpcProvider, NonceManager, Wallet } from "ethers";
+import type { AssetToken } from "../../../typechain-types/AssetToken.js";
+import { AssetToken__factory } from "../../../typechain-types/factories/AssetToken__factory.js";
+import { Marketplace__factory } from "../../../typechain-types/factories/Marketplace__factory.js";
+import type { Marketplace } from "../../../typechain-types/Marketplace.js";
 import type { TestStack } from "../../support/stack.js";
 
 /** Anvil's default dev accounts #1..#3 (not ours: no org owns them). */
@@ -6,23 +10,6 @@ export const FOREIGN_KEYS = [
   "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
   "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdd4ab0a",
   "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
-] as const;
-
-/** ABI fragments the tests call directly. */
-export const TOKEN_ABI = [
-  "function mint(string assetType, (bytes32 digest, uint8 version, uint64 codec, uint16 hashCode) cid, bytes32 passwordHash) payable returns (uint256)",
-  "function transferFrom(address from, address to, uint256 tokenId)",
-  "function setApprovalForAll(address operator, bool approved)",
-  "function approve(address to, uint256 tokenId)",
-  "function ownerOf(uint256 tokenId) view returns (address)",
-  "function tokenURI(uint256 tokenId) view returns (string)",
-  "function nextTokenId() view returns (uint256)",
-] as const;
-
-/** Marketplace fragments the tests call directly. */
-export const MARKET_ABI = [
-  "function list(uint256 tokenId, uint256 price, uint256 durationDays) returns (uint256)",
-  "function updatePrice(uint256 listingId, uint256 newPrice)",
 ] as const;
 
 /** The custodial wallet of an org as an ethers signer (the test opens the keystore envelope). */
@@ -47,9 +34,14 @@ export function testProvider(rpcUrl: string): JsonRpcProvider {
   return provider;
 }
 
-/** The asset token contract connected to `signer`. */
-export function tokenAs(stack: TestStack, signer: Wallet | NonceManager): Contract {
-  return new Contract(stack.ctx.contracts.assetToken, TOKEN_ABI, signer);
+/** The asset token contract (TypeChain-typed) connected to `signer`. */
+export function tokenAs(stack: TestStack, signer: Wallet | NonceManager): AssetToken {
+  return AssetToken__factory.connect(stack.ctx.contracts.assetToken, signer);
+}
+
+/** The marketplace contract (TypeChain-typed) connected to `signer`. */
+export function marketAs(stack: TestStack, signer: Wallet | NonceManager): Marketplace {
+  return Marketplace__factory.connect(stack.ctx.contracts.marketplace, signer);
 }
 
 /** Mints directly on-chain (type "Bond", a fixed CIDv1, stake 0.1) and returns the receipt's block. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
 import { after, before, describe, it } from "node:test";
-import { Contract } from "ethers";
+import { AssetToken__factory } from "../../../typechain-types/factories/AssetToken__factory.js";
 import { startTestStack, type TestStack } from "../../support/stack.js";
 import { assetBody } from "./helpers.js";
 import { startChild } from "./relayer-child-process.js";
@@ -76,11 +76,7 @@ describe("crash safety (relayer child process, anvil 1 s blocks)", () => {
     const ids = new Set(bodies.map((b) => b.tokenId));
     assert.equal(ids.size, 30);
 
-    const token = new Contract(
-      stack.ctx.contracts.assetToken,
-      ["function totalSupply() view returns (uint256)"],
-      stack.ctx.provider,
-    );
+    const token = AssetToken__factory.connect(stack.ctx.contracts.assetToken, stack.ctx.provider);
     assert.equal(await token.getFunction("totalSupply")(), 30n);
     const latest = await stack.ctx.provider.send("eth_getTransactionCount", [
       org.walletAddress,

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { Contract, parseEther, parseUnits, toBeHex } from "ethers";
+import { parseEther, parseUnits, toBeHex } from "ethers";
+import type { AssetToken } from "../../../typechain-types/AssetToken.js";
+import { AssetToken__factory } from "../../../typechain-types/factories/AssetToken__factory.js";
 import { WRITE_LIMITS } from "../../../relayer/src/writes/limits.js";
 import type { TestOrg } from "../../support/stack.js";
 import { assetBody, startWriteStack, type WriteStack } from "./helpers.js";
@@ -17,16 +19,12 @@ interface RpcTx {
 
 describe("transaction engine recovery (anvil with automine switched off + PostgreSQL)", () => {
   let stack: WriteStack;
-  let token: Contract;
+  let token: AssetToken;
 
   before(async () => {
     // Re-price after 600 ms without a receipt (production: 15 s).
     stack = await startWriteStack({}, { sequencer: { stuckAfterMs: 600 } });
-    token = new Contract(
-      stack.ctx.contracts.assetToken,
-      ["function ownerOf(uint256) view returns (address)"],
-      stack.provider,
-    );
+    token = AssetToken__factory.connect(stack.ctx.contracts.assetToken, stack.provider);
   });
   after(async () => {
     await stack?.stop();
@@ -210,7 +208,7 @@ describe("transaction engine recovery (anvil with automine switched off + Postgr
       );
       assert.equal(result.results[1]!.success, true);
       assert.equal(
-        await token.getFunction("ownerOf")(result.results[1]!.tokenId),
+        await token.getFunction("ownerOf")(result.results[1]!.tokenId!),
         org.walletAddress,
       );
 

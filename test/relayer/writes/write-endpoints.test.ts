@@ -1,18 +1,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { Contract, keccak256, parseEther, toUtf8Bytes } from "ethers";
+import { keccak256, parseEther, toUtf8Bytes } from "ethers";
 import { CID } from "multiformats/cid";
 import { sha256 } from "multiformats/hashes/sha2";
+import type { AssetToken } from "../../../typechain-types/AssetToken.js";
+import { AssetToken__factory } from "../../../typechain-types/factories/AssetToken__factory.js";
 import type { TestOrg } from "../../support/stack.js";
 import { txRuntimeOf } from "../../../relayer/src/chain/tx-runtime.js";
 import { assetBody, startWriteStack, type WriteStack } from "./helpers.js";
-
-const TOKEN_ABI = [
-  "function ownerOf(uint256) view returns (address)",
-  "function stakeOf(uint256) view returns (uint256)",
-  "function passwordHashOf(uint256) view returns (bytes32)",
-  "function cidStringOf(uint256) view returns (string)",
-];
 
 /** Polls GET /api/v1/transactions/{id} (up to ~5 s) until it reports `confirmed`; returns the last answer. */
 async function waitForConfirmed(org: TestOrg, transactionId: string) {
@@ -28,12 +23,12 @@ describe("write endpoints (anvil automine + PostgreSQL)", () => {
   let stack: WriteStack;
   let alice: TestOrg;
   let bob: TestOrg;
-  let token: Contract;
+  let token: AssetToken;
 
   before(async () => {
     stack = await startWriteStack();
     [alice, bob] = await Promise.all([stack.registerOrg(), stack.registerOrg()]);
-    token = new Contract(stack.ctx.contracts.assetToken, TOKEN_ABI, stack.provider);
+    token = AssetToken__factory.connect(stack.ctx.contracts.assetToken, stack.provider);
   });
   after(() => stack?.stop());
 
