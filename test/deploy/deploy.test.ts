@@ -99,7 +99,7 @@ describe("deployAll against a real anvil", () => {
         record.addresses.assetTypeRegistry,
         provider,
       );
-      const types = (await registry.getFunction("allTypes")()) as string[];
+      const types = await registry.getFunction("allTypes")();
       assert.deepEqual([...types], [...DEFAULT_ASSET_TYPES]);
       assert.equal(await registry.getFunction("typeCount")(), 29n);
       const token = AssetToken__factory.connect(record.addresses.assetToken, provider);

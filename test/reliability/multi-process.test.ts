@@ -108,7 +108,7 @@ describe("two relayer processes on one database and one chain", { timeout: 240_0
   });
 
   test("50 concurrent issue-asset requests split across both processes mint 50 distinct tokens", async () => {
-    const supplyBefore = (await token.getFunction("totalSupply")()) as bigint;
+    const supplyBefore = await token.getFunction("totalSupply")();
     const jobs: Array<Promise<{ org: ClusterOrg; tokenId: string }>> = [];
     let n = 0;
     for (const org of orgs) {
@@ -123,11 +123,11 @@ describe("two relayer processes on one database and one chain", { timeout: 240_0
     const tokenIds = new Set(results.map((r) => r.tokenId));
     assert.equal(tokenIds.size, ORGS * REQUESTS_PER_ORG, "every request got its own token");
     for (const { org, tokenId } of results) {
-      const owner = (await token.getFunction("ownerOf")(BigInt(tokenId))) as string;
+      const owner = await token.getFunction("ownerOf")(BigInt(tokenId));
       assert.equal(owner.toLowerCase(), org.walletAddress.toLowerCase(), `owner of ${tokenId}`);
       minted.set(tokenId, org.orgId);
     }
-    const supplyAfter = (await token.getFunction("totalSupply")()) as bigint;
+    const supplyAfter = await token.getFunction("totalSupply")();
     assert.equal(supplyAfter - supplyBefore, BigInt(ORGS * REQUESTS_PER_ORG));
 
     // No nonce was used twice by one wallet, and no write was sent twice.
