@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { Contract, toBeHex } from "ethers";
+import { toBeHex } from "ethers";
 import pg from "pg";
+import type { AssetToken } from "../../../typechain-types/AssetToken.js";
+import { AssetToken__factory } from "../../../typechain-types/factories/AssetToken__factory.js";
 import type { TestOrg } from "../../support/stack.js";
 import { assetBody, startWriteStack, type WriteStack } from "./helpers.js";
 
@@ -10,16 +12,12 @@ import { assetBody, startWriteStack, type WriteStack } from "./helpers.js";
 
 describe("write safety (anvil + PostgreSQL)", () => {
   let stack: WriteStack;
-  let token: Contract;
+  let token: AssetToken;
 
   before(async () => {
     // Re-price after 500 ms without a receipt (production: 15 s).
     stack = await startWriteStack({}, { sequencer: { stuckAfterMs: 500 } });
-    token = new Contract(
-      stack.ctx.contracts.assetToken,
-      ["function balanceOf(address) view returns (uint256)"],
-      stack.provider,
-    );
+    token = AssetToken__factory.connect(stack.ctx.contracts.assetToken, stack.provider);
   });
   after(async () => {
     await stack?.stop();
@@ -100,7 +98,7 @@ describe("write safety (anvil + PostgreSQL)", () => {
 
   it("with the database pool starved after the writes are recorded, every answer carries its transaction id, never a 503, and each write is minted once", async () => {
     const org = await stack.registerOrg();
-    const before = (await token.getFunction("balanceOf")(org.walletAddress)) as bigint;
+    const before = await token.getFunction("balanceOf")(org.walletAddress);
     const watcher = new pg.Client({ connectionString: stack.ctx.config.databaseUrl });
     await watcher.connect();
     const recorded = async () =>
