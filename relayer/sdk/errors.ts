@@ -6,7 +6,7 @@ export class RwaSdkError extends Error {
 /** Details of an HTTP error answer. */
 export interface ApiErrorInit {
   status: number;
-  /** The `error` string of the body (spec section 7), or the status text when there was none. */
+  /** The `error` string of the body (docs/sdk.md "Errors and retries"), or the status text when there was none. */
   error: string;
   method: string;
   path: string;

@@ -84,7 +84,7 @@ async function macMatches(
 }
 
 /**
- * `X-Service-Signature: sha256=<lowercase hex HMAC-SHA256(secret, body)>` (spec section 6). The
+ * `X-Service-Signature: sha256=<lowercase hex HMAC-SHA256(secret, body)>` (docs/webhooks.md). The
  * header may carry several signatures separated by commas or spaces (one per secret while a
  * secret is rotated); one matching any secret is enough.
  */
@@ -149,7 +149,7 @@ async function standardSignatureValid(
  * and in browsers (WebCrypto). By default the timestamped Standard Webhooks signature
  * (`webhook-id`, `webhook-timestamp` within `toleranceSeconds` of now, default 5 minutes,
  * `webhook-signature`) is required, so a captured delivery cannot be replayed later; every
- * signature header present must verify (`X-Service-Signature`, spec section 6, too). Each
+ * signature header present must verify (`X-Service-Signature` too, docs/webhooks.md). Each
  * header may carry several signatures and `secret` may be a list, for secret rotation: one
  * match per header is enough. Comparisons are constant-time (`crypto.subtle.verify`). Answer
  * 401 when this resolves to false; deduplicate on `webhook-id` (retries keep it).

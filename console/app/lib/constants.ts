@@ -1,4 +1,4 @@
-/** Scopes a key can carry (spec section 5); `write:all` stands for the three write scopes. */
+/** Scopes a key can carry (README "Decisions": keys and scopes); `write:all` stands for the three write scopes. */
 export const SCOPES = [
   "read",
   "write:issue",

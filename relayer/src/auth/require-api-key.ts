@@ -5,7 +5,7 @@ import { authenticateApiKey, type ApiKeyPrincipal } from "../services/api-key-au
 import { hasApiKeyHeaders, sessionOf, sessionPrincipal } from "./session-auth.js";
 
 /**
- * Reads the API key from `X-API-Key` or `Authorization: Bearer <key>` (spec section 5).
+ * Reads the API key from `X-API-Key` or `Authorization: Bearer <key>` (README "Decisions").
  * When both are present they must carry the same key; any other `Authorization` scheme, an
  * empty value or a malformed header is 401 `Unauthorized`.
  */

@@ -1,4 +1,4 @@
-/** Every scope a key can carry (spec section 5). `write:all` is an alias, expanded on use. */
+/** Every scope a key can carry (README "Decisions": keys and scopes). `write:all` is an alias, expanded on use. */
 export const SCOPES = [
   "read",
   "write:issue",

@@ -5,7 +5,7 @@ import { apiKeys, orgs, sessions, wallets } from "../db/schema/index.js";
 import { expandScopes } from "./scopes.js";
 
 /**
- * Console sessions (spec section 5: browsers never hold API keys). Signing in trades an API key or
+ * Console sessions (console/README.md "Sign-in and sessions": browsers never hold API keys). Signing in trades an API key or
  * the admin token for a random 256-bit session token that lives only in an httpOnly cookie; the
  * database keeps its SHA-256 (`sessions.id`), never the token itself, so a database dump cannot be
  * replayed as a cookie.

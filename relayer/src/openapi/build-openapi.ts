@@ -40,7 +40,7 @@ export interface BuildOpenApiOptions {
   version?: string;
 }
 
-/** Generic `error` strings by status (spec section 7 and the relayer's own). */
+/** Generic `error` strings by status (docs/sdk.md "Errors and retries"). */
 const GENERIC_ERRORS: Readonly<Record<number, readonly string[]>> = {
   400: [
     "Missing required field: <field>",

@@ -54,7 +54,7 @@ export type DevFaucetOutcome =
  * it cannot pay the faucet, the organization is registered without the coin and the response's
  * `devFaucet` says so (the faucet is a development convenience; the wallet can be funded later).
  *
- * Custom scopes (anything granting other than the default set) need a paid plan (spec 8).
+ * Custom scopes (anything granting other than the default set) need a paid plan (README "Decisions": plans).
  *
  * @throws ValidationError for custom scopes on the free plan; OperatorFundsError (503) when the
  *   operator account cannot pay for the role grant; RpcUnavailableError when the chain node is

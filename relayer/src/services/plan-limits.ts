@@ -1,4 +1,4 @@
-/** Organization plans (spec section 8). */
+/** Organization plans (README "Decisions": plans and rate limits). */
 export const PLANS = ["free", "basic", "pro", "enterprise"] as const;
 
 /** One plan name. */
@@ -10,7 +10,7 @@ export interface PlanLimits {
   perDay: number;
 }
 
-/** Throughput per plan (spec section 8). Applied together with the per-key limit; the stricter wins. */
+/** Throughput per plan (README "Decisions"). Applied together with the per-key limit; the stricter wins. */
 export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = {
   free: { perMinute: 10, perDay: 5_000 },
   basic: { perMinute: 300, perDay: 50_000 },

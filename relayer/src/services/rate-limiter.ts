@@ -57,7 +57,7 @@ async function hit(
 /**
  * Counts one API request for a key and its organization and throws `RateLimitError` when any
  * limit is exceeded: `config.apiKeyRateLimitPerMinute` per key, and the org plan's per-minute and
- * per-day allowances (spec section 8). All apply, so the strictest wins. Counters live in
+ * per-day allowances (README "Decisions": rate limits). All apply, so the strictest wins. Counters live in
  * PostgreSQL, so the limits hold across relayer processes. Rejected requests count too.
  *
  * @throws RateLimitError with `retryAfterSeconds` = time until the exceeded window resets

@@ -5,7 +5,7 @@ import { NotFoundError } from "../errors.js";
 import { formatCoin } from "../writes/amounts.js";
 import { withRpc } from "../chain/rpc-errors.js";
 
-/** Wallet balance object (spec section 2.7). */
+/** Wallet balance object (`GET /api/enterprise/wallet` in /openapi.json; amount format in README "Decisions"). */
 export interface WalletBalance {
   walletAddress: string;
   /** Decimal native-coin amount without a trailing `.0`: "1.5", "0", "100". */

@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 
 /**
- * `X-Service-Signature` (spec section 6): `sha256=` + lowercase hex HMAC-SHA256 of the raw body,
+ * `X-Service-Signature` (docs/webhooks.md "Headers and signatures"): `sha256=` + lowercase hex HMAC-SHA256 of the raw body,
  * keyed with the webhook's secret exactly as registered (UTF-8 bytes of the whole string,
  * `whsec_` prefix included).
  */

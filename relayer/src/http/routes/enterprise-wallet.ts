@@ -3,7 +3,7 @@ import { getWalletBalance } from "../../services/wallet-balance.js";
 import { defineRoute } from "../route-definition.js";
 import { addressSchema, apiKeyErrors, errorBody } from "./schemas.js";
 
-/** Wallet balance object (spec 2.7). */
+/** Wallet balance object (see services/wallet-balance.ts). */
 export const walletResponse = z.object({
   walletAddress: addressSchema,
   balance: z.string().describe('decimal native-coin amount, e.g. "1.5", "0", "100"'),

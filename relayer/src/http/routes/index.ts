@@ -23,7 +23,7 @@ import { WRITE_API_ROUTES } from "./write.js";
 /** Service routes without authentication. */
 export const SYSTEM_ROUTES: readonly AnyRouteDefinition[] = [healthRoute];
 
-/** `/api/enterprise` management routes (spec 4.3). */
+/** `/api/enterprise` management routes (README "Decisions"; reference at /docs). */
 export const MANAGEMENT_ROUTES: readonly AnyRouteDefinition[] = [
   registerRoute,
   walletRoute,

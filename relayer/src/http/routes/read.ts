@@ -201,7 +201,7 @@ export const assetTypesRoute = defineRoute({
   handler: async ({ ctx }) => ({ data: await listAssetTypes(ctx.database) }),
 });
 
-/** The public read API (spec 4.1), served from the indexed database. */
+/** The public read API (docs/read-api.md), served from the indexed database. */
 export const READ_ROUTES: readonly AnyRouteDefinition[] = [
   statusRoute,
   coinPriceRoute,

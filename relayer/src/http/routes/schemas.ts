@@ -2,10 +2,10 @@ import { isAddress } from "ethers";
 import { z } from "zod";
 import { SCOPES } from "../../auth/scopes.js";
 
-/** `{ "error": "..." }`: the body of every error response (spec section 7). */
+/** `{ "error": "..." }`: the body of every error response (docs/sdk.md "Errors and retries"). */
 export const errorBody = z.object({ error: z.string() });
 
-/** A scope name from spec section 5. */
+/** A scope name (README "Decisions": keys and scopes). */
 export const scopeSchema = z.enum(SCOPES, { error: `must be one of ${SCOPES.join(", ")}` });
 
 /** A checksummed or lowercase 0x address. */

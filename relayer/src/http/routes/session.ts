@@ -21,7 +21,7 @@ import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
 import { errorBody, timestampSchema } from "./schemas.js";
 
 /**
- * Console sign-in, "who am I" and sign-out (spec section 5: keys stay out of the browser).
+ * Console sign-in, "who am I" and sign-out (console/README.md "Sign-in and sessions": keys stay out of the browser).
  * The browser sends its API key or the admin token once; from then on it holds only an httpOnly
  * session cookie. See `auth/session-auth.ts` for the cookie and the CSRF rules.
  */
