@@ -126,7 +126,7 @@ describe("POST /api/enterprise/register", () => {
 
   it("accepts walletMode custodial and trims orgName", async () => {
     const res = await register({ orgName: "  Trimmed  ", walletMode: "custodial", plan: "pro" });
-    assert.equal(res.status, 200);
+    assert.equal(res.status, 200, res.text);
     assert.equal(res.body.orgName, "Trimmed");
   });
 
