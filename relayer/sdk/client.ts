@@ -146,7 +146,7 @@ export class RwaClient {
       browserWarningShown = true;
       console.warn(
         "RwaClient: a live API key (rwa_live_...) is being used in a browser. API keys are bound " +
-          "to a funded custodial wallet and belong on servers only (docs/sdk.md "API keys belong on servers"): anyone who " +
+          "to a funded custodial wallet and belong on servers only (see docs/sdk.md): anyone who " +
           "opens this page can read the key. Call the API from your backend instead.",
       );
     }
