@@ -1,25 +1,6 @@
 import type { RawLog } from "../chain/chain-reader.js";
-import type { ContractEventName } from "../chain/contracts.js";
 import { decodeEvent, eventTopic } from "../chain/event-decoder.js";
-import type { StoredLog } from "./stored-log.js";
-
-/** The events the indexer reads (the read model and the webhook events are built from these). */
-export const INDEXED_EVENTS = [
-  "AssetTypeRegistered",
-  "AssetIssued",
-  "AssetRedeemed",
-  "Transfer",
-  "MetadataUpdate",
-  "BatchMetadataUpdate",
-  "ListingCreated",
-  "ListingPriceUpdated",
-  "ListingSold",
-  "ListingCancelled",
-  "ListingReclaimed",
-] as const satisfies readonly ContractEventName[];
-
-/** Names of the indexed events. */
-export type IndexedEventName = (typeof INDEXED_EVENTS)[number];
+import { INDEXED_EVENTS, type IndexedEventName, type StoredLog } from "./stored-log.js";
 
 /** topic0 of every indexed event (the `topics[0]` filter of eth_getLogs). */
 export const INDEXED_TOPICS: readonly string[] = INDEXED_EVENTS.map(eventTopic);

@@ -1,4 +1,22 @@
-import type { IndexedEventName } from "./decode-log.js";
+import type { ContractEventName } from "../chain/contracts.js";
+
+/** The events the indexer reads (the read model and the webhook events are built from these). */
+export const INDEXED_EVENTS = [
+  "AssetTypeRegistered",
+  "AssetIssued",
+  "AssetRedeemed",
+  "Transfer",
+  "MetadataUpdate",
+  "BatchMetadataUpdate",
+  "ListingCreated",
+  "ListingPriceUpdated",
+  "ListingSold",
+  "ListingCancelled",
+  "ListingReclaimed",
+] as const satisfies readonly ContractEventName[];
+
+/** Names of the indexed events. */
+export type IndexedEventName = (typeof INDEXED_EVENTS)[number];
 
 /**
  * One decoded contract log as the indexer stores it (`chain_logs`) and applies it. Arguments are
