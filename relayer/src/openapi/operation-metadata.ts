@@ -72,6 +72,14 @@ export const OPERATION_METADATA: Readonly<Record<string, OperationMetadata>> = {
     tag: "Marketplace",
     errors: notFound("Listing"),
   },
+  "GET /api/v1/transactions": {
+    operationId: "listTransactions",
+    tag: "Transactions",
+    description:
+      "Only the calling organization's writes, newest first; filter by `status` and `kind`. " +
+      "`reason` says in words why a write failed or was replaced.",
+    errors: { 400: ["Invalid cursor"] },
+  },
   "GET /api/v1/transactions/:id": {
     operationId: "getTransaction",
     tag: "Transactions",
@@ -97,6 +105,39 @@ export const OPERATION_METADATA: Readonly<Record<string, OperationMetadata>> = {
     tag: "Console",
   },
   "GET /api/enterprise/wallet": { operationId: "getWallet", tag: "Organization" },
+  "GET /api/enterprise/wallet/history": {
+    operationId: "getWalletHistory",
+    tag: "Organization",
+    description:
+      "Rebuilt from the current balance and the changes the service records (gas, stakes, " +
+      "payments, sale proceeds, returned stakes); coins received from elsewhere show as part of " +
+      "the balance before the next recorded change. `days` from 1 to 365 (default 30).",
+  },
+  "GET /api/v1/assets/:id/history": {
+    operationId: "getAssetHistory",
+    tag: "Assets",
+    description: "Oldest first, from the indexed chain logs of the token and of its listings.",
+    errors: notFound("Asset"),
+  },
+  "GET /api/enterprise/assets": {
+    operationId: "getOrganizationAssets",
+    tag: "Organization",
+    description:
+      "Owned by the custodial wallet, or listed by it (held in marketplace escrow). Newest first.",
+    errors: { 400: ["Invalid cursor"] },
+  },
+  "GET /api/enterprise/stats/issuances": {
+    operationId: "getIssuanceStats",
+    tag: "Organization",
+    description: "Days without issuance are 0. `days` from 1 to 365 (default 30).",
+  },
+  "GET /api/enterprise/stats/deliveries": {
+    operationId: "getDeliveryStats",
+    tag: "Webhooks",
+    description:
+      "`succeeded`: delivered on the first attempt; `retried`: needed more than one attempt " +
+      "(delivered later or still retrying); `failed`: given up. `hours` from 1 to 720 (default 24).",
+  },
   "GET /api/enterprise/keys": { operationId: "listKeys", tag: "API keys" },
   "POST /api/enterprise/keys": {
     operationId: "createKey",

@@ -15,6 +15,8 @@ export interface AssetFilters {
   cursor?: string | undefined;
   owner?: string | undefined;
   assetType?: string | undefined;
+  /** Held by this address: owned, or in marketplace escrow under its active listing. */
+  holder?: string | undefined;
 }
 
 interface AssetRow {
@@ -122,6 +124,12 @@ export async function listAssets(
     values.push(filters.owner.toLowerCase());
     where.push(`a.owner = $${values.length}`);
   }
+  if (filters.holder !== undefined) {
+    values.push(filters.holder.toLowerCase());
+    where.push(
+      `(a.owner = $${values.length} OR EXISTS (SELECT 1 FROM listings h WHERE h.token_id = a.token_id AND h.state = 'active' AND h.seller = $${values.length}))`,
+    );
+  }
   if (filters.assetType !== undefined) {
     values.push(filters.assetType);
     where.push(`a.type_id IN (SELECT type_id FROM asset_types WHERE name = $${values.length})`);
@@ -129,7 +137,7 @@ export async function listAssets(
   values.push(filters.limit + 1);
   const text = `${SELECT} ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY a.token_id DESC LIMIT $${values.length}`;
   // Named statement per filter combination: PostgreSQL keeps the plan (planning costs more than running it).
-  const name = `assets-list-${filters.cursor !== undefined ? "c" : ""}${filters.owner !== undefined ? "o" : ""}${filters.assetType !== undefined ? "t" : ""}`;
+  const name = `assets-list-${filters.cursor !== undefined ? "c" : ""}${filters.owner !== undefined ? "o" : ""}${filters.holder !== undefined ? "h" : ""}${filters.assetType !== undefined ? "t" : ""}`;
   return coalescedRead(database, `${name}:${JSON.stringify(values)}`, async (client) => {
     const { rows } = await client.query<AssetRow>({ name, text, values });
     const page = rows.slice(0, filters.limit).map(toRecord);

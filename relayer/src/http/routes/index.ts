@@ -14,6 +14,7 @@ import {
   listWebhooksRoute,
 } from "./enterprise-webhooks.js";
 import { healthRoute } from "./health.js";
+import { ORG_READ_ROUTES } from "./org-reads.js";
 import { READ_ROUTES } from "./read.js";
 import { SESSION_ROUTES } from "./session.js";
 import { SESSION_OPERATOR_ROUTES } from "./session-operator.js";
@@ -53,6 +54,7 @@ export const CONSOLE_ROUTES: readonly AnyRouteDefinition[] = [
 export const ROUTES: readonly AnyRouteDefinition[] = [
   ...SYSTEM_ROUTES,
   ...MANAGEMENT_ROUTES,
+  ...ORG_READ_ROUTES,
   ...CONSOLE_ROUTES,
   ...READ_ROUTES,
   ...WRITE_API_ROUTES,

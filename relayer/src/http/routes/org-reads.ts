@@ -1,0 +1,232 @@
+import { z } from "zod";
+import { TX_STATES } from "../../db/schema/index.js";
+import { assetHistory } from "../../reads/asset-history.js";
+import { listAssets } from "../../reads/assets-read.js";
+import { deliveriesPerHour, issuancesPerDay } from "../../reads/org-stats.js";
+import { listOrgTransactions } from "../../reads/org-transactions.js";
+import { walletHistory } from "../../reads/wallet-history.js";
+import { walletAddressOf } from "../../services/wallet-balance.js";
+import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
+import { assetRecordSchema, idParams } from "./read.js";
+import { apiKeyErrors, errorBody, timestampSchema } from "./schemas.js";
+
+/**
+ * Read endpoints of one organization's own data, for the console's gallery, charts and
+ * transactions screen (and any integration that wants the same). Every query is keyed by the
+ * caller's org: another organization's rows are never counted or returned. One public read sits
+ * here too, a token's on-chain history, which the console's detail view shows.
+ */
+
+/** An integer query parameter from `min` to `max`. */
+const intParam = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d{1,4}$/, `must be an integer from ${min} to ${max}`)
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `must be an integer from ${min} to ${max}`)
+    .optional();
+
+const cursorSchema = z.string().max(200, "too long").optional();
+
+const page = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), nextCursor: z.string().nullable() });
+
+/** `GET /api/enterprise/assets` query. */
+export const orgAssetsQuery = z.strictObject({
+  limit: intParam(1, 100),
+  cursor: cursorSchema,
+  assetType: z.string().min(1, "must not be empty").max(64, "too long").optional(),
+});
+
+/** `GET /api/v1/transactions` query. */
+export const orgTransactionsQuery = z.strictObject({
+  limit: intParam(1, 100),
+  cursor: cursorSchema,
+  status: z.enum(TX_STATES, { error: `must be one of ${TX_STATES.join(", ")}` }).optional(),
+  kind: z
+    .string()
+    .regex(/^[a-z][a-z-]{0,39}$/, "must be a write kind such as issue-asset")
+    .optional(),
+});
+
+/** One write in the transactions list. */
+export const orgTransactionSchema = z.object({
+  transactionId: z.string(),
+  kind: z.string(),
+  status: z.enum(TX_STATES),
+  nonce: z.number().int().nullable(),
+  txHash: z.string().nullable().describe("the mined hash, else the latest broadcast one"),
+  hashes: z.array(z.string()),
+  blockNumber: z.number().int().nullable(),
+  result: z.record(z.string(), z.unknown()).nullable(),
+  error: z.string().nullable(),
+  reason: z.string().nullable().describe("the failure (or a live problem) in words"),
+  createdAt: timestampSchema,
+  updatedAt: timestampSchema,
+  sentAt: timestampSchema.nullable(),
+  confirmedAt: timestampSchema.nullable(),
+  failedAt: timestampSchema.nullable(),
+});
+
+const balancePoint = z.object({
+  at: timestampSchema,
+  balance: z.string().describe("native coin decimal"),
+  balanceWei: z.string().regex(/^-?\d+$/),
+});
+
+/** `GET /api/enterprise/wallet/history` response. */
+export const walletHistoryResponse = z.object({
+  walletAddress: z.string(),
+  balance: z.string(),
+  balanceWei: z.string(),
+  since: timestampSchema,
+  points: z.array(balancePoint).describe("oldest first; the last is the current balance"),
+  truncated: z.boolean(),
+});
+
+/** `GET /api/enterprise/stats/issuances` response. */
+export const issuancesResponse = z.object({
+  data: z.array(z.object({ day: z.string().describe("YYYY-MM-DD (UTC)"), issued: z.number() })),
+});
+
+/** `GET /api/enterprise/stats/deliveries` response. */
+export const deliveryStatsResponse = z.object({
+  data: z.array(
+    z.object({
+      hour: timestampSchema,
+      succeeded: z.number().int(),
+      retried: z.number().int(),
+      failed: z.number().int(),
+    }),
+  ),
+});
+
+/** `GET /api/enterprise/assets` (scope read): assets the org's wallet owns or has listed. */
+export const orgAssetsRoute = defineRoute({
+  method: "get",
+  path: "/api/enterprise/assets",
+  summary: "Assets the organization holds (owned, or listed by it and held in escrow)",
+  auth: "apiKey",
+  scopes: ["read"],
+  request: { query: orgAssetsQuery },
+  responses: { 200: page(assetRecordSchema), ...apiKeyErrors },
+  handler: async ({ ctx, principal, query }) =>
+    listAssets(ctx.database, {
+      limit: query.limit ?? 20,
+      cursor: query.cursor,
+      assetType: query.assetType,
+      holder: await walletAddressOf(ctx, principal!.orgId),
+    }),
+});
+
+/** `GET /api/v1/transactions` (any scope): the org's writes with their live state. */
+export const listTransactionsRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/transactions",
+  summary: "The organization's writes, newest first, with state and failure reason",
+  auth: "apiKey",
+  scopes: [],
+  request: { query: orgTransactionsQuery },
+  responses: { 200: page(orgTransactionSchema), ...apiKeyErrors },
+  handler: async ({ ctx, principal, query }) =>
+    listOrgTransactions(ctx.database, principal!.orgId, {
+      limit: query.limit ?? 20,
+      cursor: query.cursor,
+      status: query.status,
+      kind: query.kind,
+    }),
+});
+
+/** `GET /api/enterprise/wallet/history` (scope read). */
+export const walletHistoryRoute = defineRoute({
+  method: "get",
+  path: "/api/enterprise/wallet/history",
+  summary: "Custodial wallet balance over time",
+  auth: "apiKey",
+  scopes: ["read"],
+  request: { query: z.strictObject({ days: intParam(1, 365) }) },
+  responses: { 200: walletHistoryResponse, ...apiKeyErrors, 503: errorBody },
+  handler: async ({ ctx, principal, query }) =>
+    walletHistory(ctx, principal!.orgId, query.days ?? 30),
+});
+
+/** `GET /api/enterprise/stats/issuances` (scope read). */
+export const issuanceStatsRoute = defineRoute({
+  method: "get",
+  path: "/api/enterprise/stats/issuances",
+  summary: "Assets issued per day (UTC)",
+  auth: "apiKey",
+  scopes: ["read"],
+  request: { query: z.strictObject({ days: intParam(1, 365) }) },
+  responses: { 200: issuancesResponse, ...apiKeyErrors },
+  handler: async ({ ctx, principal, query }) => ({
+    data: await issuancesPerDay(ctx.database, principal!.orgId, query.days ?? 30),
+  }),
+});
+
+/** `GET /api/enterprise/stats/deliveries` (scope read or webhooks). */
+export const deliveryStatsRoute = defineRoute({
+  method: "get",
+  path: "/api/enterprise/stats/deliveries",
+  summary: "Webhook deliveries per hour (UTC): succeeded, retried, failed",
+  auth: "apiKey",
+  scopes: ["read", "webhooks"],
+  request: { query: z.strictObject({ hours: intParam(1, 720) }) },
+  responses: { 200: deliveryStatsResponse, ...apiKeyErrors },
+  handler: async ({ ctx, principal, query }) => ({
+    data: await deliveriesPerHour(ctx.database, principal!.orgId, query.hours ?? 24),
+  }),
+});
+
+/** `GET /api/v1/assets/:id/history` response. */
+export const assetHistoryResponse = z.object({
+  data: z.array(
+    z.object({
+      event: z.enum([
+        "issued",
+        "transferred",
+        "listed",
+        "price-changed",
+        "sold",
+        "delisted",
+        "reclaimed",
+        "redeemed",
+        "metadata-updated",
+      ]),
+      blockNumber: z.number().int(),
+      logIndex: z.number().int(),
+      txHash: z.string(),
+      at: timestampSchema,
+      from: z.string().nullable(),
+      to: z.string().nullable(),
+      listingId: z.string().nullable(),
+      price: z.string().nullable().describe("native coin decimal (listing and sale events)"),
+    }),
+  ),
+});
+
+/** `GET /api/v1/assets/:id/history` (public, like every indexed read). */
+export const assetHistoryRoute = defineRoute({
+  method: "get",
+  path: "/api/v1/assets/:id/history",
+  summary: "A token's on-chain history: issue, transfers, listings, sale, redemption",
+  auth: "none",
+  scopes: [],
+  request: { params: idParams },
+  responses: { 200: assetHistoryResponse, 400: errorBody, 404: errorBody },
+  handler: async ({ ctx, params }) => ({
+    data: (await assetHistory(ctx.database, params.id)) as z.infer<
+      typeof assetHistoryResponse
+    >["data"],
+  }),
+});
+
+/** The organization's own reads (console gallery, charts, transactions). */
+export const ORG_READ_ROUTES: readonly AnyRouteDefinition[] = [
+  orgAssetsRoute,
+  listTransactionsRoute,
+  walletHistoryRoute,
+  issuanceStatsRoute,
+  deliveryStatsRoute,
+  assetHistoryRoute,
+];
