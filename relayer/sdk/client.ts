@@ -4,6 +4,7 @@ import { parseRetryAfter, randomId, retryDelayMs, sleep } from "./retry.js";
 import { servedBaseUrl } from "./served-base-url.js";
 import { WRITE_PATHS, type WriteMethods } from "./write-methods.js";
 import type {
+  AssetHistory,
   AssetRecord,
   AssetTypesResult,
   BatchIssueResult,
@@ -14,11 +15,14 @@ import type {
   CreateWebhookInput,
   DeletedWebhook,
   DeliveryLog,
+  DeliveryStats,
   GetAssetsParams,
   GetListingsParams,
   IssueAssetInput,
+  IssuanceStats,
   KeyList,
   ListingRecord,
+  ListTransactionsParams,
   NftMetadata,
   Page,
   RedeliveryQueued,
@@ -26,7 +30,9 @@ import type {
   StatusResult,
   TestEventQueued,
   TransactionStatus,
+  TransactionSummary,
   WalletBalance,
+  WalletHistory,
   WebhookList,
   WriteAccepted,
 } from "./types.js";
@@ -184,6 +190,14 @@ export class RwaClient {
     return this.get(`/api/v1/transactions/${idText(transactionId)}`, undefined, options);
   }
 
+  /** `GET /api/v1/transactions`: this organization's writes, newest first, with their state. */
+  listTransactions(
+    params: ListTransactionsParams = {},
+    options?: RequestOptions,
+  ): Promise<Page<TransactionSummary>> {
+    return this.get("/api/v1/transactions", params, options);
+  }
+
   /**
    * Polls `getTransaction` until the write is final and returns its result (the same body the
    * synchronous call returns). A failed write throws `ApiError` 500 `Transaction failed: <reason>`.
@@ -222,6 +236,14 @@ export class RwaClient {
   /** `GET /api/v1/assets`: newest first; pass `nextCursor` back as `cursor`. */
   getAssets(params: GetAssetsParams = {}, options?: RequestOptions): Promise<Page<AssetRecord>> {
     return this.get("/api/v1/assets", params, options);
+  }
+
+  /** `GET /api/v1/assets/{id}/history`: the token's on-chain events, oldest first. */
+  getAssetHistory(
+    tokenId: string | number | bigint,
+    options?: RequestOptions,
+  ): Promise<AssetHistory> {
+    return this.get(`/api/v1/assets/${idText(tokenId)}/history`, undefined, options);
   }
 
   /** `GET /api/v1/assets/{id}`. */
@@ -265,6 +287,38 @@ export class RwaClient {
   /** `GET /api/enterprise/wallet` (scope `read`): custodial wallet and balance. */
   getWallet(options?: RequestOptions): Promise<WalletBalance> {
     return this.get("/api/enterprise/wallet", undefined, options);
+  }
+
+  /** `GET /api/enterprise/wallet/history` (scope `read`): balance over the last `days` days. */
+  getWalletHistory(
+    params: { days?: number } = {},
+    options?: RequestOptions,
+  ): Promise<WalletHistory> {
+    return this.get("/api/enterprise/wallet/history", params, options);
+  }
+
+  /** `GET /api/enterprise/assets` (scope `read`): assets this organization owns or has listed. */
+  getOrganizationAssets(
+    params: { limit?: number; cursor?: string; assetType?: string } = {},
+    options?: RequestOptions,
+  ): Promise<Page<AssetRecord>> {
+    return this.get("/api/enterprise/assets", params, options);
+  }
+
+  /** `GET /api/enterprise/stats/issuances` (scope `read`): assets issued per UTC day. */
+  getIssuanceStats(
+    params: { days?: number } = {},
+    options?: RequestOptions,
+  ): Promise<IssuanceStats> {
+    return this.get("/api/enterprise/stats/issuances", params, options);
+  }
+
+  /** `GET /api/enterprise/stats/deliveries` (scope `read` or `webhooks`): deliveries per hour. */
+  getDeliveryStats(
+    params: { hours?: number } = {},
+    options?: RequestOptions,
+  ): Promise<DeliveryStats> {
+    return this.get("/api/enterprise/stats/deliveries", params, options);
   }
 
   /** `GET /api/enterprise/keys` (scope `read`). */

@@ -25,6 +25,14 @@ import type {
   nftMetadataResponse,
   statusResponse,
 } from "../src/http/routes/read.js";
+import type {
+  assetHistoryResponse,
+  deliveryStatsResponse,
+  issuancesResponse,
+  orgTransactionSchema,
+  orgTransactionsQuery,
+  walletHistoryResponse,
+} from "../src/http/routes/org-reads.js";
 import type { deliveryLogResponse } from "../src/http/routes/webhook-deliveries.js";
 import type { batchIssue } from "../src/writes/kinds/batch-issue.js";
 import type { buy } from "../src/writes/kinds/buy.js";
@@ -92,6 +100,20 @@ export type CoinPriceResult = z.output<typeof coinPriceResponse>;
 export type NftMetadata = z.output<typeof nftMetadataResponse>;
 /** Result of `getAssetTypes`. */
 export type AssetTypesResult = z.output<typeof assetTypesResponse>;
+/** One write in `listTransactions`. */
+export type TransactionSummary = z.output<typeof orgTransactionSchema>;
+/** Query of `listTransactions`. */
+export type ListTransactionsParams = Omit<z.input<typeof orgTransactionsQuery>, "limit"> & {
+  limit?: number;
+};
+/** Body of `getWalletHistory`. */
+export type WalletHistory = z.output<typeof walletHistoryResponse>;
+/** Body of `getIssuanceStats`. */
+export type IssuanceStats = z.output<typeof issuancesResponse>;
+/** Body of `getDeliveryStats`. */
+export type DeliveryStats = z.output<typeof deliveryStatsResponse>;
+/** Body of `getAssetHistory`. */
+export type AssetHistory = z.output<typeof assetHistoryResponse>;
 
 /** Result of `getWallet`. */
 export type WalletBalance = z.output<typeof walletResponse>;
