@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import http from "node:http";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -18,10 +19,18 @@ import { startTestStack, type TestOrg, type TestStack } from "../support/stack.j
  * The admin console in a real browser (Debian's chromium through playwright-core) against the
  * full stack: anvil, PostgreSQL, contracts, the relayer serving the console's static export,
  * transaction workers, the indexer and webhook delivery. Screenshots of every screen at 1280 and
- * 390 px go to test-artifacts/console/.
+ * 390 px go to test-artifacts/console/, and every screen is checked with axe-core at both widths
+ * (no serious or critical violation).
  */
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const AXE_SCRIPT = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+/** An SVG that declares itself enormous and tries to run script: shown only through `<img>`. */
+const HOSTILE_SVG = `data:image/svg+xml,${encodeURIComponent(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="100000" height="100000" onload="window.__pwned=1">' +
+    '<script>window.__pwned=1</script><rect width="100000" height="100000" fill="#1d4ed8"/></svg>',
+)}`;
+const HOSTILE_TEXT = '<img src=x onerror="window.__pwned=1">Bond <b>bold</b>';
 const ARTIFACTS = path.resolve("test-artifacts", "console");
 const WIDE = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
@@ -49,7 +58,7 @@ async function startReceiver(): Promise<{ url: string; count(): number; close():
   };
 }
 
-describe("admin console in a browser", { timeout: 170_000 }, () => {
+describe("admin console in a browser", { timeout: 420_000 }, () => {
   let stack: TestStack;
   let org: TestOrg;
   let browser: Browser;
@@ -62,12 +71,43 @@ describe("admin console in a browser", { timeout: 170_000 }, () => {
 
   const url = (route: string) => `${stack.baseUrl}/console${route}`;
 
-  /** Full-page screenshots at desktop and phone width (the phone one with the menu closed). */
+  /** axe-core on the current page: the serious and critical violations, as readable lines. */
+  const axeViolations = async (): Promise<string[]> => {
+    await page.addScriptTag({ path: AXE_SCRIPT });
+    // A string expression: the root tsconfig has no DOM types (this runs in the page).
+    const violations = await page.evaluate<
+      Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> }>
+    >(`axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)`);
+    return violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map(
+        (v) =>
+          `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`,
+      );
+  };
+
+  /**
+   * Full-page screenshots at desktop and phone width (the phone one with the menu closed), and
+   * the axe check at both widths.
+   */
   const shoot = async (name: string) => {
+    assert.deepEqual(await axeViolations(), [], `axe on ${name} at 1280 px`);
     await page.screenshot({ path: path.join(ARTIFACTS, `${name}-1280.png`), fullPage: true });
     await page.setViewportSize(PHONE);
+    assert.deepEqual(await axeViolations(), [], `axe on ${name} at 390 px`);
     await page.screenshot({ path: path.join(ARTIFACTS, `${name}-390.png`), fullPage: true });
     await page.setViewportSize(WIDE);
+  };
+
+  /** Reloads until `locator` matches something (the indexer follows the chain within seconds). */
+  const reloadUntil = async (locator: ReturnType<Page["locator"]>, what: string, ms = 30_000) => {
+    const deadline = Date.now() + ms;
+    while ((await locator.count()) === 0) {
+      assert.ok(Date.now() < deadline, `${what} did not show within ${ms / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      await page.reload();
+      await page.waitForLoadState("networkidle");
+    }
   };
 
   /** Signs in through the form with `credential` and waits for the first screen. */
@@ -301,20 +341,197 @@ describe("admin console in a browser", { timeout: 170_000 }, () => {
     await shoot("webhooks");
   });
 
-  it("the assets and listings screens show the org's records with filters", async () => {
+  it("the gallery shows each asset's image, a placeholder for a missing or broken one, and metadata text as text", async () => {
+    const issue = async (body: Record<string, unknown>) => {
+      const res = await org.api<{ tokenId: string; ipfsHash: string }>(
+        "POST",
+        "/api/v1/write/issue-asset",
+        { body: { assetType: "Bond", description: "Gallery test", ...body } },
+      );
+      assert.equal(res.status, 200, res.text);
+      return res.body;
+    };
+    const broken = await issue({ name: "Broken Image", image: "https://127.0.0.1:9/missing.png" });
+    const hostile = await issue({
+      name: HOSTILE_TEXT,
+      description: `<script>window.__pwned=1</script>`,
+    });
+    // A document whose image is an SVG that declares 100000 px and carries script.
+    await stack.database.pool.query(
+      `UPDATE asset_metadata SET json = jsonb_set(json::jsonb, '{image}', to_jsonb($2::text))::text WHERE cid = $1`,
+      [hostile.ipfsHash, HOSTILE_SVG],
+    );
+
     await page.goto(url("/assets/"));
-    await page.getByTestId("asset-row").first().waitFor();
-    assert.match(await page.getByTestId("asset-row").first().innerText(), /Console Bond/);
+    const cards = page.getByTestId("asset-card");
+    await reloadUntil(cards.filter({ hasText: "Broken Image" }), "the issued assets");
+    // "Console Bond" (no image): placeholder; the broken URL: placeholder once it fails.
+    const plain = cards.filter({ hasText: "Console Bond" });
+    await plain.getByTestId("image-placeholder").waitFor();
+    assert.match(await plain.getByTestId("image-placeholder").innerText(), /No image/);
+    const brokenCard = cards.filter({ hasText: "Broken Image" });
+    await brokenCard.getByText("Image unavailable").waitFor();
+    // The hostile card: its name is text, its SVG is an image held in the box.
+    const hostileCard = cards.filter({ hasText: "Bond <b>bold</b>" });
+    assert.equal(await hostileCard.count(), 1, "the name shows as literal text");
+    const img = hostileCard.getByTestId("asset-image");
+    await img.waitFor();
+    await page.waitForFunction(
+      `Array.from(document.querySelectorAll('[data-testid="asset-image"]')).every((i) => i.complete)`,
+    );
+    const box = await img.boundingBox();
+    assert.ok(
+      box !== null && box.width <= 400 && box.height <= 240,
+      `image box ${JSON.stringify(box)}`,
+    );
+    assert.equal(await page.evaluate("window.__pwned === undefined"), true, "no script ran");
+    assert.equal(await page.locator("b", { hasText: "bold" }).count(), 0, "no HTML was injected");
     await shoot("assets");
+
+    // The type filter, and its empty state.
     await page.getByLabel("Asset type").fill("Treasury");
     await page.getByRole("button", { name: "Filter" }).click();
     await page.getByText("No Treasury assets").waitFor();
 
+    // Keyboard: the card is a link; Enter opens the detail view.
+    await page.goto(url("/assets/"));
+    await cards.filter({ hasText: "Broken Image" }).getByRole("link").focus();
+    await page.keyboard.press("Enter");
+    await page.waitForURL(url(`/assets/detail/?id=${broken.tokenId}`));
+    await page.getByTestId("asset-title").waitFor();
+    assert.equal(await page.getByTestId("asset-title").innerText(), "Broken Image");
+    // The detail of the hostile asset: text fields are text there too.
+    await page.goto(url(`/assets/detail/?id=${hostile.tokenId}`));
+    await page.getByTestId("asset-description").waitFor();
+    assert.equal(
+      await page.getByTestId("asset-description").innerText(),
+      "<script>window.__pwned=1</script>",
+    );
+    assert.equal(await page.getByTestId("asset-title").innerText(), HOSTILE_TEXT);
+    assert.equal(await page.evaluate("window.__pwned === undefined"), true, "no script ran");
+  });
+
+  it("an asset's detail shows owner, stake, metadata and history, and listing it shows progress until mined", async () => {
+    const assets = await org.api<{
+      data: Array<{ tokenId: string; name: string; mintTxHash: string }>;
+    }>("GET", "/api/enterprise/assets");
+    const bond = assets.body.data.find((a) => a.name === "Console Bond");
+    assert.ok(bond, "the webhook test's asset is held");
+    await page.goto(url(`/assets/detail/?id=${bond.tokenId}`));
+    await page.getByTestId("asset-owner").waitFor();
+    assert.equal(await page.getByTestId("asset-owner").getAttribute("title"), org.walletAddress);
+    assert.equal(await page.getByTestId("asset-token-id").innerText(), bond.tokenId);
+    assert.equal(await page.getByTestId("asset-listing").innerText(), "Not listed");
+    const issued = page.getByTestId("history-row").filter({ hasText: "Issued" });
+    await issued.waitFor();
+    assert.equal(
+      await issued.locator("code").last().getAttribute("title"),
+      bond.mintTxHash,
+      "the history names the mint transaction",
+    );
+
+    await page.getByRole("button", { name: "List for sale" }).click();
+    await page.getByLabel("Price (COIN)").fill("0");
+    await page.getByRole("button", { name: "Review" }).click();
+    await page.getByText("Must be more than 0").waitFor();
+    await page.getByLabel("Price (COIN)").fill("1.5");
+    await page.getByRole("button", { name: "Review" }).click();
+    await page.getByText(`List token #${bond.tokenId} for 1.5 COIN for 30 days?`).waitFor();
+    await page.getByRole("button", { name: "Confirm" }).click();
+    const progress = page.getByTestId("tx-progress");
+    await progress.waitFor();
+    await progress.getByText(/^(Listed|Failed)/).waitFor({ timeout: 30_000 });
+    assert.match(await progress.innerText(), /^Listed\. Transaction 0x/);
+    await page
+      .getByTestId("asset-listing")
+      .getByText(/at 1\.5 COIN/)
+      .waitFor({ timeout: 15_000 });
+    await reloadUntil(
+      page.getByTestId("history-row").filter({ hasText: "Listed" }),
+      "the listing in the history",
+    );
+    await page.getByRole("button", { name: "Delist" }).waitFor();
+    await shoot("asset-detail");
+
     await page.goto(url("/listings/"));
-    await page.getByText("No listings yet").waitFor();
+    const row = page.getByTestId("listing-row").filter({ hasText: `#${bond.tokenId}` });
+    await row.waitFor();
+    assert.match(await row.innerText(), /1\.5 COIN/);
     await page.getByLabel("Status").selectOption("sold");
     await page.getByText("No sold listings").waitFor();
+    await page.getByLabel("Status").selectOption("");
+    await row.waitFor();
     await shoot("listings");
+  });
+
+  it("the transactions screen follows a write from queued to confirmed and words a failure", async () => {
+    // A failed write as the engine records a revert.
+    await stack.database.pool.query(
+      `INSERT INTO transactions (id, org_id, wallet_id, kind, request_hash, from_address, state, error, error_kind, failed_at)
+       SELECT 'tx_consolefailed', w.org_id, w.id, 'buy', 'console-test', w.address, 'failed', 'Listing not active', 'revert', now()
+         FROM wallets w WHERE w.org_id = $1`,
+      [org.orgId],
+    );
+    // With block production paused, an async write is sent but not mined.
+    await stack.ctx.provider.send("evm_setIntervalMining", [0]);
+    const accepted = await org.api<{ transactionId: string }>("POST", "/api/v1/write/issue-asset", {
+      body: { assetType: "Bond", name: "Live State Bond", description: "sent first" },
+      headers: { prefer: "respond-async" },
+    });
+    assert.equal(accepted.status, 202, accepted.text);
+    const id = accepted.body.transactionId;
+
+    await page.goto(url("/transactions/"));
+    const row = page.getByTestId(`tx-row-${id}`);
+    await row.waitFor();
+    await row.getByTestId("tx-status").getByText("sent").waitFor({ timeout: 15_000 });
+    await page.getByText("Updating live…").waitFor();
+    const failed = page.getByTestId("tx-row-tx_consolefailed");
+    assert.match(
+      await failed.innerText(),
+      /The contract refused it: Listing not active\. Gas was spent, nothing else changed\./,
+    );
+    await shoot("transactions-live");
+
+    // Blocks again: the row turns confirmed on screen without a reload.
+    await stack.ctx.provider.send("evm_setIntervalMining", [1]);
+    await row.getByTestId("tx-status").getByText("confirmed").waitFor({ timeout: 30_000 });
+    assert.match(await row.innerText(), /0x[0-9a-f]{6}…[0-9a-f]{6}/, "the hash is shown");
+
+    // Filters, and sorting from the keyboard.
+    await page.getByLabel("State").selectOption("failed");
+    await failed.waitFor();
+    assert.equal(await row.count(), 0);
+    await page.getByLabel("State").selectOption("");
+    await row.waitFor();
+    const kindHeader = page.getByRole("columnheader", { name: /Kind/ });
+    await kindHeader.getByRole("button").focus();
+    await page.keyboard.press("Enter");
+    assert.equal(await kindHeader.getAttribute("aria-sort"), "ascending");
+    await shoot("transactions");
+  });
+
+  it("the activity screen charts the balance, issuances per day and deliveries per hour", async () => {
+    await page.goto(url("/activity/"));
+    const issuances = page.getByTestId("chart-issuances");
+    await issuances.locator(".recharts-bar-rectangle").first().waitFor();
+    assert.match(
+      await page.getByTestId("chart-issuances-summary").innerText(),
+      /^[4-9] assets issued in the last 30 days/,
+    );
+    const balance = page.getByTestId("chart-balance");
+    await balance.locator(".recharts-area-curve").first().waitFor();
+    assert.match(
+      await page.getByTestId("chart-balance-summary").innerText(),
+      /^Now [\d.]+ COIN; \d+ recorded change/,
+    );
+    const deliveries = page.getByTestId("chart-deliveries");
+    await deliveries.locator(".recharts-bar-rectangle").first().waitFor();
+    assert.match(
+      await page.getByTestId("chart-deliveries-summary").innerText(),
+      /Last 24 hours: [1-9]\d* succeeded/,
+    );
+    await shoot("activity");
   });
 
   it("signing out ends the session on the server", async () => {

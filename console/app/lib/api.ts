@@ -32,9 +32,9 @@ export async function api<T>(
   method: "GET" | "POST" | "DELETE",
   path: string,
   body?: unknown,
-  options: { quiet401?: boolean } = {},
+  options: { quiet401?: boolean; headers?: Record<string, string> } = {},
 ): Promise<T> {
-  const headers: Record<string, string> = { Accept: "application/json" };
+  const headers: Record<string, string> = { Accept: "application/json", ...options.headers };
   if (method !== "GET") {
     headers["X-Requested-With"] = "rwa-console";
     if (csrfToken !== undefined) headers["X-CSRF-Token"] = csrfToken;

@@ -38,3 +38,57 @@ export function grantableScopes(held: readonly string[]): string[] {
   }
   return [...out];
 }
+
+/** A listing's price in COIN: `priceInCOIN` where the relayer sends it, else its `price` alias. */
+export function priceOf(listing: { price: string; priceInCOIN?: string }): string {
+  return listing.priceInCOIN ?? listing.price;
+}
+
+/** Whether two 0x addresses are the same account (any letter case). */
+export function sameAddress(a: string | null | undefined, b: string | null | undefined): boolean {
+  return (
+    a !== null &&
+    a !== undefined &&
+    b !== null &&
+    b !== undefined &&
+    a.toLowerCase() === b.toLowerCase()
+  );
+}
+
+/**
+ * The URL an `<img>` may load for a metadata `image`: `ipfs://<cid>/<path>` through the relayer's
+ * own gateway route (`/ipfs/<cid>/<path>`, same origin), `https:` as given, an inline
+ * `data:image/…`, and anything else (`http:` from elsewhere, `javascript:`…) not at all. The
+ * page's CSP (`img-src 'self' data: https:`) enforces the same.
+ */
+export function imageSource(image: string | null | undefined): string | undefined {
+  if (image === null || image === undefined || image.trim() === "") return undefined;
+  const value = image.trim();
+  const ipfs = /^ipfs:\/\/(?:ipfs\/)?([A-Za-z0-9]+)(\/[^?#]*)?$/.exec(value);
+  if (ipfs !== null) return `/ipfs/${ipfs[1]}${ipfs[2] ?? ""}`;
+  if (/^data:image\/(png|jpeg|gif|webp|svg\+xml)[;,]/i.test(value)) return value;
+  try {
+    const url = new URL(value);
+    if (url.protocol === "https:") return url.toString();
+    if (
+      url.protocol === "http:" &&
+      typeof window !== "undefined" &&
+      url.origin === window.location.origin
+    )
+      return url.toString();
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
+/** An external link from metadata, only when it is http(s); otherwise none. */
+export function safeLink(value: string | null | undefined): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  try {
+    const url = new URL(value);
+    return url.protocol === "https:" || url.protocol === "http:" ? url.toString() : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -75,3 +75,31 @@ export function fieldErrors(error: z.ZodError): Record<string, string> {
   }
   return out;
 }
+
+/** A positive native-coin amount as the relayer takes it: "1.5", at most 18 decimals. */
+const coinAmount = z
+  .string()
+  .trim()
+  .regex(/^\d{1,30}(\.\d{1,18})?$/, "Enter an amount such as 1.5")
+  .refine((value) => /[1-9]/.test(value), "Must be more than 0");
+
+export const listAssetSchema = z.object({
+  priceInCOIN: coinAmount,
+  durationDays: z
+    .string()
+    .trim()
+    .regex(/^\d{1,3}$/, "Whole days, 1 to 365")
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 365, "Whole days, 1 to 365"),
+});
+
+export const transferAssetSchema = z.object({
+  toAddress: z
+    .string()
+    .trim()
+    .regex(/^0x[0-9a-fA-F]{40}$/, "Enter a 0x address (40 hex characters)")
+    .refine((value) => !/^0x0{40}$/.test(value), "The zero address cannot hold tokens"),
+});
+
+/** Actions without fields (delist, buy) still go through a schema. */
+export const noFieldsSchema = z.object({});

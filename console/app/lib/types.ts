@@ -4,6 +4,8 @@
  * parts of the relayer's responses (relayer/src/http/routes) the console reads, held against them
  * by test/console/console-drift.test.ts (checked by `npm run typecheck`).
  */
+import type { AssetRecord, TransactionState } from "../../../relayer/src/domain/index.ts";
+
 export type {
   ApiKeySummary,
   AssetRecord,
@@ -14,6 +16,7 @@ export type {
   DeliveryAttempt,
   DeliveryLog,
   ListingRecord,
+  TransactionState,
   TransactionStatus,
   WebhookEventKind,
   WebhookSummary,
@@ -61,4 +64,62 @@ export interface RegisteredOrg {
   walletAddress: string;
   scopes: string[];
   plan: string;
+}
+
+
+/** `GET /api/v1/assets/{id}` and the gallery's items: the full asset record. */
+export type AssetDetail = AssetRecord;
+
+export interface AssetHistoryEvent {
+  event: string;
+  blockNumber: number;
+  logIndex: number;
+  txHash: string;
+  at: string;
+  from: string | null;
+  to: string | null;
+  listingId: string | null;
+  price: string | null;
+}
+
+/** A write's state (the relayer's `TRANSACTION_STATES`). */
+export type TxStatus = TransactionState;
+
+export interface TransactionSummary {
+  transactionId: string;
+  kind: string;
+  status: TxStatus;
+  nonce: number | null;
+  txHash: string | null;
+  hashes: string[];
+  blockNumber: number | null;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  reason: string | null;
+  createdAt: string;
+  updatedAt: string;
+  confirmedAt: string | null;
+  failedAt: string | null;
+}
+
+
+export interface WalletHistory {
+  walletAddress: string;
+  balance: string;
+  balanceWei: string;
+  since: string;
+  points: Array<{ at: string; balance: string; balanceWei: string }>;
+  truncated: boolean;
+}
+
+export interface IssuanceDay {
+  day: string;
+  issued: number;
+}
+
+export interface DeliveryHour {
+  hour: string;
+  succeeded: number;
+  retried: number;
+  failed: number;
 }

@@ -10,12 +10,15 @@ export const CONSOLE_BASE_PATH = "/console";
  * Browser hardening for the console's pages. Next's static export inlines its bootstrap
  * scripts, hence 'unsafe-inline' for scripts; everything else is same-origin only (no fonts,
  * scripts or analytics from the internet), and no other site may frame the console
- * (clickjacking on the revoke and delete buttons).
+ * (clickjacking on the revoke and delete buttons). Asset images are the one exception: a
+ * token's metadata names its image, usually on another HTTPS host, so `img-src` also allows
+ * `https:` (never plain `http:` from elsewhere) and `data:`. The console shows them only through
+ * `<img>`, where an SVG runs no script and loads nothing, in a fixed-size box.
  */
 const PAGE_HEADERS: Readonly<Record<string, string>> = {
   "Content-Security-Policy":
     "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; " +
-    "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
+    "img-src 'self' data: https:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
   "X-Frame-Options": "DENY",
   "X-Content-Type-Options": "nosniff",
   "Referrer-Policy": "same-origin",

@@ -1,29 +1,31 @@
 "use client";
 
+import Link from "next/link";
 import { useState } from "react";
 import { api, query } from "../../lib/api";
-import { formatTime, shortHex } from "../../lib/format";
+import { priceOf } from "../../lib/format";
 import { assetFilterSchema, fieldErrors } from "../../lib/schemas";
-import { useSignedIn } from "../../lib/session";
-import type { AssetRecord, Page } from "../../lib/types";
+import type { AssetDetail, Page } from "../../lib/types";
 import { useCursorPages } from "../../lib/use-cursor-pages";
 import { useResource } from "../../lib/use-resource";
 import { Pager } from "../common/pager";
 import { EmptyState, ErrorState, FieldError, Loading } from "../common/states";
+import { AssetImage } from "./asset-image";
 
-const PAGE_SIZE = 20;
-/** Org sessions always have a wallet; never fall back to listing everyone's records. */
-const NO_WALLET = "0x0000000000000000000000000000000000000000";
+const PAGE_SIZE = 24;
 
-/** The organization's assets (owned by its wallet), filterable by type, 20 per page. */
+/**
+ * The organization's assets as a gallery: what its wallet owns and what it has listed (held in
+ * escrow), newest first, each card with its image, name, type, stake and listing, linking to the
+ * detail view. Filterable by type, 24 per page.
+ */
 export function AssetsPanel() {
-  const { walletAddress } = useSignedIn();
   const pages = useCursorPages();
   const [typeInput, setTypeInput] = useState("");
   const [assetType, setAssetType] = useState("");
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const path = `/api/v1/assets${query({ owner: walletAddress ?? NO_WALLET, assetType, limit: PAGE_SIZE, cursor: pages.cursor })}`;
-  const assets = useResource(path, () => api<Page<AssetRecord>>("GET", path));
+  const path = `/api/enterprise/assets${query({ assetType, limit: PAGE_SIZE, cursor: pages.cursor })}`;
+  const assets = useResource(path, () => api<Page<AssetDetail>>("GET", path));
 
   const applyFilter = (event: React.FormEvent) => {
     event.preventDefault();
@@ -38,7 +40,7 @@ export function AssetsPanel() {
   };
 
   return (
-    <section className="card">
+    <section className="card" aria-label="Asset gallery">
       <form className="filters" onSubmit={applyFilter} noValidate>
         <label htmlFor="asset-type-filter">Asset type</label>
         <input
@@ -63,42 +65,33 @@ export function AssetsPanel() {
         </EmptyState>
       ) : (
         <>
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>Token</th>
-                  <th>Name</th>
-                  <th>Type</th>
-                  <th>Stake</th>
-                  <th>Listing</th>
-                  <th>Minted</th>
-                  <th>Tx</th>
-                </tr>
-              </thead>
-              <tbody>
-                {assets.data.data.map((asset) => (
-                  <tr key={asset.tokenId} data-testid="asset-row">
-                    <td>#{asset.tokenId}</td>
-                    <td>{asset.name ?? "—"}</td>
-                    <td>{asset.assetType ?? "—"}</td>
-                    <td>{asset.stakedAmount} COIN</td>
-                    <td>
-                      {asset.listing === null
-                        ? asset.redeemed
-                          ? "redeemed"
-                          : "—"
-                        : `listed at ${asset.listing.price}`}
-                    </td>
-                    <td>{formatTime(asset.mintedAt)}</td>
-                    <td title={asset.mintTxHash}>
-                      <code>{shortHex(asset.mintTxHash)}</code>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ul className="gallery">
+            {assets.data.data.map((asset) => {
+              const name = asset.name ?? `Token #${asset.tokenId}`;
+              return (
+                <li key={asset.tokenId} className="gallery-item" data-testid="asset-card">
+                  <Link href={`/assets/detail/?id=${asset.tokenId}`} className="asset-card">
+                    <AssetImage image={asset.image} name={name} />
+                    <span className="asset-card-body">
+                      <span className="asset-name">{name}</span>
+                      <span className="muted">
+                        #{asset.tokenId} · {asset.assetType ?? "unknown type"}
+                      </span>
+                      <span>
+                        Stake {asset.stakedAmount} COIN
+                        {asset.listing !== null && (
+                          <span className="status status-ok">
+                            listed · {priceOf(asset.listing)} COIN
+                          </span>
+                        )}
+                        {asset.redeemed && <span className="status status-off">redeemed</span>}
+                      </span>
+                    </span>
+                  </Link>
+                </li>
+              );
+            })}
+          </ul>
           <Pager
             page={pages.page}
             nextCursor={assets.data.nextCursor}

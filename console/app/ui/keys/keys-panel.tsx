@@ -8,7 +8,8 @@ import type { ApiKeySummary, CreatedApiKey } from "../../lib/types";
 import { useResource } from "../../lib/use-resource";
 import { ConfirmButton } from "../common/confirm-button";
 import { SecretOnce } from "../common/secret-once";
-import { EmptyState, ErrorState, Loading, Notice } from "../common/states";
+import { DataTable } from "../common/data-table";
+import { Notice } from "../common/states";
 import { CreateKeyForm } from "./create-key-form";
 
 /** API keys: the list (revoked ones included), creation with a show-once secret, revocation. */
@@ -50,69 +51,82 @@ export function KeysPanel() {
       <section className="card">
         <h2>Keys</h2>
         {result !== undefined && <Notice kind={result.kind}>{result.text}</Notice>}
-        {keys.loading && keys.data === undefined ? (
-          <Loading label="Loading keys…" />
-        ) : keys.error !== undefined ? (
-          <ErrorState message={keys.error} onRetry={keys.reload} />
-        ) : keys.data === undefined || keys.data.keys.length === 0 ? (
-          <EmptyState title="No keys yet" />
-        ) : (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>Label</th>
-                  <th>Key</th>
-                  <th>Scopes</th>
-                  <th>Created</th>
-                  <th>Last used</th>
-                  <th>Status</th>
-                  <th />
-                </tr>
-              </thead>
-              <tbody>
-                {keys.data.keys.map((key) => (
-                  <tr key={key.keyId} data-testid={`key-row-${key.keyId}`}>
-                    <td>{key.label ?? <span className="muted">—</span>}</td>
-                    <td>
-                      <code>{key.prefix}…</code>
-                    </td>
-                    <td>
-                      <span className="tags">
-                        {key.scopes.map((scope) => (
-                          <span key={scope} className="tag">
-                            {scope}
-                          </span>
-                        ))}
-                      </span>
-                    </td>
-                    <td>{formatTime(key.createdAt)}</td>
-                    <td>{formatTime(key.lastUsedAt)}</td>
-                    <td>
-                      {key.revokedAt === null ? (
-                        <span className="status status-ok">active</span>
-                      ) : (
-                        <span className="status status-off" title={formatTime(key.revokedAt)}>
-                          revoked
-                        </span>
-                      )}
-                    </td>
-                    <td>
-                      {key.revokedAt === null && (
-                        <ConfirmButton
-                          label="Revoke"
-                          confirmLabel="Yes, revoke"
-                          question="Revoke this key? Calls with it will fail."
-                          onConfirm={() => revoke(key)}
-                        />
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          caption="API keys"
+          rows={keys.data?.keys}
+          loading={keys.loading}
+          error={keys.error}
+          onRetry={keys.reload}
+          rowKey={(key) => key.keyId}
+          rowTestId={(key) => `key-row-${key.keyId}`}
+          empty={{ title: "No keys yet" }}
+          columns={[
+            {
+              id: "label",
+              header: "Label",
+              cell: (key) => key.label ?? <span className="muted">—</span>,
+              sortValue: (key) => key.label ?? "",
+            },
+            {
+              id: "key",
+              header: "Key",
+              cell: (key) => <code>{key.prefix}…</code>,
+              copy: (key) => key.keyId,
+            },
+            {
+              id: "scopes",
+              header: "Scopes",
+              cell: (key) => (
+                <span className="tags">
+                  {key.scopes.map((scope) => (
+                    <span key={scope} className="tag">
+                      {scope}
+                    </span>
+                  ))}
+                </span>
+              ),
+            },
+            {
+              id: "created",
+              header: "Created",
+              cell: (key) => formatTime(key.createdAt),
+              sortValue: (key) => key.createdAt,
+            },
+            {
+              id: "used",
+              header: "Last used",
+              cell: (key) => formatTime(key.lastUsedAt),
+              sortValue: (key) => key.lastUsedAt ?? "",
+            },
+            {
+              id: "status",
+              header: "Status",
+              cell: (key) =>
+                key.revokedAt === null ? (
+                  <span className="status status-ok">active</span>
+                ) : (
+                  <span className="status status-off" title={formatTime(key.revokedAt)}>
+                    revoked
+                  </span>
+                ),
+              sortValue: (key) => (key.revokedAt === null ? 0 : 1),
+            },
+            {
+              id: "actions",
+              header: "Actions",
+              hiddenHeader: true,
+              cell: (key) =>
+                key.revokedAt === null && (
+                  <ConfirmButton
+                    label="Revoke"
+                    confirmLabel="Yes, revoke"
+                    question="Revoke this key? Calls with it will fail."
+                    onConfirm={() => revoke(key)}
+                  />
+                ),
+            },
+          ]}
+        />
       </section>
     </div>
   );

@@ -7,7 +7,8 @@ import { assetTypeSchema } from "../../lib/schemas";
 import type { AssetType } from "../../lib/types";
 import { useResource } from "../../lib/use-resource";
 import { useValidatedSubmit } from "../../lib/use-validated-submit";
-import { EmptyState, ErrorState, FieldError, Loading, Notice } from "../common/states";
+import { DataTable } from "../common/data-table";
+import { FieldError, Notice } from "../common/states";
 
 /** Operator: registered asset types, and registering one from the operator account. */
 export function AssetTypesPanel() {
@@ -67,38 +68,42 @@ export function AssetTypesPanel() {
             {types.loading ? "Refreshing…" : "Refresh"}
           </button>
         </div>
-        {types.loading && types.data === undefined ? (
-          <Loading label="Loading asset types…" />
-        ) : types.error !== undefined ? (
-          <ErrorState message={types.error} onRetry={types.reload} />
-        ) : types.data === undefined || types.data.data.length === 0 ? (
-          <EmptyState title="No asset types indexed yet" />
-        ) : (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>#</th>
-                  <th>Name</th>
-                  <th>Registrar</th>
-                  <th>Registered</th>
-                </tr>
-              </thead>
-              <tbody>
-                {types.data.data.map((type) => (
-                  <tr key={type.typeId} data-testid="asset-type-row">
-                    <td>{type.index}</td>
-                    <td>{type.name}</td>
-                    <td title={type.registrar}>
-                      <code>{shortHex(type.registrar)}</code>
-                    </td>
-                    <td>{formatTime(type.registeredAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          caption="Asset types"
+          rows={types.data?.data}
+          loading={types.loading}
+          error={types.error}
+          onRetry={types.reload}
+          rowKey={(type) => type.typeId}
+          rowTestId="asset-type-row"
+          empty={{ title: "No asset types indexed yet" }}
+          columns={[
+            {
+              id: "index",
+              header: "#",
+              cell: (type) => type.index,
+              sortValue: (type) => type.index,
+            },
+            {
+              id: "name",
+              header: "Name",
+              cell: (type) => type.name,
+              sortValue: (type) => type.name,
+            },
+            {
+              id: "registrar",
+              header: "Registrar",
+              cell: (type) => <code title={type.registrar}>{shortHex(type.registrar)}</code>,
+              copy: (type) => type.registrar,
+            },
+            {
+              id: "registered",
+              header: "Registered",
+              cell: (type) => formatTime(type.registeredAt),
+              sortValue: (type) => type.registeredAt,
+            },
+          ]}
+        />
       </section>
     </div>
   );

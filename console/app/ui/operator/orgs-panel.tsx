@@ -6,7 +6,7 @@ import { formatTime, shortHex } from "../../lib/format";
 import type { OperatorOrg, RegisteredOrg } from "../../lib/types";
 import { useResource } from "../../lib/use-resource";
 import { SecretOnce } from "../common/secret-once";
-import { EmptyState, ErrorState, Loading } from "../common/states";
+import { DataTable } from "../common/data-table";
 import { RegisterOrgForm } from "./register-org-form";
 
 /** Operator: every organization, and onboarding (first API key shown once). */
@@ -32,57 +32,62 @@ export function OrgsPanel() {
       />
       <section className="card">
         <h2>Organizations</h2>
-        {orgs.loading && orgs.data === undefined ? (
-          <Loading label="Loading organizations…" />
-        ) : orgs.error !== undefined ? (
-          <ErrorState message={orgs.error} onRetry={orgs.reload} />
-        ) : orgs.data === undefined || orgs.data.orgs.length === 0 ? (
-          <EmptyState title="No organizations yet" />
-        ) : (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Plan</th>
-                  <th>Scopes</th>
-                  <th>Wallet</th>
-                  <th>Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {orgs.data.orgs.map((org) => (
-                  <tr key={org.orgId} data-testid="org-row">
-                    <td>
-                      {org.name}
-                      <div className="muted">
-                        <code>{org.orgId}</code>
-                      </div>
-                    </td>
-                    <td>{org.plan}</td>
-                    <td>
-                      <span className="tags">
-                        {org.scopes.map((scope) => (
-                          <span key={scope} className="tag">
-                            {scope}
-                          </span>
-                        ))}
-                      </span>
-                    </td>
-                    <td title={org.walletAddress ?? undefined}>
-                      {org.walletAddress === null ? (
-                        "—"
-                      ) : (
-                        <code>{shortHex(org.walletAddress)}</code>
-                      )}
-                    </td>
-                    <td>{formatTime(org.createdAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          caption="Organizations"
+          rows={orgs.data?.orgs}
+          loading={orgs.loading}
+          error={orgs.error}
+          onRetry={orgs.reload}
+          rowKey={(org) => org.orgId}
+          rowTestId="org-row"
+          empty={{ title: "No organizations yet" }}
+          columns={[
+            {
+              id: "name",
+              header: "Name",
+              cell: (org) => (
+                <>
+                  {org.name}
+                  <div className="muted">
+                    <code>{org.orgId}</code>
+                  </div>
+                </>
+              ),
+              sortValue: (org) => org.name,
+            },
+            { id: "plan", header: "Plan", cell: (org) => org.plan, sortValue: (org) => org.plan },
+            {
+              id: "scopes",
+              header: "Scopes",
+              cell: (org) => (
+                <span className="tags">
+                  {org.scopes.map((scope) => (
+                    <span key={scope} className="tag">
+                      {scope}
+                    </span>
+                  ))}
+                </span>
+              ),
+            },
+            {
+              id: "wallet",
+              header: "Wallet",
+              cell: (org) =>
+                org.walletAddress === null ? (
+                  "—"
+                ) : (
+                  <code title={org.walletAddress}>{shortHex(org.walletAddress)}</code>
+                ),
+              copy: (org) => org.walletAddress,
+            },
+            {
+              id: "created",
+              header: "Created",
+              cell: (org) => formatTime(org.createdAt),
+              sortValue: (org) => org.createdAt,
+            },
+          ]}
+        />
       </section>
     </div>
   );

@@ -8,10 +8,12 @@ import { Loading } from "../common/states";
 
 const ORG_NAV = [
   { href: "/wallet/", label: "Wallet" },
-  { href: "/keys/", label: "API keys" },
-  { href: "/webhooks/", label: "Webhooks" },
+  { href: "/activity/", label: "Activity" },
   { href: "/assets/", label: "Assets" },
   { href: "/listings/", label: "Listings" },
+  { href: "/transactions/", label: "Transactions" },
+  { href: "/keys/", label: "API keys" },
+  { href: "/webhooks/", label: "Webhooks" },
 ] as const;
 
 const OPERATOR_NAV = [
@@ -71,6 +73,9 @@ export function AppShell({ children }: { children: React.ReactNode }) {
   const nav = session.kind === "org" ? ORG_NAV : OPERATOR_NAV;
   return (
     <div className="shell">
+      <a className="skip-link" href="#content">
+        Skip to content
+      </a>
       <header className="topbar">
         <button
           type="button"
@@ -97,8 +102,8 @@ export function AppShell({ children }: { children: React.ReactNode }) {
             <li key={item.href}>
               <Link
                 href={item.href}
-                className={pathname === item.href ? "active" : undefined}
-                aria-current={pathname === item.href ? "page" : undefined}
+                className={pathname.startsWith(item.href) ? "active" : undefined}
+                aria-current={pathname.startsWith(item.href) ? "page" : undefined}
               >
                 {item.label}
               </Link>
@@ -106,7 +111,9 @@ export function AppShell({ children }: { children: React.ReactNode }) {
           ))}
         </ul>
       </nav>
-      <main className="page">{children}</main>
+      <main className="page" id="content" tabIndex={-1}>
+        {children}
+      </main>
     </div>
   );
 }

@@ -5,7 +5,8 @@ import { api, messageOf } from "../../lib/api";
 import { formatTime, shortHex } from "../../lib/format";
 import type { Delivery, DeliveryLog as DeliveryLogData } from "../../lib/types";
 import { useResource } from "../../lib/use-resource";
-import { EmptyState, ErrorState, Loading, Notice } from "../common/states";
+import { DataTable } from "../common/data-table";
+import { Notice } from "../common/states";
 
 function latencyOf(delivery: Delivery): string {
   const last = delivery.attemptLog[delivery.attemptLog.length - 1];
@@ -51,69 +52,75 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
           Disabled: {log.data.disabledReason ?? "too many failures"}. Deliveries are not sent.
         </Notice>
       )}
-      {log.loading && log.data === undefined ? (
-        <Loading label="Loading deliveries…" />
-      ) : log.error !== undefined ? (
-        <ErrorState message={log.error} onRetry={log.reload} />
-      ) : log.data === undefined || log.data.deliveries.length === 0 ? (
-        <EmptyState title="No deliveries yet">
-          <p className="muted">Events appear here once on-chain activity matches this webhook.</p>
-        </EmptyState>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>Event</th>
-                <th>Status</th>
-                <th>HTTP</th>
-                <th>Latency</th>
-                <th>Attempts</th>
-                <th>Tx</th>
-                <th>Created</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {log.data.deliveries.map((delivery) => (
-                <tr key={delivery.deliveryId} data-testid="delivery-row">
-                  <td>{delivery.event}</td>
-                  <td>
-                    <span
-                      className={`status ${delivery.status === "delivered" ? "status-ok" : delivery.status === "failed" ? "status-bad" : "status-off"}`}
-                    >
-                      {delivery.status}
-                    </span>
-                  </td>
-                  <td>{delivery.lastStatusCode ?? "—"}</td>
-                  <td>{latencyOf(delivery)}</td>
-                  <td>{delivery.attempts}</td>
-                  <td title={delivery.txHash ?? undefined}>
-                    {delivery.txHash === null ? "—" : <code>{shortHex(delivery.txHash)}</code>}
-                  </td>
-                  <td>{formatTime(delivery.createdAt)}</td>
-                  <td>
-                    <button
-                      type="button"
-                      className="button button-small"
-                      onClick={() =>
-                        void act("Redelivery queued.", () =>
-                          api(
-                            "POST",
-                            `${path}/deliveries/${encodeURIComponent(delivery.deliveryId)}/redeliver`,
-                          ),
-                        )
-                      }
-                    >
-                      Redeliver
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        caption="Deliveries"
+        rows={log.data?.deliveries}
+        loading={log.loading}
+        error={log.error}
+        onRetry={log.reload}
+        rowKey={(delivery) => delivery.deliveryId}
+        rowTestId="delivery-row"
+        empty={{
+          title: "No deliveries yet",
+          hint: (
+            <p className="muted">Events appear here once on-chain activity matches this webhook.</p>
+          ),
+        }}
+        columns={[
+          { id: "event", header: "Event", cell: (d) => d.event, sortValue: (d) => d.event },
+          {
+            id: "status",
+            header: "Status",
+            cell: (d) => (
+              <span
+                className={`status ${d.status === "delivered" ? "status-ok" : d.status === "failed" ? "status-bad" : "status-off"}`}
+              >
+                {d.status}
+              </span>
+            ),
+            sortValue: (d) => d.status,
+          },
+          { id: "http", header: "HTTP", cell: (d) => d.lastStatusCode ?? "—" },
+          { id: "latency", header: "Latency", cell: latencyOf },
+          {
+            id: "attempts",
+            header: "Attempts",
+            cell: (d) => d.attempts,
+            sortValue: (d) => d.attempts,
+          },
+          {
+            id: "tx",
+            header: "Tx",
+            cell: (d) =>
+              d.txHash === null ? "—" : <code title={d.txHash}>{shortHex(d.txHash)}</code>,
+            copy: (d) => d.txHash,
+          },
+          {
+            id: "created",
+            header: "Created",
+            cell: (d) => formatTime(d.createdAt),
+            sortValue: (d) => d.createdAt,
+          },
+          {
+            id: "actions",
+            header: "Actions",
+            hiddenHeader: true,
+            cell: (d) => (
+              <button
+                type="button"
+                className="button button-small"
+                onClick={() =>
+                  void act("Redelivery queued.", () =>
+                    api("POST", `${path}/deliveries/${encodeURIComponent(d.deliveryId)}/redeliver`),
+                  )
+                }
+              >
+                Redeliver
+              </button>
+            ),
+          },
+        ]}
+      />
     </div>
   );
 }

@@ -1,0 +1,103 @@
+"use client";
+
+import { noFieldsSchema, listAssetSchema, transferAssetSchema } from "../../lib/schemas";
+import { priceOf, sameAddress } from "../../lib/format";
+import type { AssetDetail, ListingRecord } from "../../lib/types";
+import { useWrite } from "../../lib/use-write";
+import { TxProgress } from "../actions/tx-progress";
+import { WriteAction } from "../actions/write-action";
+
+/**
+ * The actions that fit the asset's state for this organization: list or transfer what its wallet
+ * holds, delist its own listing, buy another seller's listing.
+ */
+export function AssetActions({
+  asset,
+  listing,
+  wallet,
+  onSettled,
+}: {
+  asset: AssetDetail;
+  listing: ListingRecord | undefined;
+  wallet: string | null;
+  onSettled: () => void;
+}) {
+  const write = useWrite(onSettled);
+  const id = asset.tokenId;
+  const owned = sameAddress(asset.owner, wallet);
+  const mine = listing !== undefined && sameAddress(listing.seller, wallet);
+  if (asset.redeemed) return <p className="muted">Redeemed: no actions.</p>;
+  return (
+    <>
+      <div className="actions">
+        {owned && asset.listing === null && (
+          <>
+            <WriteAction
+              label="List for sale"
+              fields={[
+                {
+                  name: "priceInCOIN",
+                  label: "Price (COIN)",
+                  inputMode: "decimal",
+                  placeholder: "1.5",
+                },
+                { name: "durationDays", label: "Days", inputMode: "numeric", initial: "30" },
+              ]}
+              schema={listAssetSchema}
+              question={(v) =>
+                `List token #${id} for ${v.priceInCOIN} COIN for ${v.durationDays} days?`
+              }
+              path="/api/v1/write/marketplace/list"
+              body={(v) => ({
+                tokenId: id,
+                priceInCOIN: v.priceInCOIN,
+                durationDays: v.durationDays,
+              })}
+              doneText="Listed."
+              write={write}
+            />
+            <WriteAction
+              label="Transfer"
+              fields={[{ name: "toAddress", label: "To address", placeholder: "0x…" }]}
+              schema={transferAssetSchema}
+              question={(v) => `Transfer token #${id} to ${v.toAddress}? This cannot be undone.`}
+              path="/api/v1/write/transfer"
+              body={(v) => ({ tokenId: id, toAddress: v.toAddress })}
+              doneText="Transferred."
+              write={write}
+              danger
+            />
+          </>
+        )}
+        {listing !== undefined && listing.state === "active" && mine && (
+          <WriteAction
+            label="Delist"
+            schema={noFieldsSchema}
+            question={() =>
+              `Cancel listing #${listing.listingId}? The token returns to your wallet.`
+            }
+            path="/api/v1/write/marketplace/delist"
+            body={() => ({ listingId: listing.listingId })}
+            doneText="Delisted."
+            write={write}
+            danger
+          />
+        )}
+        {listing !== undefined && listing.state === "active" && !mine && wallet !== null && (
+          <WriteAction
+            label="Buy"
+            schema={noFieldsSchema}
+            question={() =>
+              `Buy token #${id} for ${priceOf(listing)} COIN (paid from your wallet)?`
+            }
+            path="/api/v1/write/marketplace/buy"
+            body={() => ({ listingId: listing.listingId, maxPriceInCOIN: priceOf(listing) })}
+            doneText="Bought."
+            write={write}
+          />
+        )}
+      </div>
+      <TxProgress state={write.state} />
+    </>
+  );
+}

@@ -1,0 +1,206 @@
+"use client";
+
+import Link from "next/link";
+import { useSearchParams } from "next/navigation";
+import { api } from "../../lib/api";
+import { formatTime, priceOf, safeLink, sameAddress, shortHex } from "../../lib/format";
+import { useSignedIn } from "../../lib/session";
+import type { AssetDetail, AssetHistoryEvent, ListingRecord } from "../../lib/types";
+import { useResource } from "../../lib/use-resource";
+import { CopyButton } from "../common/copy-button";
+import { DataTable } from "../common/data-table";
+import { ErrorState, Loading } from "../common/states";
+import { AssetActions } from "./asset-actions";
+import { AssetImage } from "./asset-image";
+
+const HISTORY_WORDS: Readonly<Record<string, string>> = {
+  issued: "Issued",
+  transferred: "Transferred",
+  listed: "Listed",
+  "price-changed": "Price changed",
+  sold: "Sold",
+  delisted: "Delisted",
+  reclaimed: "Reclaimed (expired)",
+  redeemed: "Redeemed",
+  "metadata-updated": "Metadata updated",
+};
+
+function Hex({ value, testId }: { value: string; testId?: string }) {
+  return (
+    <span className="copy-cell">
+      <code title={value} data-testid={testId}>
+        {shortHex(value, 8)}
+      </code>
+      <CopyButton value={value} compact />
+    </span>
+  );
+}
+
+/**
+ * One asset: image, name and description (plain text: metadata is never rendered as HTML),
+ * owner, stake, type, metadata CID, the active listing, the actions that fit, and the on-chain
+ * history with every transaction hash.
+ */
+export function AssetDetailPanel() {
+  const id = useSearchParams().get("id") ?? "";
+  const valid = /^[1-9]\d{0,77}$/.test(id);
+  const { walletAddress } = useSignedIn();
+  const asset = useResource(`asset-${id}`, () =>
+    valid
+      ? api<AssetDetail>("GET", `/api/v1/assets/${id}`)
+      : Promise.reject(new Error("No such asset id in the address.")),
+  );
+  const listingId = asset.data?.listing?.listingId;
+  const listing = useResource(`listing-${listingId ?? "none"}`, () =>
+    listingId === undefined
+      ? Promise.resolve(undefined)
+      : api<ListingRecord>("GET", `/api/v1/marketplace/${listingId}`),
+  );
+  const history = useResource(`history-${id}`, () =>
+    valid
+      ? api<{ data: AssetHistoryEvent[] }>("GET", `/api/v1/assets/${id}/history`)
+      : Promise.resolve({ data: [] }),
+  );
+  const reload = () => {
+    asset.reload();
+    listing.reload();
+    history.reload();
+  };
+
+  if (asset.loading && asset.data === undefined) return <Loading label="Loading the asset…" />;
+  if (asset.error !== undefined || asset.data === undefined)
+    return (
+      <>
+        <h1>Asset</h1>
+        <ErrorState message={asset.error ?? "Not found"} onRetry={asset.reload} />
+      </>
+    );
+  const a = asset.data;
+  const name = a.name ?? `Token #${a.tokenId}`;
+  const external = safeLink(a.externalUrl);
+  return (
+    <div className="stack">
+      <p>
+        <Link href="/assets/">← All assets</Link>
+      </p>
+      <h1 data-testid="asset-title">{name}</h1>
+      <section className="card detail">
+        <AssetImage image={a.image} name={name} size="large" />
+        <div className="detail-facts">
+          {a.description !== null && a.description !== "" && (
+            <p className="description" data-testid="asset-description">
+              {a.description}
+            </p>
+          )}
+          <dl className="facts">
+            <dt>Token id</dt>
+            <dd>
+              <span className="copy-cell">
+                <code data-testid="asset-token-id">{a.tokenId}</code>
+                <CopyButton value={a.tokenId} compact />
+              </span>
+            </dd>
+            <dt>Type</dt>
+            <dd>{a.assetType ?? "—"}</dd>
+            <dt>Owner</dt>
+            <dd>
+              <Hex value={a.owner} testId="asset-owner" />
+              {sameAddress(a.owner, walletAddress) && <span className="badge">your wallet</span>}
+              {a.listing !== null && <span className="muted"> (marketplace escrow)</span>}
+            </dd>
+            <dt>Stake</dt>
+            <dd>{a.stakedAmount} COIN</dd>
+            <dt>Minted</dt>
+            <dd>
+              {formatTime(a.mintedAt)} in block {a.mintBlock}
+            </dd>
+            <dt>Mint transaction</dt>
+            <dd>
+              <Hex value={a.mintTxHash} />
+            </dd>
+            <dt>Metadata</dt>
+            <dd>
+              <Hex value={a.ipfsHash} />{" "}
+              <a href={`/api/v1/nft/${a.tokenId}`} rel="noopener noreferrer" target="_blank">
+                JSON
+              </a>
+            </dd>
+            {external !== undefined && (
+              <>
+                <dt>External link</dt>
+                <dd>
+                  <a href={external} rel="noopener noreferrer nofollow" target="_blank">
+                    {external}
+                  </a>
+                </dd>
+              </>
+            )}
+            <dt>Listing</dt>
+            <dd data-testid="asset-listing">
+              {a.redeemed
+                ? "Redeemed"
+                : a.listing === null
+                  ? "Not listed"
+                  : `Listing #${a.listing.listingId} at ${priceOf(a.listing)} COIN, until ${formatTime(a.listing.expiresAt)}`}
+            </dd>
+          </dl>
+          <AssetActions
+            asset={a}
+            listing={listing.data}
+            wallet={walletAddress}
+            onSettled={reload}
+          />
+        </div>
+      </section>
+      <section className="card">
+        <h2>History</h2>
+        <DataTable
+          caption="On-chain history"
+          rows={history.data?.data}
+          loading={history.loading}
+          error={history.error}
+          onRetry={history.reload}
+          rowKey={(e) => `${e.blockNumber}-${e.logIndex}`}
+          rowTestId="history-row"
+          empty={{ title: "No on-chain events indexed yet" }}
+          columns={[
+            {
+              id: "event",
+              header: "Event",
+              cell: (e) => HISTORY_WORDS[e.event] ?? e.event,
+              sortValue: (e) => e.event,
+            },
+            { id: "at", header: "When", cell: (e) => formatTime(e.at), sortValue: (e) => e.at },
+            {
+              id: "from",
+              header: "From",
+              cell: (e) => (e.from === null ? "—" : <code title={e.from}>{shortHex(e.from)}</code>),
+            },
+            {
+              id: "to",
+              header: "To",
+              cell: (e) => (e.to === null ? "—" : <code title={e.to}>{shortHex(e.to)}</code>),
+            },
+            {
+              id: "price",
+              header: "Price",
+              cell: (e) => (e.price === null ? "—" : `${e.price} COIN`),
+            },
+            {
+              id: "block",
+              header: "Block",
+              cell: (e) => e.blockNumber,
+              sortValue: (e) => e.blockNumber,
+            },
+            {
+              id: "tx",
+              header: "Transaction",
+              cell: (e) => <code title={e.txHash}>{shortHex(e.txHash)}</code>,
+              copy: (e) => e.txHash,
+            },
+          ]}
+        />
+      </section>
+    </div>
+  );
+}
