@@ -75,8 +75,6 @@ export function failureReason(
         return `The contract refused it: ${detail}. Gas was spent, nothing else changed.`;
       case "rejected":
         return `The chain node refused it before mining: ${detail}. Nothing was spent.`;
-      case "rpc-unavailable":
-        return `The chain node could not be reached: ${detail}. Retry later.`;
       default:
         return `The relayer could not complete it: ${detail}.`;
     }
@@ -114,7 +112,9 @@ function decodeCursor(cursor: string): { t: string; i: string } {
 /**
  * The organization's writes, newest first, with keyset pagination and optional filters on the
  * state and the write kind. Only top-level rows: a batch issuance is one entry (its hashes are
- * its items' hashes). Another organization's writes are never returned.
+ * its items' hashes). Another organization's writes are never returned. As in
+ * `GET /api/v1/transactions/{id}`, a write whose receipt block the indexer has not applied yet
+ * reads as `sent`, so `confirmed` means the read API already shows its effect.
  *
  * @example
  * await listOrgTransactions(db, "org_1", { limit: 20, status: "failed" });
@@ -141,7 +141,11 @@ export async function listOrgTransactions(
   }
   values.push(filters.limit + 1);
   const { rows } = await database.pool.query<Row>(
-    `SELECT t.id, t.kind, t.state, t.nonce::text, t.receipt, t.result, t.error,
+    `SELECT t.id, t.kind,
+            CASE WHEN t.receipt IS NOT NULL AND (t.receipt->>'blockNumber')::bigint >
+                      coalesce((SELECT block_number FROM indexer_cursor WHERE id = 'main'), -1)
+                 THEN 'sent' ELSE t.state END AS state,
+            t.nonce::text, t.receipt, t.result, t.error,
             t.error_kind, t.last_error,
             CASE WHEN t.kind = 'batch-issue'
               THEN (SELECT coalesce(jsonb_agg(a->>'hash' ORDER BY c.item_index), '[]'::jsonb)

@@ -102,6 +102,12 @@ describe("organization reads (console data)", { timeout: 120_000 }, () => {
       gasUsed: "100000",
       effectiveGasPrice: "1000000000",
     });
+    // The indexer has applied block 5: writes mined above it still read as sent.
+    await sql(
+      `INSERT INTO indexer_cursor (id, block_number, block_hash) VALUES ('main', 5, $1)
+       ON CONFLICT (id) DO UPDATE SET block_number = 5`,
+      [hash(5)],
+    );
     // A: an issuance (fee 0.0001 + stake 0.1), a reverted write, a replaced one; B: one issuance.
     await tx(a, "tx_a1", 30, {
       state: "confirmed",
@@ -202,6 +208,8 @@ describe("organization reads (console data)", { timeout: 120_000 }, () => {
       theirs.body.data.map((t: { transactionId: string }) => t.transactionId),
       ["tx_b1"],
     );
+    // Mined in block 9, above the indexer's block 5: not confirmed on screen yet.
+    assert.equal(theirs.body.data[0].status, "sent");
   });
 
   it("GET /api/v1/transactions filters by status and kind and pages with a cursor", async () => {

@@ -33,8 +33,7 @@ export function TxProgress({ state }: { state: WriteState }) {
   const status = state.phase === "submitting" ? "submitting" : state.status;
   const reached = (step: (typeof STEPS)[number]) =>
     state.phase === "pending" &&
-    STEPS.indexOf(step) <=
-      STEPS.indexOf(status === "mined" ? "sent" : (status as (typeof STEPS)[number]));
+    STEPS.indexOf(step) <= STEPS.indexOf(status as (typeof STEPS)[number]);
   return (
     <div className="tx-progress" role="status" aria-live="polite" data-testid="tx-progress">
       <span className="spinner" aria-hidden="true" />

@@ -8,14 +8,7 @@ import { useCursorPages } from "../../lib/use-cursor-pages";
 import { useResource } from "../../lib/use-resource";
 import { DataTable } from "../common/data-table";
 
-const STATUSES: readonly TxStatus[] = [
-  "queued",
-  "sent",
-  "mined",
-  "confirmed",
-  "failed",
-  "replaced",
-];
+const STATUSES: readonly TxStatus[] = ["queued", "sent", "confirmed", "failed", "replaced"];
 const KINDS = [
   "issue-asset",
   "batch-issue",
@@ -25,13 +18,12 @@ const KINDS = [
   "delist",
   "register-asset-type",
 ];
-const LIVE: readonly TxStatus[] = ["queued", "sent", "mined"];
+const LIVE: readonly TxStatus[] = ["queued", "sent"];
 const REFRESH_MS = 1500;
 
 const STATUS_CLASS: Readonly<Record<TxStatus, string>> = {
   queued: "status-off",
   sent: "status-live",
-  mined: "status-live",
   confirmed: "status-ok",
   failed: "status-bad",
   replaced: "status-bad",
@@ -39,7 +31,7 @@ const STATUS_CLASS: Readonly<Record<TxStatus, string>> = {
 
 /**
  * The organization's writes with their live state: refreshed every 1.5 s while any row shown is
- * still queued, sent or mined; filters by state and kind; a failure's reason in words.
+ * still queued or sent; filters by state and kind; a failure's reason in words.
  */
 export function TransactionsPanel() {
   const pages = useCursorPages();
