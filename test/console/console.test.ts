@@ -58,7 +58,7 @@ async function startReceiver(): Promise<{ url: string; count(): number; close():
   };
 }
 
-describe("admin console in a browser", { timeout: 420_000 }, () => {
+describe("admin console in a browser", { timeout: 900_000 }, () => {
   let stack: TestStack;
   let org: TestOrg;
   let browser: Browser;
