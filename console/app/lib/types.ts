@@ -66,7 +66,6 @@ export interface RegisteredOrg {
   plan: string;
 }
 
-
 /** `GET /api/v1/assets/{id}` and the gallery's items: the full asset record. */
 export type AssetDetail = AssetRecord;
 
@@ -101,7 +100,6 @@ export interface TransactionSummary {
   confirmedAt: string | null;
   failedAt: string | null;
 }
-
 
 export interface WalletHistory {
   walletAddress: string;

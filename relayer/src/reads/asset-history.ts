@@ -1,7 +1,7 @@
 import type { Database } from "../db/client.js";
 import { NotFoundError } from "../errors.js";
 import { checksumAddress } from "./checksum-address.js";
-import { weiToDecimal } from "./wei-decimal.js";
+import { weiToDecimal } from "../domain/amount.js";
 
 /** One on-chain event in a token's life, oldest first. */
 export interface AssetHistoryEvent {

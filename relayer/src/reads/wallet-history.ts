@@ -1,7 +1,7 @@
 import type { AppContext } from "../context.js";
 import { NotFoundError } from "../errors.js";
 import { getWalletBalance } from "../services/wallet-balance.js";
-import { weiToDecimal } from "./wei-decimal.js";
+import { weiToDecimal } from "../domain/amount.js";
 
 /** One point of the balance line: the balance right after `at`. */
 export interface BalancePoint {

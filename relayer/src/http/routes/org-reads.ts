@@ -7,7 +7,8 @@ import { listOrgTransactions } from "../../reads/org-transactions.js";
 import { walletHistory } from "../../reads/wallet-history.js";
 import { walletAddressOf } from "../../services/wallet-balance.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
-import { assetRecordSchema, idParams } from "./read.js";
+import { assetRecord } from "../../domain/asset.js";
+import { idParams } from "./read.js";
 import { apiKeyErrors, errorBody, timestampSchema } from "./schemas.js";
 
 /**
@@ -109,7 +110,7 @@ export const orgAssetsRoute = defineRoute({
   auth: "apiKey",
   scopes: ["read"],
   request: { query: orgAssetsQuery },
-  responses: { 200: page(assetRecordSchema), ...apiKeyErrors },
+  responses: { 200: page(assetRecord), ...apiKeyErrors },
   handler: async ({ ctx, principal, query }) =>
     listAssets(ctx.database, {
       limit: query.limit ?? 20,
