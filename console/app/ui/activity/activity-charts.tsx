@@ -1,6 +1,6 @@
 "use client";
 
-import { api } from "../../lib/api";
+import { api, query } from "../../lib/api";
 import type { DeliveryHour, IssuanceDay, WalletHistory } from "../../lib/types";
 import { useResource } from "../../lib/use-resource";
 import { Chart } from "../common/chart";
@@ -30,13 +30,13 @@ const hourOf = (iso: string) => {
  */
 export function ActivityCharts() {
   const history = useResource("wallet-history", () =>
-    api<WalletHistory>("GET", "/api/enterprise/wallet/history?days=30"),
+    api<WalletHistory>("GET", `/api/enterprise/wallet/history${query({ days: 30 })}`),
   );
   const issuances = useResource("issuances", () =>
-    api<{ data: IssuanceDay[] }>("GET", "/api/enterprise/stats/issuances?days=30"),
+    api<{ data: IssuanceDay[] }>("GET", `/api/enterprise/stats/issuances${query({ days: 30 })}`),
   );
   const deliveries = useResource("delivery-stats", () =>
-    api<{ data: DeliveryHour[] }>("GET", "/api/enterprise/stats/deliveries?hours=24"),
+    api<{ data: DeliveryHour[] }>("GET", `/api/enterprise/stats/deliveries${query({ hours: 24 })}`),
   );
 
   const balancePoints = history.data?.points.map((p) => ({ at: p.at, balance: Number(p.balance) }));

@@ -28,12 +28,13 @@ export function ListingsPanel() {
   const pages = useCursorPages();
   const [scope, setScope] = useState<"mine" | "market">("mine");
   const [status, setStatus] = useState<"" | (typeof LISTING_STATES)[number]>("");
-  const path = `/api/v1/marketplace${query({
+  const params = query({
     seller: scope === "mine" ? (walletAddress ?? NO_WALLET) : undefined,
     status: scope === "market" ? "active" : status,
     limit: PAGE_SIZE,
     cursor: pages.cursor,
-  })}`;
+  });
+  const path = `/api/v1/marketplace${params}`;
   const listings = useResource(path, () => api<Page<ListingRecord>>("GET", path));
   const write = useWrite(listings.reload);
 
