@@ -172,6 +172,6 @@ export async function ensureArtifacts(
   const { mode = "auto", root = PROJECT_ROOT, log = () => {} } = options;
   if (mode === "never") return;
   if (mode === "auto" && !(await artifactsAreStale(root))) return;
-  log("Compiling contracts (hardhat build)...");
+  log("compiling contracts (hardhat build: first start or changed sources, about 15 s)...");
   await runHardhatBuild(root);
 }

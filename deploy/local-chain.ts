@@ -33,6 +33,12 @@ export interface StartAnvilOptions {
   log?: (line: string) => void;
   /** Forward anvil's own output to `log` (it prints every block and transaction). */
   verbose?: boolean;
+  /**
+   * Run anvil in a process group of its own (default false), so a terminal's Ctrl-C reaches only
+   * this process, which then stops anvil after its own work (`npm start`). Tests leave it in
+   * their group, so an interrupted test run takes its anvils with it.
+   */
+  ownProcessGroup?: boolean;
 }
 
 /** A running (or reused) anvil node. */
@@ -130,6 +136,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     readyTimeoutMs = 20_000,
     log = () => {},
     verbose = false,
+    ownProcessGroup = false,
   } = options;
   const rpcUrl = `http://${host}:${port}`;
 
@@ -167,7 +174,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     }
   }
 
-  const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"], detached: ownProcessGroup });
   let tail: string[] = [];
   const collect = (chunk: Buffer) => {
     for (const line of chunk.toString().split("\n")) {

@@ -10,6 +10,27 @@ cd "$(dirname "$0")/.."
 # npm puts node_modules/.bin (Node 22) first on PATH; make direct `bash scripts/test.sh` do the same.
 export PATH="$PWD/node_modules/.bin:$PATH"
 
+# Browser tests (test/console) drive a Chromium through playwright-core, which cannot download one
+# here. Find it first (test/support/chromium.ts: CHROMIUM_PATH, chromium on PATH, Playwright's
+# cache); when there is none, install Debian's package as root with apt (as .ci/run does), or stop
+# now with one line that says what to do, before anything else runs.
+find_chromium() { node --import tsx test/support/chromium.ts; }
+if ! chromium_path="$(find_chromium 2> /dev/null)"; then
+  if [ -z "${CHROMIUM_PATH:-}" ] && [ "$(id -u)" -eq 0 ] && command -v apt-get > /dev/null; then
+    echo "== No Chromium for the browser tests: installing Debian's chromium (apt-get, about 30 s)"
+    if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null; }; then
+      echo "npm test: apt-get install chromium failed (see above); install it by hand or set CHROMIUM_PATH." >&2
+      exit 1
+    fi
+  fi
+  if ! chromium_path="$(find_chromium)"; then
+    echo "npm test: stopped before running anything." >&2
+    exit 1
+  fi
+fi
+export CHROMIUM_PATH="$chromium_path"
+echo "== Browser tests use $CHROMIUM_PATH"
+
 summary_dir="$(mktemp -d)"
 trap 'rm -rf "$summary_dir"' EXIT
 

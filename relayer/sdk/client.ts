@@ -277,6 +277,13 @@ export class RwaClient {
     return this.get("/api/v1/asset-types", undefined, options);
   }
 
+  /** `GET /`: links to the docs, console, OpenAPI document, Postman collection, SDK and status. */
+  getServiceIndex(
+    options?: RequestOptions,
+  ): Promise<{ service: string; links: Record<string, string> }> {
+    return this.get("/", undefined, options);
+  }
+
   /** `GET /healthz`: liveness. */
   getHealth(options?: RequestOptions): Promise<{ status: "ok" }> {
     return this.get("/healthz", undefined, options);

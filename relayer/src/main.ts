@@ -1,10 +1,14 @@
 /**
- * Composition root: `npm start` (= `tsx relayer/src/main.ts`).
+ * Composition root: `npm start` (= `exec node --import tsx relayer/src/main.ts`: `exec` so the
+ * signal a supervisor sends to npm, which npm relays to its child, reaches this process, not an
+ * intermediate `sh -c` that would not pass it on).
  *
  * With nothing configured it starts anvil (chain 1236) and PostgreSQL under DATA_DIR, deploys the
  * contracts once, and serves the API; with RPC_URL, DATABASE_URL, ADMIN_TOKEN, MASTER_KEY and
  * OPERATOR_PRIVATE_KEY set it starts nothing of its own. SIGINT/SIGTERM stop everything in order
- * (HTTP server, workers, database pool, PostgreSQL, anvil) within SHUTDOWN_TIMEOUT_MS.
+ * (HTTP server, workers, database pool, PostgreSQL, anvil) within SHUTDOWN_TIMEOUT_MS. anvil and
+ * PostgreSQL run in process groups of their own, so a terminal's Ctrl-C reaches only this process
+ * (and npm, which relays it once more: see ECHO_WINDOW_MS).
  */
 import { parseEnv } from "./config.js";
 import { ensureContractTypes } from "./infra/contract-types.js";
@@ -14,6 +18,8 @@ import type { RunningRelayer } from "./infra/start-relayer.js";
 
 const EXIT_STARTUP_FAILED = 1;
 const EXIT_STOP_TIMEOUT = 70;
+/** The same signal again within this many ms is the relayed copy of the first, not a new one. */
+const ECHO_WINDOW_MS = 1_000;
 
 /** Embedded processes seen so far (also during start-up), for a last-resort kill. */
 const knownPids = new Map<string, number>();
@@ -47,28 +53,37 @@ async function main(): Promise<void> {
   }
   const { describeStartupError, startRelayer } = await import("./infra/start-relayer.js");
   let relayer: RunningRelayer | undefined;
-  let signalled: NodeJS.Signals | undefined;
+  let signalled: { signal: NodeJS.Signals; at: number } | undefined;
+  let currentStep = "start-up";
   const abort = new AbortController();
 
   const armHardTimeout = () =>
     setTimeout(() => {
-      console.error(`Clean stop took longer than ${timeoutMs} ms; killing the embedded services`);
+      console.error(
+        `Clean stop took longer than ${timeoutMs} ms (still ${currentStep}); killing the embedded services`,
+      );
       killKnownProcesses();
       process.exit(EXIT_STOP_TIMEOUT);
     }, timeoutMs).unref();
 
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled !== undefined) {
-      console.log(`${signal} again: exiting now`);
-      killKnownProcesses();
-      process.exit(EXIT_STOP_TIMEOUT);
+      const elapsed = Math.round(performance.now() - signalled.at);
+      // A terminal's Ctrl-C reaches this process twice: from the terminal and relayed by npm.
+      if (signal === signalled.signal && elapsed < ECHO_WINDOW_MS) return;
+      // Never cut the clean stop short: say what it waits for; the hard timeout bounds it.
+      console.log(
+        `${signal} received while stopping: still waiting for ${currentStep} (${elapsed} ms so far; ` +
+          `everything is killed after ${timeoutMs} ms, or now with kill -KILL ${process.pid})`,
+      );
+      return;
     }
-    signalled = signal;
+    signalled = { signal, at: performance.now() };
     if (relayer !== undefined) {
       void shutdown(relayer, signal, timeoutMs, armHardTimeout);
     } else {
       // Mid start-up: stop at the next step boundary; the hard timeout still applies.
-      console.log(`\n${signal}: interrupting start-up...`);
+      console.log(`\n${signal}: interrupting start-up (after ${currentStep})...`);
       armHardTimeout();
       abort.abort();
     }
@@ -81,6 +96,7 @@ async function main(): Promise<void> {
       env: process.env,
       signal: abort.signal,
       onProcess: (name, pid) => knownPids.set(name, pid),
+      onStep: (what) => (currentStep = what),
     });
   } catch (error) {
     if (signalled !== undefined) {
@@ -90,7 +106,7 @@ async function main(): Promise<void> {
     console.error(`\nStart-up failed: ${describeStartupError(error)}`);
     process.exit(EXIT_STARTUP_FAILED);
   }
-  if (signalled !== undefined) await shutdown(relayer, signalled, timeoutMs, armHardTimeout);
+  if (signalled !== undefined) await shutdown(relayer, signalled.signal, timeoutMs, armHardTimeout);
 }
 
 /** PostgreSQL ending connections: 57P01 admin shutdown, or the socket closing under a client. */
@@ -110,9 +126,9 @@ async function shutdown(
   timeoutMs: number,
   armHardTimeout: () => NodeJS.Timeout,
 ): Promise<void> {
-  // A terminal Ctrl-C reaches PostgreSQL too (same process group), so it closes connections
-  // while workers are still stopping; some driver clients (pg-boss' own) have no 'error'
-  // listener. While stopping, such errors are expected: note them and carry on.
+  // PostgreSQL stops last, but a server stopped from outside (or an external DATABASE_URL going
+  // away) closes connections while workers are still stopping; some driver clients (pg-boss'
+  // own) have no 'error' listener. While stopping, such errors are expected: carry on.
   process.on("uncaughtException", (error) => {
     if (isConnectionShutdownError(error)) return;
     console.error(

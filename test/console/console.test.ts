@@ -13,6 +13,7 @@ import {
   startWebhookWorkers,
   type WebhookWorkersHandle,
 } from "../../relayer/src/webhooks/start-webhook-workers.js";
+import { findChromium, missingChromiumMessage } from "../support/chromium.js";
 import { startTestStack, type TestOrg, type TestStack } from "../support/stack.js";
 
 /**
@@ -23,7 +24,7 @@ import { startTestStack, type TestOrg, type TestStack } from "../support/stack.j
  * (no serious or critical violation).
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const CHROMIUM = findChromium();
 const AXE_SCRIPT = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 /** An SVG that declares itself enormous and tries to run script: shown only through `<img>`. */
 const HOSTILE_SVG = `data:image/svg+xml,${encodeURIComponent(
@@ -126,6 +127,8 @@ describe("admin console in a browser", { timeout: 900_000 }, () => {
   };
 
   before(async () => {
+    // At once, not after the stack has started: `npm test` installs it first (scripts/test.sh).
+    if (CHROMIUM === undefined) throw new Error(missingChromiumMessage());
     mkdirSync(ARTIFACTS, { recursive: true });
     const build = await ensureConsoleBuilt({ print: (line) => process.stderr.write(`${line}\n`) });
     process.stderr.write(`console build: ${build.status} in ${build.ms} ms\n`);

@@ -160,7 +160,7 @@ export async function ensureConsoleBuilt(
         lastFailure = undefined;
         return { status: "fresh", ms: elapsed() };
       }
-      print("  building the console (next build; takes a few seconds)...");
+      print("  building the console (next build: first start or changed sources, about 15 s)...");
       const { code, output } = await runNextBuild(consoleDir);
       if (code !== 0) {
         const tail = output.trim().split("\n").slice(-25).join("\n");

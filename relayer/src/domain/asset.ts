@@ -22,7 +22,8 @@ export const assetRecord = z.object({
   listing: z
     .object({
       listingId: z.string(),
-      price: coinAmount,
+      priceInCOIN: coinAmount,
+      price: coinAmount.describe("Alias of `priceInCOIN`, kept until /api/v2"),
       priceWei: weiAmount,
       expiresAt: timestamp,
     })

@@ -14,8 +14,12 @@ export const listingRecord = z.object({
   tokenId: z.string(),
   seller: z.string(),
   buyer: z.string().nullable(),
-  price: coinAmount,
+  /** Listing price in native coin, as the specification's listing resource names it. */
+  priceInCOIN: coinAmount,
+  price: coinAmount.describe("Alias of `priceInCOIN`, kept until /api/v2"),
   priceWei: weiAmount,
+  /** Days the listing runs, from `listedAt` to `expiresAt` (the list write's `durationDays`). */
+  durationDays: z.number().int(),
   state: z.enum(LISTING_STATES),
   listedAt: timestamp,
   expiresAt: timestamp,

@@ -51,6 +51,11 @@ export interface StartRelayerOptions {
   signal?: AbortSignal;
   /** Told each embedded process id as soon as it exists, so a hard stop can kill it mid start-up. */
   onProcess?: (name: "anvil" | "postgres", pid: number) => void;
+  /**
+   * Told what start-up or stop is doing now ("Starting the indexer", "stopping PostgreSQL"), so a
+   * second Ctrl-C can say what the stop is waiting for.
+   */
+  onStep?: (what: string) => void;
 }
 
 /** Where the admin token came from, for the banner. */
@@ -108,6 +113,7 @@ export async function startRelayer(options: StartRelayerOptions = {}): Promise<R
   const signal = options.signal;
   const step = async <T>(label: string, run: () => Promise<T>): Promise<T> => {
     if (signal?.aborted === true) throw new StartupError("Start-up interrupted");
+    options.onStep?.(label);
     return timedStep(print, label, run);
   };
   const startedAt = performance.now();
@@ -116,6 +122,7 @@ export async function startRelayer(options: StartRelayerOptions = {}): Promise<R
   const runCleanups = async (log: (line: string) => void) => {
     for (const cleanup of cleanups.splice(0).reverse()) {
       const t0 = performance.now();
+      options.onStep?.(`stopping ${cleanup.label}`);
       try {
         await cleanup.run();
         log(`  stopped ${cleanup.label} (${Math.round(performance.now() - t0)} ms)`);
@@ -147,6 +154,8 @@ export async function startRelayer(options: StartRelayerOptions = {}): Promise<R
           stateFile: path.join(config.dataDir, "chain", "state.json"),
           // A hard kill then loses at most 10 s of blocks; a clean stop dumps everything.
           stateIntervalSeconds: 10,
+          // Ctrl-C reaches only the relayer, which stops anvil after its own work.
+          ownProcessGroup: true,
           log: (line) => print(`  ${line}`),
         }),
       );
@@ -288,7 +297,7 @@ export async function startRelayer(options: StartRelayerOptions = {}): Promise<R
           : "RPC_URL",
       databaseLabel:
         embeddedPostgres !== undefined
-          ? `embedded PostgreSQL on 127.0.0.1:${embeddedPostgres.port} (data in ${path.join(config.dataDir, "postgres")})`
+          ? `embedded PostgreSQL on 127.0.0.1:${embeddedPostgres.port} (data in ${embeddedPostgres.clusterDir})`
           : "DATABASE_URL",
       adminToken: config.adminToken,
       adminTokenSource,

@@ -45,6 +45,13 @@ const notFound = (what: string) => ({ 404: [`${what} not found`] });
  * insists on an entry so the SDK names stay stable.
  */
 export const OPERATION_METADATA: Readonly<Record<string, OperationMetadata>> = {
+  "GET /": {
+    operationId: "getServiceIndex",
+    tag: "System",
+    description:
+      "Where to go next: the API reference (`/docs`), the admin console, the OpenAPI document, " +
+      "the Postman collection, the SDK bundles, status and liveness, as paths relative to this server.",
+  },
   "GET /healthz": { operationId: "getHealth", tag: "System" },
   "GET /api/v1/status": {
     operationId: "getStatus",

@@ -76,6 +76,7 @@ function toRecord(row: AssetRow): AssetRecord {
         ? null
         : {
             listingId: row.listing_id,
+            priceInCOIN: weiToDecimal(row.listing_price ?? "0"),
             price: weiToDecimal(row.listing_price ?? "0"),
             priceWei: row.listing_price ?? "0",
             expiresAt: row.listing_expires ?? new Date(0).toISOString(),

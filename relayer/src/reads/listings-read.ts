@@ -10,7 +10,7 @@ import { decodePageCursor, encodePageCursor, type Page } from "./page-cursor.js"
 export interface ListingFilters {
   limit: number;
   cursor?: string | undefined;
-  status?: ListingState | undefined;
+  state?: ListingState | undefined;
   seller?: string | undefined;
   tokenId?: string | undefined;
 }
@@ -36,15 +36,20 @@ const SELECT = `
          CASE WHEN state = 'active' AND expires_at <= now() THEN 'expired' ELSE state END AS effective_state
   FROM listings`;
 
+const DAY_MS = 86_400_000;
+
 function toRecord(row: ListingRow): ListingRecord {
   const closedAt = row.closed_at?.toISOString() ?? null;
+  const price = weiToDecimal(row.price_wei);
   return {
     listingId: row.listing_id,
     tokenId: row.token_id,
     seller: checksumAddress(row.seller),
     buyer: row.buyer === null ? null : checksumAddress(row.buyer),
-    price: weiToDecimal(row.price_wei),
+    priceInCOIN: price,
+    price,
     priceWei: row.price_wei,
+    durationDays: Math.round((row.expires_at.getTime() - row.listed_at.getTime()) / DAY_MS),
     state: row.effective_state,
     listedAt: row.listed_at.toISOString(),
     expiresAt: row.expires_at.toISOString(),
@@ -89,7 +94,7 @@ export async function listListings(
   if (filters.seller !== undefined) add((n) => `seller = $${n}`, filters.seller.toLowerCase());
   if (filters.tokenId !== undefined)
     add((n) => `listings.token_id = $${n}::numeric`, filters.tokenId);
-  switch (filters.status) {
+  switch (filters.state) {
     case "active":
       where.push(`state = 'active' AND expires_at > now()`);
       break;
@@ -98,14 +103,14 @@ export async function listListings(
       break;
     case "sold":
     case "cancelled":
-      add((n) => `listings.state = $${n}`, filters.status);
+      add((n) => `listings.state = $${n}`, filters.state);
       break;
     case undefined:
       break;
   }
   values.push(filters.limit + 1);
   const text = `${SELECT} ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY listings.listing_id DESC LIMIT $${values.length}`;
-  const name = `listings-list-${filters.cursor !== undefined ? "c" : ""}${filters.seller !== undefined ? "s" : ""}${filters.tokenId !== undefined ? "t" : ""}-${filters.status ?? "all"}`;
+  const name = `listings-list-${filters.cursor !== undefined ? "c" : ""}${filters.seller !== undefined ? "s" : ""}${filters.tokenId !== undefined ? "t" : ""}-${filters.state ?? "all"}`;
   return coalescedRead(database, `${name}:${JSON.stringify(values)}`, async (client) => {
     const { rows } = await client.query<ListingRow>({ name, text, values });
     const page = rows.slice(0, filters.limit).map(toRecord);

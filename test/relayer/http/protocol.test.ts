@@ -24,6 +24,19 @@ describe("HTTP protocol: bodies, headers, auth forms, errors, metrics", () => {
     assert.match(res.headers.get("x-request-id") ?? "", /^[0-9a-f-]{36}$/);
   });
 
+  it("GET / answers links to the docs, console, OpenAPI, SDK and status, and every link answers", async () => {
+    const res = await stack.api("GET", "/");
+    assert.equal(res.status, 200);
+    const { links } = res.body as { links: Record<string, string> };
+    for (const name of ["docs", "console", "openapi", "sdk", "status"]) {
+      assert.equal(typeof links[name], "string", `links.${name}`);
+    }
+    for (const [name, link] of Object.entries(links)) {
+      const target = await fetch(`${stack.baseUrl}${link}`, { redirect: "manual" });
+      assert.ok(target.status < 400 || target.status === 503, `${name} ${link}: ${target.status}`);
+    }
+  });
+
   it("echoes a well-formed X-Request-Id and replaces a malformed one", async () => {
     const ok = await stack.api("GET", "/healthz", { headers: { "x-request-id": "trace-123" } });
     assert.equal(ok.headers.get("x-request-id"), "trace-123");

@@ -103,7 +103,8 @@ describe("read API (from the indexed database)", () => {
     assert.deepEqual(res.body.listing, null, "listing 2 is cancelled");
     const listed = await get("/api/v1/assets/20"); // listing 4: active
     assert.equal(listed.body.listing.listingId, "4");
-    assert.equal(listed.body.listing.price, "0.004");
+    assert.equal(listed.body.listing.priceInCOIN, "0.004");
+    assert.equal(listed.body.listing.price, "0.004", "price stays as an alias until /api/v2");
     const named = await get("/api/v1/assets/7");
     assert.equal(named.body.name, "Seven");
     assert.equal(named.body.externalUrl, "https://x.test/7");
@@ -128,8 +129,10 @@ describe("read API (from the indexed database)", () => {
     const states = ["active", "sold", "cancelled", "expired"] as const;
     let total = 0;
     for (const state of states) {
-      const res = await get(`/api/v1/marketplace?status=${state}&limit=100`);
+      const res = await get(`/api/v1/marketplace?state=${state}&limit=100`);
       assert.equal(res.status, 200, res.text);
+      const alias = await get(`/api/v1/marketplace?status=${state}&limit=100`);
+      assert.deepEqual(alias.body, res.body, "status is accepted as an alias of state");
       assert.ok(res.body.data.length > 0, state);
       assert.ok(
         res.body.data.every((l: { state: string }) => l.state === state),
@@ -150,8 +153,14 @@ describe("read API (from the indexed database)", () => {
     const sold = await get("/api/v1/marketplace/1");
     assert.equal(sold.body.state, "sold");
     assert.equal(sold.body.buyer, getAddress(SEED_OWNER));
+    assert.equal(sold.body.priceInCOIN, sold.body.price, "priceInCOIN, with price as its alias");
+    assert.equal(typeof sold.body.durationDays, "number");
     assert.ok(sold.body.soldAt);
     assert.equal((await get("/api/v1/marketplace?status=open")).status, 400);
+    assert.equal((await get("/api/v1/marketplace?state=open")).status, 400);
+    assert.deepEqual((await get("/api/v1/marketplace?state=sold&status=active")).body, {
+      error: "Invalid field: state (state and its alias status disagree)",
+    });
     assert.deepEqual((await get("/api/v1/marketplace/999999")).body, {
       error: "Listing not found",
     });

@@ -37,26 +37,30 @@ export interface RelayerProcess {
 }
 
 /**
- * Starts the relayer with a clean environment plus `env`. With `processGroup`, the relayer leads
- * a process group of its own, so `interruptGroup` can send SIGINT to it and to everything it
- * started, as a terminal's Ctrl-C does.
+ * Starts the relayer with a clean environment plus `env`. With `processGroup`, the relayer (or
+ * npm, with `viaNpm`) leads a process group of its own, so `interruptGroup` can send SIGINT to
+ * the whole group, as a terminal's Ctrl-C does.
  */
 export function spawnRelayer(
   env: Record<string, string>,
-  options: { processGroup?: boolean } = {},
+  options: { processGroup?: boolean; viaNpm?: boolean } = {},
 ): RelayerProcess {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const name of INHERITED_CONFIG) delete base[name];
-  const child = spawn(
-    path.join(REPO_ROOT, "node_modules", ".bin", "node"),
-    ["--import", "tsx", path.join(REPO_ROOT, "relayer", "src", "main.ts")],
-    {
-      cwd: REPO_ROOT,
-      env: { ...base, LOG_LEVEL: "warn", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: options.processGroup === true,
-    },
-  );
+  // viaNpm: `npm start` itself, as a user or a process manager runs it (npm, then the relayer).
+  const [command, args] =
+    options.viaNpm === true
+      ? ["npm", ["start"]]
+      : [
+          path.join(REPO_ROOT, "node_modules", ".bin", "node"),
+          ["--import", "tsx", path.join(REPO_ROOT, "relayer", "src", "main.ts")],
+        ];
+  const child = spawn(command, args, {
+    cwd: REPO_ROOT,
+    env: { ...base, LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: options.processGroup === true,
+  });
   let output = "";
   const listeners = new Set<() => void>();
   const onData = (chunk: Buffer) => {

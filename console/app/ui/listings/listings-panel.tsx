@@ -30,7 +30,7 @@ export function ListingsPanel() {
   const [status, setStatus] = useState<"" | (typeof LISTING_STATES)[number]>("");
   const params = query({
     seller: scope === "mine" ? (walletAddress ?? NO_WALLET) : undefined,
-    status: scope === "market" ? "active" : status,
+    state: scope === "market" ? "active" : status,
     limit: PAGE_SIZE,
     cursor: pages.cursor,
   });

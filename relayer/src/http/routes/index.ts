@@ -16,13 +16,14 @@ import {
 import { healthRoute } from "./health.js";
 import { ORG_READ_ROUTES } from "./org-reads.js";
 import { READ_ROUTES } from "./read.js";
+import { rootRoute } from "./root.js";
 import { SESSION_ROUTES } from "./session.js";
 import { SESSION_OPERATOR_ROUTES } from "./session-operator.js";
 import { WEBHOOK_DELIVERY_ROUTES } from "./webhook-deliveries.js";
 import { WRITE_API_ROUTES } from "./write.js";
 
 /** Service routes without authentication. */
-export const SYSTEM_ROUTES: readonly AnyRouteDefinition[] = [healthRoute];
+export const SYSTEM_ROUTES: readonly AnyRouteDefinition[] = [rootRoute, healthRoute];
 
 /** `/api/enterprise` management routes (README "Decisions"; reference at /docs). */
 export const MANAGEMENT_ROUTES: readonly AnyRouteDefinition[] = [

@@ -8,6 +8,7 @@ import { createCoinPriceService, type CoinPriceService } from "../../reads/coin-
 import { getListing, listListings } from "../../reads/listings-read.js";
 import { getNftMetadata } from "../../reads/nft-metadata-read.js";
 import { readStatus } from "../../reads/status-read.js";
+import { ValidationError } from "../../errors.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
 import { addressSchema, errorBody, timestampSchema } from "./schemas.js";
 
@@ -34,13 +35,19 @@ export const listAssetsQuery = z.strictObject({
   assetType: z.string().min(1, "must not be empty").max(64, "too long").optional(),
 });
 
-/** `GET /api/v1/marketplace` query. */
+const listingStateFilter = z
+  .enum(LISTING_STATES, { error: `must be one of ${LISTING_STATES.join(", ")}` })
+  .optional();
+
+/**
+ * `GET /api/v1/marketplace` query. The filter is named after the record's field, `state`;
+ * `status`, its first name, is accepted as an alias (docs/read-api.md).
+ */
 export const listListingsQuery = z.strictObject({
   limit: limitSchema,
   cursor: cursorSchema,
-  status: z
-    .enum(LISTING_STATES, { error: `must be one of ${LISTING_STATES.join(", ")}` })
-    .optional(),
+  state: listingStateFilter.describe("Listings in this state"),
+  status: listingStateFilter.describe("Alias of `state`"),
   seller: addressSchema.optional(),
   tokenId: positiveIdSchema.optional(),
 });
@@ -173,8 +180,17 @@ export const listListingsRoute = defineRoute({
   scopes: [],
   request: { query: listListingsQuery },
   responses: { 200: page(listingRecord), 400: errorBody },
-  handler: async ({ ctx, query }) =>
-    listListings(ctx.database, { ...query, limit: query.limit ?? 20 }),
+  handler: async ({ ctx, query }) => {
+    const { state, status, ...filters } = query;
+    if (state !== undefined && status !== undefined && state !== status) {
+      throw new ValidationError("Invalid field: state (state and its alias status disagree)");
+    }
+    return listListings(ctx.database, {
+      ...filters,
+      state: state ?? status,
+      limit: query.limit ?? 20,
+    });
+  },
 });
 
 /** `GET /api/v1/marketplace/:id`. */
