@@ -118,7 +118,7 @@ describe("stopping npm start", { timeout: 300_000 }, () => {
       1,
       `only the SIGTERM is news, not npm's copy of Ctrl-C:\n${npm.output()}`,
     );
-    assert.match(notes[0]!, /^SIGTERM received while stopping: still waiting for stopping \S+/);
+    assert.match(notes[0], /^SIGTERM received while stopping: still waiting for stopping \S+/);
     await assertNothingLeft(pids, npm.output());
   });
 });
