@@ -77,14 +77,15 @@ contract AssetToken is IAssetToken, IERC4906, ERC721, AccessControl {
         Cid calldata cid,
         bytes32 passwordHash
     ) external payable returns (uint256 tokenId) {
-        if (to == address(0)) revert AssetToken__ZeroAddress();
+        // Checked before any work, with ERC-6093's word for it (OpenZeppelin's `_mint` says the same).
+        if (to == address(0)) revert ERC721InvalidReceiver(address(0));
         tokenId = _issue(to, assetType, cid, passwordHash);
     }
 
     /// @inheritdoc IAssetToken
     function redeem(uint256 tokenId) external {
         address owner = _ownerOf(tokenId);
-        if (owner == address(0)) revert AssetToken__NonexistentToken(tokenId);
+        if (owner == address(0)) revert ERC721NonexistentToken(tokenId);
         if (owner != _msgSender()) revert AssetToken__NotTokenOwner(tokenId, _msgSender());
 
         // Effects: every piece of state is final before the stake leaves.
@@ -265,9 +266,9 @@ contract AssetToken is IAssetToken, IERC4906, ERC721, AccessControl {
         ERC721Utils.checkOnERC721Received(_msgSender(), address(0), to, tokenId, "");
     }
 
-    /// @dev The data of a live token; reverts with `AssetToken__NonexistentToken` otherwise.
+    /// @dev The data of a live token; reverts with ERC-6093's `ERC721NonexistentToken` otherwise.
     function _existing(uint256 tokenId) private view returns (TokenData memory data) {
-        if (_ownerOf(tokenId) == address(0)) revert AssetToken__NonexistentToken(tokenId);
+        if (_ownerOf(tokenId) == address(0)) revert ERC721NonexistentToken(tokenId);
         data = _tokenData[tokenId];
     }
 

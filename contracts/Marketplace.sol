@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
+import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
+import {IERC721Errors} from "@openzeppelin/contracts/interfaces/draft-IERC6093.sol";
 import {IERC721} from "@openzeppelin/contracts/token/ERC721/IERC721.sol";
 import {IERC721Receiver} from "@openzeppelin/contracts/token/ERC721/IERC721Receiver.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
@@ -21,11 +23,17 @@ import {IMarketplace} from "./interfaces/IMarketplace.sol";
 /// Coins: the seller is paid by a push with a bounded gas allowance; if that fails the amount is
 /// credited (`proceedsOf`) and withdrawable. Value above the price is refunded to the buyer. The
 /// contract has no receive or fallback, so its balance always equals `totalProceeds()`.
-contract Marketplace is IMarketplace, IERC721Receiver, ReentrancyGuard {
+///
+/// Rescue: a token moved here with a plain `transferFrom` skips `onERC721Received`, so no listing
+/// exists for it. `rescueToken` lets an `OPERATOR_ROLE` holder send such a token where it belongs.
+/// Each token's latest listing id is kept so rescue can prove the token backs no active listing.
+contract Marketplace is IMarketplace, IERC721Receiver, ReentrancyGuard, AccessControl {
     /// @inheritdoc IMarketplace
     uint256 public constant DEFAULT_DURATION_DAYS = 30;
     /// @inheritdoc IMarketplace
     uint256 public constant MAX_DURATION_DAYS = 365;
+    /// @inheritdoc IMarketplace
+    bytes32 public constant OPERATOR_ROLE = keccak256("OPERATOR_ROLE");
 
     /// @dev Gas forwarded with the push payment to a seller: enough for a smart wallet's receive
     /// hook, too little for a seller to grief the buyer's transaction.
@@ -38,12 +46,19 @@ contract Marketplace is IMarketplace, IERC721Receiver, ReentrancyGuard {
 
     mapping(uint256 listingId => Listing) private _listings;
     mapping(address seller => uint256) private _proceeds;
+    /// @dev The latest listing created for each token (0 if never listed); its state tells whether
+    /// the token is in escrow for it. Never cleared: a relisting then rewrites a non-zero slot.
+    mapping(uint256 tokenId => uint256 listingId) private _latestListingOf;
 
     /// @param assetToken the AssetToken contract this marketplace trades
-    constructor(address assetToken) {
+    /// @param admin account granted `DEFAULT_ADMIN_ROLE` and `OPERATOR_ROLE` (may rescue tokens)
+    constructor(address assetToken, address admin) {
         if (assetToken == address(0)) revert Marketplace__UnsupportedToken(assetToken);
+        if (admin == address(0)) revert Marketplace__ZeroAdmin();
         _token = IERC721(assetToken);
         _nextListingId = 1;
+        _grantRole(DEFAULT_ADMIN_ROLE, admin);
+        _grantRole(OPERATOR_ROLE, admin);
     }
 
     // ---------------------------------------------------------------- listing
@@ -153,6 +168,22 @@ contract Marketplace is IMarketplace, IERC721Receiver, ReentrancyGuard {
         _sendValue(msg.sender, amount);
     }
 
+    // ---------------------------------------------------------------- operator
+
+    /// @inheritdoc IMarketplace
+    function rescueToken(
+        uint256 tokenId,
+        address to
+    ) external nonReentrant onlyRole(OPERATOR_ROLE) {
+        if (to == address(0) || to == address(this)) revert IERC721Errors.ERC721InvalidReceiver(to);
+        uint256 listingId = _activeListingOf(tokenId);
+        if (listingId != 0) revert Marketplace__TokenListed(tokenId, listingId);
+        if (_token.ownerOf(tokenId) != address(this)) revert Marketplace__TokenNotHeld(tokenId);
+        emit TokenRescued(tokenId, to, msg.sender);
+        // transferFrom, as for a seller's return: a receiver hook must not be able to refuse it.
+        _token.transferFrom(address(this), to, tokenId);
+    }
+
     // ---------------------------------------------------------------- views
 
     /// @inheritdoc IMarketplace
@@ -191,6 +222,11 @@ contract Marketplace is IMarketplace, IERC721Receiver, ReentrancyGuard {
         return _nextListingId;
     }
 
+    /// @inheritdoc IMarketplace
+    function activeListingOf(uint256 tokenId) external view returns (uint256) {
+        return _activeListingOf(tokenId);
+    }
+
     // ---------------------------------------------------------------- internals
 
     /// @dev Validates the terms and stores a new active listing; the caller moves the token.
@@ -220,6 +256,7 @@ contract Marketplace is IMarketplace, IERC721Receiver, ReentrancyGuard {
             tokenId: tokenId,
             price: price
         });
+        _latestListingOf[tokenId] = listingId;
         emit ListingCreated(listingId, tokenId, seller, price, expiresAt);
     }
 
@@ -229,6 +266,14 @@ contract Marketplace is IMarketplace, IERC721Receiver, ReentrancyGuard {
         if (listing.state != ListingState.Active || block.timestamp >= listing.expiresAt) {
             revert Marketplace__ListingNotActive(listingId);
         }
+    }
+
+    /// @dev The token's latest listing if its stored state is Active (expired or not), else 0. Only
+    /// the latest can be active: a token is escrowed for one listing at a time, and a new listing
+    /// needs the token back from the previous one.
+    function _activeListingOf(uint256 tokenId) private view returns (uint256 listingId) {
+        listingId = _latestListingOf[tokenId];
+        if (listingId != 0 && _listings[listingId].state != ListingState.Active) listingId = 0;
     }
 
     /// @dev Pushes the sale price to the seller; credits it for withdrawal if the push fails.

@@ -243,7 +243,7 @@ async function deployWithSigner(
 
   const registry = await deployOne("AssetTypeRegistry", [deployer]);
   const token = await deployOne("AssetToken", [registry, deployer]);
-  await deployOne("Marketplace", [token]);
+  await deployOne("Marketplace", [token, deployer]);
 
   const setupTxHashes: { step: string; txHash: string }[] = [];
   const setupHashes = await converge(signer, registry, {

@@ -30,9 +30,9 @@ interface IAssetToken {
     error AssetToken__NotTokenOwner(uint256 tokenId, address caller);
     /// @notice Thrown when returning the stake to the redeemer fails.
     error AssetToken__StakeTransferFailed(address to, uint256 amount);
-    /// @notice Thrown when the token does not exist.
-    error AssetToken__NonexistentToken(uint256 tokenId);
-    /// @notice Thrown when a zero address is given where an owner is needed.
+    /// @notice Thrown when the constructor is given a zero registry or admin address.
+    /// @dev A missing token reverts with ERC-6093's `ERC721NonexistentToken` and a mint to the zero
+    /// address with `ERC721InvalidReceiver(address(0))`, so tools that decode those understand them.
     error AssetToken__ZeroAddress();
 
     /// @notice Emitted once per mint, with everything needed to build the asset record.

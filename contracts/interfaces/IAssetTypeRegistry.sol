@@ -12,8 +12,6 @@ interface IAssetTypeRegistry {
     error AssetTypeRegistry__NameTooLong(uint256 length, uint256 maxLength);
     /// @notice Thrown when a type name is already registered.
     error AssetTypeRegistry__AlreadyRegistered(string name);
-    /// @notice Thrown when a type id or index does not name a registered type.
-    error AssetTypeRegistry__UnknownType(bytes32 typeId);
     /// @notice Thrown when an index is outside `[1, typeCount()]`.
     error AssetTypeRegistry__IndexOutOfRange(uint256 index);
 

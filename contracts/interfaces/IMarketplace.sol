@@ -5,7 +5,8 @@ pragma solidity 0.8.28;
 /// @notice Escrow marketplace for AssetToken. Listing moves the token into this contract: either
 /// `safeTransferFrom(owner, marketplace, tokenId, abi.encode(price, durationDays))` on the token
 /// (one transaction, no approval) or `list` after an approval. Sale proceeds are pushed to the
-/// seller; when that push fails they are credited and can be withdrawn.
+/// seller; when that push fails they are credited and can be withdrawn. A token that arrives
+/// without a listing (a plain `transferFrom`) can be returned by an operator with `rescueToken`.
 interface IMarketplace {
     /// @notice Listing state. `Expired` is reported for an active listing whose time has passed, and stored once reclaimed.
     enum ListingState {
@@ -53,6 +54,13 @@ interface IMarketplace {
     /// `abi.encode(uint256 price, uint256 durationDays)` payload (empty or malformed data, or a mint straight into escrow).
     /// @dev Added after the first ABI round; purely additive.
     error Marketplace__InvalidListingData();
+    /// @notice Thrown when `rescueToken` is asked for a token that backs a listing still stored as
+    /// active (an expired listing included: its seller can still reclaim it).
+    error Marketplace__TokenListed(uint256 tokenId, uint256 listingId);
+    /// @notice Thrown when the constructor is given the zero address as admin.
+    error Marketplace__ZeroAdmin();
+    /// @notice Thrown when `rescueToken` is asked for a token this contract does not hold.
+    error Marketplace__TokenNotHeld(uint256 tokenId);
 
     /// @notice Emitted when a listing is created.
     event ListingCreated(
@@ -90,6 +98,8 @@ interface IMarketplace {
         uint256 indexed tokenId,
         address indexed seller
     );
+    /// @notice Emitted when an operator returned a token held here without a listing.
+    event TokenRescued(uint256 indexed tokenId, address indexed to, address indexed operator);
     /// @notice Emitted when a push payment to a seller failed and the amount was credited instead.
     event ProceedsCredited(address indexed seller, uint256 amount);
     /// @notice Emitted when credited proceeds are withdrawn.
@@ -101,6 +111,8 @@ interface IMarketplace {
     function MAX_DURATION_DAYS() external view returns (uint256);
     /// @notice The AssetToken this marketplace trades.
     function token() external view returns (address);
+    /// @notice Role allowed to call `rescueToken` (held by the deploy's admin).
+    function OPERATOR_ROLE() external view returns (bytes32);
 
     /// @notice Lists a token the caller owns (needs approval of this contract). `durationDays` 0 is rejected; pass 30 for the default.
     function list(
@@ -118,6 +130,12 @@ interface IMarketplace {
     function reclaim(uint256 listingId) external;
     /// @notice Withdraws proceeds credited after a failed push payment.
     function withdrawProceeds() external;
+    /// @notice Sends a token this contract holds without an active listing (one that arrived by a
+    /// plain `transferFrom`, which creates no listing) to `to`. Never a token backing a listing
+    /// stored as active, expired or not. `OPERATOR_ROLE` only.
+    /// @param tokenId the stranded token
+    /// @param to the account the operator names (not zero, not this contract)
+    function rescueToken(uint256 tokenId, address to) external;
 
     /// @notice The stored listing.
     function getListing(uint256 listingId) external view returns (Listing memory);
@@ -129,4 +147,6 @@ interface IMarketplace {
     function totalProceeds() external view returns (uint256);
     /// @notice Id the next listing will get.
     function nextListingId() external view returns (uint256);
+    /// @notice The listing stored as active (possibly expired) that holds `tokenId` in escrow, or 0.
+    function activeListingOf(uint256 tokenId) external view returns (uint256 listingId);
 }

@@ -217,13 +217,15 @@ describe("AssetToken", function () {
       expect(await token.balanceOf(alice.address)).to.equal(0n);
     });
 
-    it("mintTo reverts with ZeroAddress for the zero owner", async function () {
+    it("mintTo reverts with ERC721InvalidReceiver for the zero owner", async function () {
       const { token, alice } = await networkHelpers.loadFixture(tokenFixture);
       await expect(
         token
           .connect(alice)
           .mintTo(ethers.ZeroAddress, "Loan", CID_A, ethers.ZeroHash, { value: STAKE }),
-      ).to.be.revertedWithCustomError(token, "AssetToken__ZeroAddress");
+      )
+        .to.be.revertedWithCustomError(token, "ERC721InvalidReceiver")
+        .withArgs(ethers.ZeroAddress);
     });
 
     it("mintTo reverts with ERC721InvalidReceiver for a contract that is not a receiver", async function () {
@@ -295,14 +297,14 @@ describe("AssetToken", function () {
         .withArgs(1n, bob.address);
     });
 
-    it("redeem reverts with NonexistentToken for an unknown or already redeemed id", async function () {
+    it("redeem reverts with ERC721NonexistentToken for an unknown or already redeemed id", async function () {
       const { token, alice } = await networkHelpers.loadFixture(mintedFixture);
       await expect(token.connect(alice).redeem(99n))
-        .to.be.revertedWithCustomError(token, "AssetToken__NonexistentToken")
+        .to.be.revertedWithCustomError(token, "ERC721NonexistentToken")
         .withArgs(99n);
       await token.connect(alice).redeem(1n);
       await expect(token.connect(alice).redeem(1n))
-        .to.be.revertedWithCustomError(token, "AssetToken__NonexistentToken")
+        .to.be.revertedWithCustomError(token, "ERC721NonexistentToken")
         .withArgs(1n);
     });
 
@@ -334,7 +336,7 @@ describe("AssetToken", function () {
       expect(await actor.hookCalls()).to.equal(1n);
       expect(await actor.hookSucceeded()).to.equal(false);
       const reason = token.interface.parseError(await actor.hookReturnData());
-      expect(reason?.name).to.equal("AssetToken__NonexistentToken");
+      expect(reason?.name).to.equal("ERC721NonexistentToken");
     });
   });
 
@@ -355,18 +357,18 @@ describe("AssetToken", function () {
       "cidOf",
       "cidStringOf",
     ] as const) {
-      it(`${view} reverts with NonexistentToken for an unknown id`, async function () {
+      it(`${view} reverts with ERC721NonexistentToken for an unknown id`, async function () {
         const { token } = await networkHelpers.loadFixture(mintedFixture);
         await expect(token.getFunction(view)(42n))
-          .to.be.revertedWithCustomError(token, "AssetToken__NonexistentToken")
+          .to.be.revertedWithCustomError(token, "ERC721NonexistentToken")
           .withArgs(42n);
       });
     }
 
-    it("checkPassword reverts with NonexistentToken for an unknown id", async function () {
+    it("checkPassword reverts with ERC721NonexistentToken for an unknown id", async function () {
       const { token } = await networkHelpers.loadFixture(mintedFixture);
       await expect(token.checkPassword(42n, PASSWORD))
-        .to.be.revertedWithCustomError(token, "AssetToken__NonexistentToken")
+        .to.be.revertedWithCustomError(token, "ERC721NonexistentToken")
         .withArgs(42n);
     });
 

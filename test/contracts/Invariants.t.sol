@@ -11,8 +11,10 @@ import {TestBase} from "./utils/TestBase.sol";
 
 /// @title MarketHandler
 /// @notice Drives random sequences of mint, transfer, list (both ways), updatePrice, buy, delist,
-/// reclaim, redeem, withdrawProceeds and time warps across three EOAs and one smart account that
-/// can refuse coins, keeping ghost variables for the invariant test.
+/// reclaim, redeem, withdrawProceeds, stray transfers into the marketplace (plain transferFrom),
+/// operator rescues of any escrowed token and time warps across three EOAs and one smart account
+/// that can refuse coins, keeping ghost variables for the invariant test. The handler holds the
+/// marketplace's OPERATOR_ROLE.
 contract MarketHandler is TestBase {
     uint256 private constant MIN_STAKE = 0.1 ether;
 
@@ -32,6 +34,13 @@ contract MarketHandler is TestBase {
     bool public ghostBuyerOverpaid;
     /// @notice Set if a buyer ever paid something other than the listing price.
     bool public ghostBuyerPaidWrongAmount;
+    /// @notice Tokens sent to the marketplace without a listing and not rescued yet.
+    uint256 public ghostStrayHeld;
+    /// @notice Set if a rescue ever succeeded for a token backing a listing stored as active.
+    bool public ghostRescuedListedToken;
+    /// @notice Set if a rescue of a token held without a listing ever failed.
+    bool public ghostStrayRescueFailed;
+    uint256 public ghostRescues;
 
     constructor(AssetToken token_, Marketplace market_) {
         token = token_;
@@ -158,6 +167,38 @@ contract MarketHandler is TestBase {
         ghostLiveStake -= stake;
     }
 
+    function strayTransfer(uint256 tokenSeed) external {
+        (uint256 tokenId, address owner) = _heldToken(tokenSeed);
+        if (owner == address(0)) return;
+        vm.prank(owner);
+        token.transferFrom(owner, address(market), tokenId);
+        ++ghostStrayHeld;
+    }
+
+    /// @dev Tries to rescue any token in escrow, listed or not, and records what happened. Whether
+    /// it is listed is read from the listings themselves, not from `activeListingOf`.
+    function rescue(uint256 tokenSeed, uint256 toSeed) external {
+        uint256 count = _tokenIds.length;
+        if (count == 0) return;
+        uint256 tokenId;
+        bool found;
+        for (uint256 i = 0; i < count && !found; ++i) {
+            tokenId = _tokenIds[(tokenSeed + i) % count];
+            try token.ownerOf(tokenId) returns (address o) {
+                found = o == address(market);
+            } catch {}
+        }
+        if (!found) return;
+        bool listed = _isListed(tokenId);
+        try market.rescueToken(tokenId, _actor(toSeed)) {
+            if (listed) ghostRescuedListedToken = true;
+            else --ghostStrayHeld;
+            ++ghostRescues;
+        } catch {
+            if (!listed) ghostStrayRescueFailed = true;
+        }
+    }
+
     function withdrawProceeds(uint256 actorSeed) external {
         address actor = _actor(actorSeed);
         vm.prank(actor);
@@ -201,6 +242,17 @@ contract MarketHandler is TestBase {
         return (0, address(0));
     }
 
+    /// @dev Whether some listing stored as Active (possibly expired) holds `tokenId`.
+    function _isListed(uint256 tokenId) private view returns (bool) {
+        uint256 next = market.nextListingId();
+        for (uint256 id = 1; id < next; ++id) {
+            IMarketplace.Listing memory listing = market.getListing(id);
+            if (listing.tokenId == tokenId && listing.state == IMarketplace.ListingState.Active)
+                return true;
+        }
+        return false;
+    }
+
     /// @dev A listing id whose stored state is Active (possibly expired), or 0.
     function _listing(uint256 seed) private view returns (uint256) {
         uint256 count = market.nextListingId() - 1;
@@ -221,8 +273,9 @@ contract MarketInvariantTest is SystemTest {
         _deploySystem();
         handler = new MarketHandler(token, market);
         vm.label(address(handler), "handler");
+        market.grantRole(market.OPERATOR_ROLE(), address(handler));
         targetContract(address(handler));
-        bytes4[] memory selectors = new bytes4[](12);
+        bytes4[] memory selectors = new bytes4[](14);
         selectors[0] = MarketHandler.mint.selector;
         selectors[1] = MarketHandler.mint.selector; // weighted: minting feeds every other action
         selectors[2] = MarketHandler.transfer.selector;
@@ -235,6 +288,8 @@ contract MarketInvariantTest is SystemTest {
         selectors[9] = MarketHandler.withdrawProceeds.selector;
         selectors[10] = MarketHandler.warp.selector;
         selectors[11] = MarketHandler.toggleSmartAccountCoins.selector;
+        selectors[12] = MarketHandler.strayTransfer.selector;
+        selectors[13] = MarketHandler.rescue.selector;
         targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
     }
 
@@ -265,7 +320,8 @@ contract MarketInvariantTest is SystemTest {
         assertEq(sum, market.totalProceeds(), "sum of proceedsOf == totalProceeds");
     }
 
-    /// @notice Every stored-active listing's token is in escrow, and escrow holds nothing else.
+    /// @notice Every stored-active listing's token is in escrow and is what `activeListingOf`
+    /// reports for it; escrow holds nothing else but the stray tokens not yet rescued.
     function invariant_activeListingsAreEscrowed() public view {
         uint256 next = market.nextListingId();
         uint256 active;
@@ -278,11 +334,16 @@ contract MarketInvariantTest is SystemTest {
                     address(market),
                     "active listing's token is escrowed"
                 );
+                assertEq(market.activeListingOf(listing.tokenId), id, "activeListingOf");
             } else if (listing.state == IMarketplace.ListingState.Sold) {
                 assertTrue(listing.buyer != address(0), "sold listing has a buyer");
             }
         }
-        assertEq(token.balanceOf(address(market)), active, "escrowed tokens == active listings");
+        assertEq(
+            token.balanceOf(address(market)),
+            active + handler.ghostStrayHeld(),
+            "escrowed tokens == active listings + stray tokens"
+        );
     }
 
     /// @notice No live token is owned by the zero address, and balances add up to the supply.
@@ -300,6 +361,13 @@ contract MarketInvariantTest is SystemTest {
         uint256 held = token.balanceOf(address(market));
         for (uint256 i = 0; i < actors.length; ++i) held += token.balanceOf(actors[i]);
         assertEq(held, token.totalSupply(), "balances add up to totalSupply");
+    }
+
+    /// @notice Rescue never takes a token backing a listing stored as active (expired or not), and
+    /// always returns a token held without one.
+    function invariant_rescueNeverTakesAListedToken() public view {
+        assertFalse(handler.ghostRescuedListedToken(), "rescue took a listed token");
+        assertFalse(handler.ghostStrayRescueFailed(), "rescue of a stray token failed");
     }
 
     /// @notice A buyer never pays more than its maxPrice, and always exactly the price.
@@ -328,5 +396,22 @@ contract MarketInvariantTest is SystemTest {
         handler.list(1, 1 ether, 30, false);
         handler.buy(1, 0, 1, 1);
         assertEq(handler.ghostSales(), 2, "sale2");
+    }
+
+    /// @notice The handler's rescue reaches a stray token and is refused for a listed one (guards
+    /// against a rescue action that never gets past its early returns).
+    function test_handler_rescuesStrayTokensOnly() public {
+        handler.mint(0, 0, keccak256("a"), false);
+        handler.list(0, 1 ether, 30, true);
+        handler.rescue(0, 1);
+        assertEq(handler.ghostRescues(), 0, "listed token not rescued");
+        assertFalse(handler.ghostRescuedListedToken(), "listed");
+        handler.mint(1, 0, keccak256("b"), false);
+        handler.strayTransfer(1);
+        assertEq(handler.ghostStrayHeld(), 1, "stray held");
+        handler.rescue(1, 1);
+        assertEq(handler.ghostRescues(), 1, "stray token rescued");
+        assertEq(handler.ghostStrayHeld(), 0, "no stray left");
+        assertFalse(handler.ghostStrayRescueFailed(), "stray rescue failed");
     }
 }

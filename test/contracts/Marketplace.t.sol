@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
+import {IAccessControl} from "@openzeppelin/contracts/access/IAccessControl.sol";
 import {IMarketplace} from "../../contracts/interfaces/IMarketplace.sol";
 import {SystemTest} from "./utils/Deployer.sol";
 
@@ -151,5 +152,44 @@ contract MarketplaceFuzzTest is SystemTest {
         vm.prank(ALICE);
         market.updatePrice(listingId, newPrice);
         assertEq(market.getListing(listingId).price, newPrice, "price");
+    }
+
+    function testFuzz_rescueToken_onlyOperator(address caller, address to) public {
+        vm.assume(caller != address(this));
+        vm.assume(to != address(0) && to != address(market) && to.code.length == 0);
+        uint256 tokenId = _mintAs(ALICE, MIN_STAKE);
+        vm.prank(ALICE);
+        token.transferFrom(ALICE, address(market), tokenId);
+        bytes32 role = market.OPERATOR_ROLE();
+        vm.prank(caller);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IAccessControl.AccessControlUnauthorizedAccount.selector,
+                caller,
+                role
+            )
+        );
+        market.rescueToken(tokenId, to);
+        market.rescueToken(tokenId, to);
+        assertEq(token.ownerOf(tokenId), to, "rescued to the named address");
+    }
+
+    function testFuzz_rescueToken_neverTakesAnActiveListing(
+        uint256 durationDays,
+        uint32 later
+    ) public {
+        durationDays = bound(durationDays, 1, 365);
+        uint256 tokenId = _mintAs(ALICE, MIN_STAKE);
+        uint256 listingId = _listAs(ALICE, tokenId, 1 ether, durationDays);
+        vm.warp(block.timestamp + later);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IMarketplace.Marketplace__TokenListed.selector,
+                tokenId,
+                listingId
+            )
+        );
+        market.rescueToken(tokenId, BOB);
+        assertEq(token.ownerOf(tokenId), address(market), "still escrowed");
     }
 }

@@ -50,11 +50,28 @@ describe("Marketplace", function () {
     });
 
     it("deployment reverts with UnsupportedToken for the zero address", async function () {
-      const { marketplace } = await networkHelpers.loadFixture(marketFixture);
+      const { marketplace, admin } = await networkHelpers.loadFixture(marketFixture);
       const factory = await ethers.getContractFactory("Marketplace");
-      await expect(factory.deploy(ethers.ZeroAddress))
+      await expect(factory.deploy(ethers.ZeroAddress, admin.address))
         .to.be.revertedWithCustomError(marketplace, "Marketplace__UnsupportedToken")
         .withArgs(ethers.ZeroAddress);
+    });
+
+    it("deployment reverts with ZeroAdmin for a zero admin", async function () {
+      const { marketplace, token } = await networkHelpers.loadFixture(marketFixture);
+      const factory = await ethers.getContractFactory("Marketplace");
+      await expect(
+        factory.deploy(await token.getAddress(), ethers.ZeroAddress),
+      ).to.be.revertedWithCustomError(marketplace, "Marketplace__ZeroAdmin");
+    });
+
+    it("deployment gives the admin DEFAULT_ADMIN_ROLE and OPERATOR_ROLE, and nobody else", async function () {
+      const { marketplace, admin, alice } = await networkHelpers.loadFixture(marketFixture);
+      const operatorRole = await marketplace.OPERATOR_ROLE();
+      expect(operatorRole).to.equal(ethers.id("OPERATOR_ROLE"));
+      expect(await marketplace.hasRole(operatorRole, admin.address)).to.equal(true);
+      expect(await marketplace.hasRole(ethers.ZeroHash, admin.address)).to.equal(true);
+      expect(await marketplace.hasRole(operatorRole, alice.address)).to.equal(false);
     });
 
     it("the marketplace has no receive function: a plain coin transfer reverts", async function () {
@@ -630,6 +647,108 @@ describe("Marketplace", function () {
         await expect(marketplace.connect(alice).reclaim(id))
           .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
           .withArgs(id);
+      }
+    });
+  });
+
+  describe("rescueToken", function () {
+    /** Bob's token 1 (bought from Alice) sent to the marketplace with a plain transferFrom. */
+    async function strayFixture() {
+      const system = await listedFixture();
+      const { token, marketplace, alice, bob, market } = system;
+      await marketplace.connect(bob).buy(1n, PRICE, { value: PRICE });
+      await token.connect(bob).transferFrom(bob.address, market, 1n);
+      await token.connect(alice).transferFrom(alice.address, market, 2n);
+      return system;
+    }
+
+    it("rescueToken returns a token that arrived by plain transferFrom to the named address and emits TokenRescued", async function () {
+      const { token, marketplace, admin, bob } = await networkHelpers.loadFixture(strayFixture);
+      expect(await marketplace.activeListingOf(1n)).to.equal(0n);
+      await expect(marketplace.connect(admin).rescueToken(1n, bob.address))
+        .to.emit(marketplace, "TokenRescued")
+        .withArgs(1n, bob.address, admin.address);
+      expect(await token.ownerOf(1n)).to.equal(bob.address);
+      expect((await marketplace.getListing(1n)).state).to.equal(State.Sold);
+    });
+
+    it("rescueToken of a never-listed token sends it to an address other than its last owner", async function () {
+      const { token, marketplace, admin, carol } = await networkHelpers.loadFixture(strayFixture);
+      await marketplace.connect(admin).rescueToken(2n, carol.address);
+      expect(await token.ownerOf(2n)).to.equal(carol.address);
+    });
+
+    it("rescueToken reverts with TokenListed for the token of an active listing", async function () {
+      const { token, marketplace, admin } = await networkHelpers.loadFixture(listedFixture);
+      expect(await marketplace.activeListingOf(1n)).to.equal(1n);
+      await expect(marketplace.connect(admin).rescueToken(1n, admin.address))
+        .to.be.revertedWithCustomError(marketplace, "Marketplace__TokenListed")
+        .withArgs(1n, 1n);
+      expect(await token.ownerOf(1n)).to.equal(await marketplace.getAddress());
+    });
+
+    it("rescueToken reverts with TokenListed for the token of an expired listing its seller has not reclaimed", async function () {
+      const { marketplace, admin, alice } = await networkHelpers.loadFixture(listedFixture);
+      await networkHelpers.time.increase(31n * DAY);
+      expect(await marketplace.stateOf(1n)).to.equal(State.Expired);
+      await expect(marketplace.connect(admin).rescueToken(1n, admin.address))
+        .to.be.revertedWithCustomError(marketplace, "Marketplace__TokenListed")
+        .withArgs(1n, 1n);
+      await marketplace.connect(alice).reclaim(1n);
+      expect(await marketplace.activeListingOf(1n)).to.equal(0n);
+    });
+
+    it("rescueToken reverts with TokenListed for a relisted token whose earlier listing was sold", async function () {
+      const { token, marketplace, admin, bob, market } =
+        await networkHelpers.loadFixture(listedFixture);
+      await marketplace.connect(bob).buy(1n, PRICE, { value: PRICE });
+      await token.connect(bob).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+        bob.address,
+        market,
+        1n,
+        terms(PRICE, 30),
+      );
+      expect(await marketplace.activeListingOf(1n)).to.equal(2n);
+      await expect(marketplace.connect(admin).rescueToken(1n, admin.address))
+        .to.be.revertedWithCustomError(marketplace, "Marketplace__TokenListed")
+        .withArgs(1n, 2n);
+    });
+
+    it("rescueToken reverts with AccessControlUnauthorizedAccount for a caller without OPERATOR_ROLE", async function () {
+      const { token, marketplace, bob, market } = await networkHelpers.loadFixture(strayFixture);
+      await expect(marketplace.connect(bob).rescueToken(1n, bob.address))
+        .to.be.revertedWithCustomError(marketplace, "AccessControlUnauthorizedAccount")
+        .withArgs(bob.address, await marketplace.OPERATOR_ROLE());
+      expect(await token.ownerOf(1n)).to.equal(market);
+    });
+
+    it("rescueToken works for an account the admin granted OPERATOR_ROLE", async function () {
+      const { token, marketplace, admin, carol } = await networkHelpers.loadFixture(strayFixture);
+      await marketplace.connect(admin).grantRole(await marketplace.OPERATOR_ROLE(), carol.address);
+      await marketplace.connect(carol).rescueToken(1n, carol.address);
+      expect(await token.ownerOf(1n)).to.equal(carol.address);
+    });
+
+    it("rescueToken reverts with TokenNotHeld for a token the marketplace does not hold", async function () {
+      const { marketplace, admin } = await networkHelpers.loadFixture(strayFixture);
+      await expect(marketplace.connect(admin).rescueToken(3n, admin.address))
+        .to.be.revertedWithCustomError(marketplace, "Marketplace__TokenNotHeld")
+        .withArgs(3n);
+    });
+
+    it("rescueToken reverts with ERC721NonexistentToken for a token that was never minted", async function () {
+      const { token, marketplace, admin } = await networkHelpers.loadFixture(strayFixture);
+      await expect(marketplace.connect(admin).rescueToken(99n, admin.address))
+        .to.be.revertedWithCustomError(token, "ERC721NonexistentToken")
+        .withArgs(99n);
+    });
+
+    it("rescueToken reverts with ERC721InvalidReceiver for the zero address or the marketplace itself", async function () {
+      const { marketplace, admin, market } = await networkHelpers.loadFixture(strayFixture);
+      for (const to of [ethers.ZeroAddress, market]) {
+        await expect(marketplace.connect(admin).rescueToken(1n, to))
+          .to.be.revertedWithCustomError(marketplace, "ERC721InvalidReceiver")
+          .withArgs(to);
       }
     });
   });

@@ -13,7 +13,10 @@ export async function deploySystem(ethers: HardhatEthers) {
     await registry.getAddress(),
     admin.address,
   ]);
-  const marketplace = await ethers.deployContract("Marketplace", [await token.getAddress()]);
+  const marketplace = await ethers.deployContract("Marketplace", [
+    await token.getAddress(),
+    admin.address,
+  ]);
   return { registry, token, marketplace, admin, alice, bob, carol, others };
 }
 

@@ -23,7 +23,7 @@ abstract contract SystemTest is TestBase {
         registry = new AssetTypeRegistry(address(this));
         registry.registerTypes(DefaultAssetTypes.names());
         token = new AssetToken(address(registry), address(this));
-        market = new Marketplace(address(token));
+        market = new Marketplace(address(token), address(this));
         vm.label(address(registry), "registry");
         vm.label(address(token), "token");
         vm.label(address(market), "market");
