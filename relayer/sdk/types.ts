@@ -39,6 +39,7 @@ import type { buy } from "../src/writes/kinds/buy.js";
 import type { delist } from "../src/writes/kinds/delist.js";
 import type { issueAsset } from "../src/writes/kinds/issue-asset.js";
 import type { list } from "../src/writes/kinds/list.js";
+import type { redeemAsset } from "../src/writes/kinds/redeem-asset.js";
 import type { registerAssetType } from "../src/writes/kinds/register-asset-type.js";
 import type { transfer } from "../src/writes/kinds/transfer.js";
 import type { WebhookPayload } from "../src/domain/webhook-event.js";
@@ -75,6 +76,10 @@ export type BuyAssetResult = z.output<(typeof buy)["response"]>;
 export type DelistAssetInput = z.input<(typeof delist)["request"]>;
 /** Result of `delistAsset`. */
 export type DelistAssetResult = z.output<(typeof delist)["response"]>;
+/** Body of `redeemAsset`. */
+export type RedeemAssetInput = z.input<(typeof redeemAsset)["request"]>;
+/** Result of `redeemAsset`. */
+export type RedeemAssetResult = z.output<(typeof redeemAsset)["response"]>;
 /** Body of `registerAssetType`. */
 export type RegisterAssetTypeInput = z.input<(typeof registerAssetType)["request"]>;
 /** Result of `registerAssetType`. */

@@ -10,6 +10,7 @@ export const WRITE_PATHS = {
   listAsset: "/api/v1/write/marketplace/list",
   buyAsset: "/api/v1/write/marketplace/buy",
   delistAsset: "/api/v1/write/marketplace/delist",
+  redeemAsset: "/api/v1/write/redeem-asset",
   registerAssetType: "/api/v1/write/register-asset-type",
 } as const;
 
@@ -25,8 +26,10 @@ export interface WriteMethods {
   listAsset: WriteMethod<"/api/v1/write/marketplace/list">;
   /** `POST /api/v1/write/marketplace/buy` (scope `write:marketplace`): Buy an active listing (maxPriceInCOIN guards against price changes). */
   buyAsset: WriteMethod<"/api/v1/write/marketplace/buy">;
-  /** `POST /api/v1/write/marketplace/delist` (scope `write:marketplace`): Cancel a listing (seller only); the asset returns to the wallet. */
+  /** `POST /api/v1/write/marketplace/delist` (scope `write:marketplace`): Cancel a listing, or take back the token of an expired one (seller only); the asset returns to the wallet. */
   delistAsset: WriteMethod<"/api/v1/write/marketplace/delist">;
+  /** `POST /api/v1/write/redeem-asset` (scope `write:issue`): Redeem (burn) an asset; its stake returns to the org wallet. */
+  redeemAsset: WriteMethod<"/api/v1/write/redeem-asset">;
   /** `POST /api/v1/write/register-asset-type` (scope `admin:types`): Register a new asset type (the org's wallet holds REGISTRAR_ROLE). */
   registerAssetType: WriteMethod<"/api/v1/write/register-asset-type">;
 }

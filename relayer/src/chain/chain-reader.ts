@@ -167,6 +167,44 @@ export class ChainReader {
     };
   }
 
+  /** Stake a live token holds, in wei. */
+  async stakeOf(tokenId: bigint): Promise<bigint> {
+    const out = await this.#call(
+      this.#contracts.assetToken,
+      assetTokenInterface.encodeFunctionData("stakeOf", [tokenId]),
+    );
+    return assetTokenInterface.decodeFunctionResult("stakeOf", out)[0] as bigint;
+  }
+
+  /** Whether a live token has a password (a non-zero stored hash). */
+  async hasPassword(tokenId: bigint): Promise<boolean> {
+    const out = await this.#call(
+      this.#contracts.assetToken,
+      assetTokenInterface.encodeFunctionData("passwordHashOf", [tokenId]),
+    );
+    return !/^0x0*$/.test(
+      assetTokenInterface.decodeFunctionResult("passwordHashOf", out)[0] as string,
+    );
+  }
+
+  /** The contract's own check of a password against a live token's stored keccak256 hash. */
+  async checkPassword(tokenId: bigint, password: string): Promise<boolean> {
+    const out = await this.#call(
+      this.#contracts.assetToken,
+      assetTokenInterface.encodeFunctionData("checkPassword", [tokenId, password]),
+    );
+    return assetTokenInterface.decodeFunctionResult("checkPassword", out)[0] as boolean;
+  }
+
+  /** The listing stored as active (expired or not) that holds `tokenId` in escrow, or 0n. */
+  async activeListingOf(tokenId: bigint): Promise<bigint> {
+    const out = await this.#call(
+      this.#contracts.marketplace,
+      marketplaceInterface.encodeFunctionData("activeListingOf", [tokenId]),
+    );
+    return marketplaceInterface.decodeFunctionResult("activeListingOf", out)[0] as bigint;
+  }
+
   async hasRegistrarRole(account: string): Promise<boolean> {
     const roleOut = await this.#call(
       this.#contracts.assetTypeRegistry,

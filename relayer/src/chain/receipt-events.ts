@@ -24,6 +24,10 @@ export interface ReceiptFacts {
   typeName?: string;
   transferFrom?: string;
   transferTo?: string;
+  /** Stake paid out by a redeem, in wei. */
+  stakeWei?: string;
+  /** `cancelled` (ListingCancelled) or `expired` (ListingReclaimed). */
+  delistReason?: "cancelled" | "expired";
 }
 
 /**
@@ -73,6 +77,18 @@ export function receiptFacts(logs: readonly RawLog[], contracts: ContractAddress
         facts.listingId = (a.listingId as bigint).toString();
         facts.tokenId = (a.tokenId as bigint).toString();
         facts.seller = getAddress(a.seller as string);
+        facts.delistReason = "cancelled";
+        break;
+      case "ListingReclaimed":
+        facts.listingId = (a.listingId as bigint).toString();
+        facts.tokenId = (a.tokenId as bigint).toString();
+        facts.seller = getAddress(a.seller as string);
+        facts.delistReason = "expired";
+        break;
+      case "AssetRedeemed":
+        facts.tokenId = (a.tokenId as bigint).toString();
+        facts.owner = getAddress(a.owner as string);
+        facts.stakeWei = (a.stake as bigint).toString();
         break;
       case "AssetTypeRegistered":
         facts.typeName = a.name as string;

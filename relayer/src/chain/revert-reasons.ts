@@ -1,3 +1,4 @@
+import { id } from "ethers";
 import { contractsInterface } from "./contracts.js";
 
 /**
@@ -12,7 +13,6 @@ export const REVERT_REASONS: Readonly<Record<string, string>> = {
   AssetToken__UnknownAssetType: "Asset type not registered",
   AssetToken__InvalidCid: "Invalid CID",
   AssetToken__NotTokenOwner: "Not token owner",
-  AssetToken__NonexistentToken: "Token does not exist",
   AssetToken__ZeroAddress: "Zero address",
   AssetToken__StakeTransferFailed: "Stake transfer failed",
   ERC721NonexistentToken: "Token does not exist",
@@ -34,6 +34,9 @@ export const REVERT_REASONS: Readonly<Record<string, string>> = {
   Marketplace__UnsupportedToken: "Unsupported token",
   Marketplace__PaymentFailed: "Payment failed",
   Marketplace__InvalidListingData: "Invalid listing data",
+  Marketplace__NotExpired: "Listing not expired",
+  Marketplace__TokenListed: "Token backs an active listing",
+  Marketplace__TokenNotHeld: "Token not held by the marketplace",
   ReentrancyGuardReentrantCall: "Reentrant call",
 };
 
@@ -54,6 +57,10 @@ export function revertReason(data: string | undefined | null): string {
     if (parsed !== null && parsed.name === "Error") return String(parsed.args[0]);
     if (parsed !== null && parsed.name === "Panic")
       return `Panic(0x${(parsed.args[0] as bigint).toString(16)})`;
+    if (parsed !== null && parsed.name === "AccessControlUnauthorizedAccount")
+      return parsed.args[1] === id("OPERATOR_ROLE")
+        ? "Missing operator role"
+        : "Missing registrar role";
     if (parsed !== null) return REVERT_REASONS[parsed.name] ?? parsed.name;
   } catch {
     // fall through to the standard forms

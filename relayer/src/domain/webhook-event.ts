@@ -62,6 +62,18 @@ const EVENTS = {
       reason: z.enum(["cancelled", "expired"]),
     }),
   },
+  "asset.redeemed": {
+    description:
+      "A token was redeemed (burnt) and its stake paid back to the owner's wallet; the asset stays readable as redeemed.",
+    data: z.object({
+      tokenId: z.string(),
+      from: address.describe("the redeeming wallet"),
+      to: address.describe("the zero address (burn)"),
+      owner: address,
+      stakeReturned: coin,
+      stakeReturnedWei: wei,
+    }),
+  },
 } as const;
 
 /** An on-chain event kind a webhook can subscribe to. */

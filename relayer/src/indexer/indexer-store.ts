@@ -10,6 +10,9 @@ import { rollbackTo } from "./rollback.js";
 import { webhookEventsForLogs } from "./webhook-events.js";
 
 const CURSOR_ID = "main";
+/** `settings` key naming the deployment the read model was indexed from. */
+const DEPLOYMENT_KEY = "indexer_deployment";
+const BIND_LOCK_ID = 0x7277_6962; // "rwib"
 /** Headers kept for reorg detection and the average block time. */
 const KEEP_BLOCKS = 2_000;
 
@@ -39,6 +42,61 @@ export class IndexerStore implements StoredBlockLookup {
     return row === undefined
       ? undefined
       : { number: Number(row.block_number), hash: row.block_hash };
+  }
+
+  /**
+   * Binds the read model to one deployment of the contracts. When the record names other
+   * contracts than the ones indexed so far (the local `npm start` redeploys when the ABI changed,
+   * on the same chain and database), the read model of the old contracts is emptied, so the new
+   * contracts' token and listing ids, which start at 1 again, are not mistaken for the old ones;
+   * the indexer then starts again from the new deployment block. Organizations, keys, webhooks
+   * and transaction records are kept. A database from before this binding was recorded counts as
+   * stale when its cursor stands before the deployment block (the cursor starts at the block
+   * before the deployment and only moves on, so only a later redeployment explains that).
+   *
+   * @returns whether the read model was emptied
+   */
+  async bindDeployment(contracts: {
+    assetTypeRegistry: string;
+    assetToken: string;
+    marketplace: string;
+    deployBlock: number;
+  }): Promise<boolean> {
+    const id = [contracts.assetTypeRegistry, contracts.assetToken, contracts.marketplace]
+      .map((a) => a.toLowerCase())
+      .join(",")
+      .concat(`@${contracts.deployBlock}`);
+    return this.#inTransaction(async (client) => {
+      // Serialises processes binding at the same moment (the row may not exist yet).
+      await client.query(`SELECT pg_advisory_xact_lock($1)`, [BIND_LOCK_ID]);
+      const { rows } = await client.query<{ value: string }>(
+        `SELECT value FROM settings WHERE key = $1`,
+        [DEPLOYMENT_KEY],
+      );
+      const bound = rows[0]?.value;
+      if (bound === id) return false;
+      let stale = bound !== undefined;
+      if (bound === undefined) {
+        const cursor = await client.query<{ block_number: string }>(
+          `SELECT block_number FROM indexer_cursor WHERE id = $1`,
+          [CURSOR_ID],
+        );
+        const at = cursor.rows[0]?.block_number;
+        stale = at !== undefined && Number(at) < contracts.deployBlock - 1;
+      }
+      if (stale) {
+        await client.query(
+          `DELETE FROM chain_logs; DELETE FROM assets; DELETE FROM transfers; DELETE FROM listings;
+           DELETE FROM sales; DELETE FROM asset_types; DELETE FROM indexed_blocks; DELETE FROM indexer_cursor;`,
+        );
+      }
+      await client.query(
+        `INSERT INTO settings (key, value) VALUES ($1, $2)
+         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
+        [DEPLOYMENT_KEY, id],
+      );
+      return stale;
+    });
   }
 
   /** Sets the starting cursor (the block before the deployment) if none exists. */

@@ -102,7 +102,16 @@ export async function startIndexer(
   const pause = (ms: number) =>
     sleep(ms, undefined, { signal: abort.signal }).catch(() => undefined);
 
+  let bound = false;
   async function ensureCursor(): Promise<Cursor> {
+    if (!bound) {
+      if (await store.bindDeployment(ctx.contracts))
+        logger.warn(
+          { contracts: ctx.contracts },
+          "contracts were redeployed: emptied the read model of the old ones; indexing from the new deployment block",
+        );
+      bound = true;
+    }
     const existing = await store.cursor();
     if (existing !== undefined) return existing;
     const startNumber = Math.max(0, ctx.contracts.deployBlock - 1);

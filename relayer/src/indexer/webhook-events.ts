@@ -71,7 +71,8 @@ async function issuedData(client: pg.ClientBase, log: StoredLog): Promise<Record
  * Transfer between two wallets → asset.transferred; ListingCreated → asset.listed;
  * ListingSold → asset.sold and asset.transferred from the seller to the buyer (the token's own
  * Transfer log on a sale runs from the marketplace's escrow, not from the seller);
- * ListingCancelled / ListingReclaimed → asset.delisted (`reason` cancelled / expired).
+ * ListingCancelled / ListingReclaimed → asset.delisted (`reason` cancelled / expired);
+ * AssetRedeemed → asset.redeemed (the burn's Transfer is not also asset.transferred).
  * Moves into and out of marketplace escrow (list, delist, reclaim) change no owner and are not
  * transfers; mints and burns are not either.
  */
@@ -153,6 +154,22 @@ async function candidatesOf(
             listingId: a.listingId,
             seller: checksum(a.seller!),
             reason: log.kind === "ListingCancelled" ? "cancelled" : "expired",
+          },
+        },
+      ];
+    case "AssetRedeemed":
+      return [
+        {
+          kind: "asset.redeemed",
+          log,
+          parties: [a.owner!],
+          data: {
+            tokenId: a.tokenId,
+            from: checksum(a.owner!),
+            to: ZERO,
+            owner: checksum(a.owner!),
+            stakeReturned: weiToDecimal(a.stake!),
+            stakeReturnedWei: a.stake,
           },
         },
       ];

@@ -99,6 +99,22 @@ export const OPERATION_METADATA: Readonly<Record<string, OperationMetadata>> = {
     description: "For the operator's staff only. The API key in the answer is shown only once.",
     errors: { 400: ["Missing required field: orgName"] },
   },
+  "POST /api/enterprise/marketplace/rescue": {
+    operationId: "rescueMarketplaceToken",
+    tag: "Marketplace",
+    description:
+      "For the operator's staff only. Sends a token the marketplace holds without a listing " +
+      "(moved there by a plain `transferFrom`) to `toAddress`, from the operator account. Never " +
+      "a token backing an active or expired, unreclaimed listing.",
+    errors: {
+      400: [
+        "Token is not held by the marketplace",
+        "Token backs an active listing (listing 3)",
+        "Invalid field: toAddress (not a 0x address)",
+      ],
+      404: ["Asset not found"],
+    },
+  },
   "POST /api/console/session": {
     operationId: "createConsoleSession",
     tag: "Console",

@@ -2,7 +2,7 @@ import type { AppContext } from "../context.js";
 import { isFinal } from "../chain/tx-lifecycle.js";
 import { txRuntimeOf } from "../chain/tx-runtime.js";
 import type { TransactionState } from "../domain/transaction.js";
-import { NotFoundError, TransactionFailedError } from "../errors.js";
+import { NotFoundError, TransactionFailedError, ValidationError } from "../errors.js";
 import { writeResponse } from "./kinds/index.js";
 
 /**
@@ -30,7 +30,8 @@ export async function readTransactionStatus(
       result = writeResponse(row, children);
     } catch (e) {
       if (e instanceof TransactionFailedError) error = e.message;
-      else throw e;
+      // A lost race (`Listing not active`): the status keeps `Transaction failed: <reason>`.
+      else if (!(e instanceof ValidationError)) throw e;
     }
   }
   // Typed as the API's states: an engine state the API does not list fails the type check.

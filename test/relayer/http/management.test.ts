@@ -289,7 +289,7 @@ describe("management endpoints: API keys and webhooks", () => {
       [
         "an event is unknown",
         { url: "https://a.example", events: ["asset.burned"] },
-        "Invalid field: events.0 (must be one of asset.issued, asset.transferred, asset.listed, asset.sold, asset.delisted)",
+        "Invalid field: events.0 (must be one of asset.issued, asset.transferred, asset.listed, asset.sold, asset.delisted, asset.redeemed)",
       ],
       [
         "the url is not https",

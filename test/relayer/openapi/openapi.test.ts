@@ -96,6 +96,7 @@ describe("OpenAPI document, Postman collection", () => {
       "deleteConsoleSession",
       "listOrganizations",
       "registerAssetTypeAsOperator",
+      "rescueMarketplaceToken",
       "getConsole",
       "getMetrics",
       "getOpenApiDocument",
@@ -213,6 +214,7 @@ describe("OpenAPI document, Postman collection", () => {
       "asset.listed",
       "asset.sold",
       "asset.delisted",
+      "asset.redeemed",
     ]) {
       assert.ok(doc.webhooks[event]?.post, event);
     }

@@ -5,6 +5,7 @@ import {
   revokeKeyByPathRoute,
   revokeKeyRoute,
 } from "./enterprise-keys.js";
+import { rescueRoute } from "./enterprise-marketplace.js";
 import { registerRoute } from "./enterprise-register.js";
 import { walletRoute } from "./enterprise-wallet.js";
 import {
@@ -37,6 +38,7 @@ export const MANAGEMENT_ROUTES: readonly AnyRouteDefinition[] = [
   createWebhookRoute,
   deleteWebhookRoute,
   deleteWebhookByPathRoute,
+  rescueRoute,
 ];
 
 /** `/api/console` routes: session sign-in/out and the operator console's own endpoints. */

@@ -2,8 +2,13 @@ import type { Request, Response } from "express";
 import type { AppContext } from "../../context.js";
 import { writeAccepted } from "../../domain/transaction.js";
 import { checkIdempotencyKey } from "../../writes/idempotency.js";
-import { WRITE_KINDS, writeResponse, type RegisteredWriteKind } from "../../writes/kinds/index.js";
-import type { AnyWriteKind } from "../../writes/kinds/write-kind.js";
+import { TransactionFailedError } from "../../errors.js";
+import {
+  finalWriteResponse,
+  WRITE_KINDS,
+  type RegisteredWriteKind,
+} from "../../writes/kinds/index.js";
+import { failedWriteError, type AnyWriteKind } from "../../writes/kinds/write-kind.js";
 import { executeWrite } from "../../writes/write-executor.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
 import { TRANSACTION_ROUTES } from "./transactions.js";
@@ -34,6 +39,10 @@ async function runWrite(
     idempotencyKey: checkIdempotencyKey(req.get("idempotency-key")),
     respondAsync: /(^|[,\s])respond-async($|[,;\s])/.test(prefer),
     prepare: (wallet) => kind.prepare(ctx, wallet, body),
+  }).catch((error: unknown) => {
+    // A revert at gas estimation: the state changed after `prepare` checked it.
+    if (error instanceof TransactionFailedError) throw failedWriteError(error.reason, error);
+    throw error;
   });
   // Every answer to a recorded write names it, a failure too (it may have reached the chain).
   const transactionId = outcome.status === "accepted" ? outcome.transactionId : outcome.row.id;
@@ -43,7 +52,7 @@ async function runWrite(
     res.json({ transactionId, status: outcome.state });
     return undefined;
   }
-  return writeResponse(outcome.row, outcome.children);
+  return finalWriteResponse(ctx, outcome.row, outcome.children);
 }
 
 /** The route of a write kind: `POST <path>` with the kind's scopes, schemas and docs. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { marketplaceInterface } from "../../chain/contracts.js";
+import { LISTING_STATE, marketplaceInterface } from "../../chain/contracts.js";
+import { txRuntimeOf } from "../../chain/tx-runtime.js";
 import { ValidationError } from "../../errors.js";
-import { activeListing } from "../chain-checks.js";
 import { idField, parseId } from "../write-inputs.js";
 import { confirmedResult, defineWriteKind, idText } from "./write-kind.js";
 
@@ -14,36 +14,60 @@ export const delistResponse = z.object({
   txHash: z.string(),
   listingId: z.string(),
   tokenId: z.string(),
+  reason: z
+    .enum(["cancelled", "expired"])
+    .describe("cancelled: an active listing; expired: an expired listing's token taken back"),
 });
 
 interface DelistContext {
   listingId: string;
   tokenId: string;
+  reason: "cancelled" | "expired";
 }
 
-/** `POST /api/v1/write/marketplace/delist`: seller only (400 otherwise, nothing sent). */
+/**
+ * `POST /api/v1/write/marketplace/delist`: seller only (400 otherwise, nothing sent). An active
+ * listing is cancelled (`delist`); an expired one its seller has not reclaimed yet gets its token
+ * back with `reclaim`, since the contract no longer accepts `delist` once a listing has expired
+ * and the token would otherwise stay in escrow for good. The answer is the same; `reason` says
+ * which.
+ */
 export const delist = defineWriteKind({
   kind: "delist",
   path: "/api/v1/write/marketplace/delist",
-  summary: "Cancel a listing (seller only); the asset returns to the wallet",
+  summary:
+    "Cancel a listing, or take back the token of an expired one (seller only); the asset returns to the wallet",
   scopes: ["write:marketplace"],
   request: delistRequest,
   response: delistResponse,
   docs: {
     operationId: "delistAsset",
+    description:
+      "An active listing is cancelled (`reason: cancelled`). An expired listing of the caller " +
+      "that was not reclaimed yet has its token returned from escrow (`reason: expired`).",
     errors: { 400: ["Listing not active", "Only the seller can delist this listing"] },
   },
   async prepare(ctx, wallet, input) {
     const listingId = parseId(input.listingId, "listingId");
-    const listing = await activeListing(ctx, listingId);
+    const listing = await txRuntimeOf(ctx).reader.listing(listingId);
+    // Stored Active and past its expiry: reclaimable, by its seller only.
+    const expired =
+      listing?.state === LISTING_STATE.Active && listing.effectiveState === LISTING_STATE.Expired;
+    if (listing === undefined || (listing.effectiveState !== LISTING_STATE.Active && !expired))
+      throw new ValidationError("Listing not active");
     if (listing.seller.toLowerCase() !== wallet.address.toLowerCase()) {
+      // Another org's expired listing is simply not active for the caller.
+      if (expired) throw new ValidationError("Listing not active");
       throw new ValidationError("Only the seller can delist this listing");
     }
     const context: DelistContext = {
       listingId: listingId.toString(),
       tokenId: listing.tokenId.toString(),
+      reason: expired ? "expired" : "cancelled",
     };
-    const data = marketplaceInterface.encodeFunctionData("delist", [listingId]);
+    const data = expired
+      ? marketplaceInterface.encodeFunctionData("reclaim", [listingId])
+      : marketplaceInterface.encodeFunctionData("delist", [listingId]);
     return [{ to: ctx.contracts.marketplace, data, value: 0n, context }];
   },
   respond(row) {
@@ -53,6 +77,7 @@ export const delist = defineWriteKind({
       txHash,
       listingId: idText(r.listingId),
       tokenId: idText(r.tokenId),
+      reason: r.delistReason ?? r.reason ?? "cancelled",
     } as z.output<typeof delistResponse>;
   },
 });

@@ -3,7 +3,7 @@ import type { Scope } from "../../auth/scopes.js";
 import type { ReceiptFacts } from "../../chain/receipt-events.js";
 import type { TxRow } from "../../chain/tx-store.js";
 import type { AppContext } from "../../context.js";
-import { TransactionFailedError } from "../../errors.js";
+import { TransactionFailedError, ValidationError, type BaseError } from "../../errors.js";
 import type { OrgWallet } from "../wallet-of-org.js";
 
 /**
@@ -93,15 +93,34 @@ export function defineWriteKind<
 }
 
 /**
+ * Revert reasons that mean the chain's state changed between the checks and the mining (another
+ * write bought the listing, or it expired meanwhile). They answer the 400 the check would have
+ * given had it run a moment later, not a 500 (README, "Writes").
+ */
+const STATE_RACE_REASONS: ReadonlySet<string> = new Set(["Listing not active"]);
+
+/**
+ * The error a write that reverted (at gas estimation or on chain) answers with.
+ *
+ * @example
+ * failedWriteError("Listing not active") // ValidationError (400 `Listing not active`)
+ * failedWriteError("Price above max") // TransactionFailedError (500 `Transaction failed: Price above max`)
+ */
+export function failedWriteError(reason: string, cause?: unknown): BaseError {
+  if (STATE_RACE_REASONS.has(reason)) return new ValidationError(reason, { cause });
+  return new TransactionFailedError(reason, { cause });
+}
+
+/**
  * The typed result of a final, successful row: its context plus its receipt's facts (what
  * `chain/tx-engine.ts` stores on confirmation). A failed or replaced row throws
- * `TransactionFailedError` (500 `Transaction failed: <reason>`).
+ * `failedWriteError` (500 `Transaction failed: <reason>`, or the 400 of a lost race).
  */
 export function confirmedResult<TContext extends object>(
   row: TxRow,
 ): { result: WriteResultOf<TContext>; txHash: string | null } {
   if (row.state === "failed" || row.state === "replaced")
-    throw new TransactionFailedError(row.error ?? "unknown");
+    throw failedWriteError(row.error ?? "unknown");
   return { result: (row.result ?? {}) as WriteResultOf<TContext>, txHash: txHashOf(row) };
 }
 

@@ -1,0 +1,100 @@
+import { z } from "zod";
+import { assetTokenInterface } from "../../chain/contracts.js";
+import { txRuntimeOf } from "../../chain/tx-runtime.js";
+import { NotFoundError, ValidationError } from "../../errors.js";
+import { formatCoin } from "../amounts.js";
+import { WRITE_LIMITS } from "../limits.js";
+import { idField, parseId, textField } from "../write-inputs.js";
+import { confirmedResult, defineWriteKind, idText } from "./write-kind.js";
+
+/** Body of redeem-asset. */
+export const redeemRequest = z.strictObject({
+  tokenId: idField,
+  password: textField(WRITE_LIMITS.passwordMax)
+    .optional()
+    .describe("required when the asset was issued with a password"),
+});
+
+/** Success body of redeem-asset. */
+export const redeemResponse = z.object({
+  success: z.literal(true),
+  txHash: z.string(),
+  tokenId: z.string(),
+  stakeReturned: z.string().describe("the stake paid back to the org wallet, in COIN"),
+});
+
+interface RedeemContext {
+  tokenId: string;
+  stakeReturned: string;
+}
+
+/**
+ * `POST /api/v1/write/redeem-asset`: burns a token the org's wallet holds with `redeem(tokenId)`;
+ * the contract pays the token's stake back to the wallet. Checked before anything is sent:
+ * - a token the wallet does not hold (never minted, burnt, another organization's): 404
+ *   `Asset not found`, so other organizations' token ids cannot be probed;
+ * - the org's own token in marketplace escrow: 400, delist it first;
+ * - a token with a password: the body's `password` must match the hash stored on chain (the
+ *   contract's `checkPassword`), else 400 `Invalid password`. The contract's `redeem` does not
+ *   check it (the custodial wallet is the owner); the service does, because redeeming cannot be
+ *   undone (README, "Decisions").
+ */
+export const redeemAsset = defineWriteKind({
+  kind: "redeem-asset",
+  path: "/api/v1/write/redeem-asset",
+  summary: "Redeem (burn) an asset; its stake returns to the org wallet",
+  scopes: ["write:issue"],
+  request: redeemRequest,
+  response: redeemResponse,
+  docs: {
+    operationId: "redeemAsset",
+    description:
+      "Burns a token held by the custodial wallet; the contract pays its stake back to the " +
+      "wallet. A token issued with a password needs that `password`. The asset stays readable " +
+      "with `redeemed: true`. Another organization's token answers 404.",
+    errors: {
+      400: [
+        "Invalid password",
+        "Asset is listed on the marketplace (listing 3): delist it first",
+        "Missing required field: tokenId",
+      ],
+      404: ["Asset not found"],
+    },
+  },
+  async prepare(ctx, wallet, input) {
+    const tokenId = parseId(input.tokenId, "tokenId");
+    const reader = txRuntimeOf(ctx).reader;
+    const owner = await reader.ownerOf(tokenId);
+    if (owner?.toLowerCase() !== wallet.address.toLowerCase()) {
+      if (owner?.toLowerCase() === ctx.contracts.marketplace.toLowerCase()) {
+        const listingId = await reader.activeListingOf(tokenId);
+        const listing = listingId === 0n ? undefined : await reader.listing(listingId);
+        if (listing?.seller.toLowerCase() === wallet.address.toLowerCase())
+          throw new ValidationError(
+            `Asset is listed on the marketplace (listing ${listingId}): delist it first`,
+          );
+      }
+      throw new NotFoundError("Asset not found");
+    }
+    if (await reader.hasPassword(tokenId)) {
+      if (input.password === undefined || !(await reader.checkPassword(tokenId, input.password)))
+        throw new ValidationError("Invalid password");
+    }
+    const context: RedeemContext = {
+      tokenId: tokenId.toString(),
+      stakeReturned: formatCoin(await reader.stakeOf(tokenId)),
+    };
+    const data = assetTokenInterface.encodeFunctionData("redeem", [tokenId]);
+    return [{ to: ctx.contracts.assetToken, data, value: 0n, context }];
+  },
+  respond(row) {
+    const { result: r, txHash } = confirmedResult<RedeemContext>(row);
+    return {
+      success: true,
+      txHash,
+      tokenId: idText(r.tokenId),
+      stakeReturned:
+        typeof r.stakeWei === "string" ? formatCoin(BigInt(r.stakeWei)) : r.stakeReturned,
+    } as z.output<typeof redeemResponse>;
+  },
+});
