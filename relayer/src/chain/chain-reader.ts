@@ -291,6 +291,30 @@ export class ChainReader {
       : { address: this.#logAddresses, topics: [this.#logTopics] };
   }
 
+  /**
+   * The API reason of a call that reverted on chain, replayed on the state at the end of its own
+   * block. A write that lost a race inside one block (another buyer's transaction came first in
+   * the same block) does not revert on the parent block's state, only after it.
+   *
+   * @returns e.g. `Listing not active`; undefined when the replay does not revert
+   */
+  async revertReasonAfter(
+    tx: { from: string; to: string; data: string; value: bigint },
+    blockNumber: number,
+  ): Promise<string | undefined> {
+    try {
+      await this.#rpc.call<string>("eth_call", [
+        { from: tx.from, to: tx.to, data: tx.data, value: "0x" + tx.value.toString(16) },
+        "0x" + blockNumber.toString(16),
+      ]);
+      return undefined;
+    } catch (error) {
+      if (error instanceof RpcResponseError && classifyRpcFailure(error) === "revert")
+        return revertReason(error.data);
+      throw error;
+    }
+  }
+
   async #call(to: string, data: string): Promise<string> {
     return this.#rpc.call<string>("eth_call", [{ to, data }, "latest"]);
   }
