@@ -58,6 +58,18 @@ export const assetTypeSchema = z.object({
   typeName: z.string().trim().min(1, "Enter a type name").max(64, "At most 64 characters"),
 });
 
+/** Operator rescue of a token held by the marketplace without a listing. */
+export const rescueTokenSchema = z.object({
+  tokenId: z
+    .string()
+    .trim()
+    .regex(/^\d{1,78}$/, "Enter a token id (digits only)"),
+  toAddress: z
+    .string()
+    .trim()
+    .regex(/^0x[0-9a-fA-F]{40}$/, "Enter a 0x address (40 hex characters)"),
+});
+
 export const assetFilterSchema = z.object({
   assetType: z.string().trim().max(64, "At most 64 characters"),
 });

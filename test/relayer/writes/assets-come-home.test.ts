@@ -200,8 +200,7 @@ describe("assets come home (anvil + PostgreSQL)", () => {
       const { tokenId: bobs } = await issue(bob);
       const { tokenId: gone } = await issue(alice);
       assert.equal(
-        (await alice.api("POST", "/api/v1/write/redeem-asset", { body: { tokenId: gone } }))
-          .status,
+        (await alice.api("POST", "/api/v1/write/redeem-asset", { body: { tokenId: gone } })).status,
         200,
       );
       const nonce = await stack.provider.getTransactionCount(alice.walletAddress);

@@ -19,6 +19,7 @@ const ORG_NAV = [
 const OPERATOR_NAV = [
   { href: "/operator/orgs/", label: "Organizations" },
   { href: "/operator/asset-types/", label: "Asset types" },
+  { href: "/operator/marketplace/", label: "Marketplace" },
 ] as const;
 
 /** The first screen after sign-in, by session kind. */
