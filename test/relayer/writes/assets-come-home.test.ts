@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Contract, parseEther, parseUnits, type Wallet } from "ethers";
-import { startIndexer, type IndexerHandle } from "../../../relayer/src/indexer/index.js";
 import type { TestOrg } from "../../support/stack.js";
 import { orgSigner } from "../webhooks/chain-helpers.js";
 import { assetBody, startWriteStack, type WriteStack } from "./helpers.js";
@@ -10,8 +9,9 @@ import { assetBody, startWriteStack, type WriteStack } from "./helpers.js";
  * Every asset can come home: delist of an expired listing reclaims the token, redeem burns a
  * token and returns its stake, an operator rescues a token moved into the marketplace without a
  * listing, and a listing lost to a race answers 400 `Listing not active`. Real anvil (automine,
- * time travel with `evm_increaseTime`) and PostgreSQL; the indexer runs for the read model and
- * the webhook outbox.
+ * time travel with `evm_increaseTime`) and PostgreSQL. A synchronous write answers once the
+ * indexer (started by the write stack) has applied its block, so the read model and the webhook
+ * outbox already show it.
  */
 
 const TOKEN_ABI = [
@@ -26,7 +26,6 @@ const DAY = 24 * 3600;
 
 describe("assets come home (anvil + PostgreSQL)", () => {
   let stack: WriteStack;
-  let indexer: IndexerHandle;
   let alice: TestOrg;
   let bob: TestOrg;
   let token: Contract;
@@ -35,10 +34,8 @@ describe("assets come home (anvil + PostgreSQL)", () => {
     stack = await startWriteStack();
     [alice, bob] = await Promise.all([stack.registerOrg(), stack.registerOrg()]);
     token = new Contract(stack.ctx.contracts.assetToken, TOKEN_ABI, stack.provider);
-    indexer = await startIndexer(stack.ctx, { pollIntervalMs: 50, confirmations: 1 });
   });
   after(async () => {
-    await indexer?.stop();
     await stack?.stop();
   });
 
@@ -52,8 +49,10 @@ describe("assets come home (anvil + PostgreSQL)", () => {
       return undefined;
     }
   };
-  const synced = async () =>
-    indexer.waitForBlock(Number(BigInt(await rpc<string>("eth_blockNumber"))), 20_000);
+  /** Polls `probe` (up to ~10 s) until it returns true: the indexer follows the chain. */
+  const eventually = async (probe: () => Promise<boolean>) => {
+    for (let i = 0; i < 200 && !(await probe()); i++) await new Promise((r) => setTimeout(r, 50));
+  };
   const timeTravel = async (seconds: number) => {
     await rpc("evm_increaseTime", [seconds]);
     await rpc("evm_mine");
@@ -108,7 +107,6 @@ describe("assets come home (anvil + PostgreSQL)", () => {
       assert.equal(res.body.reason, "expired");
       assert.equal(await ownerOf(tokenId), alice.walletAddress);
 
-      await synced();
       assert.deepEqual(await outbox(alice.orgId, "asset.delisted", res.body.txHash), [
         {
           tokenId,
@@ -137,7 +135,6 @@ describe("assets come home (anvil + PostgreSQL)", () => {
       });
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.reason, "cancelled");
-      await synced();
       const [event] = await outbox(alice.orgId, "asset.delisted", res.body.txHash);
       assert.equal(event?.reason, "cancelled");
     });
@@ -164,7 +161,6 @@ describe("assets come home (anvil + PostgreSQL)", () => {
       const gas = receipt!.gasUsed * receipt!.gasPrice;
       assert.equal((await balance(alice.walletAddress)) - before, parseEther("0.3") - gas);
 
-      await synced();
       const read = await alice.api("GET", `/api/v1/assets/${tokenId}`);
       assert.equal(read.status, 200, read.text);
       assert.equal(read.body.redeemed, true);
@@ -282,9 +278,10 @@ describe("assets come home (anvil + PostgreSQL)", () => {
       assert.equal(res.body.toAddress, alice.walletAddress);
       assert.match(res.body.txHash, /^0x[0-9a-f]{64}$/);
       assert.equal(await ownerOf(tokenId), alice.walletAddress);
-      await synced();
-      const read = await alice.api("GET", `/api/v1/assets/${tokenId}`);
-      assert.equal(read.body.owner, alice.walletAddress);
+      const owner = async () =>
+        (await alice.api("GET", `/api/v1/assets/${tokenId}`)).body.owner as string;
+      await eventually(async () => (await owner()) === alice.walletAddress);
+      assert.equal(await owner(), alice.walletAddress);
     });
 
     it("rescue refuses a token backing an active or expired, unreclaimed listing, and moves nothing", async () => {
