@@ -10,7 +10,12 @@ export const assetRecord = z.object({
   description: z.string().nullable(),
   image: z.string().nullable(),
   externalUrl: z.string().nullable(),
+  // The CID the token stores on chain (the caller's own `ipfsHash` when one was given).
   ipfsHash: z.string(),
+  // The metadata document this service wrote for the token, served at `/ipfs/{cid}` (null for a
+  // token minted elsewhere), and whether the IPFS target holds its pin yet (pins are retried).
+  metadataCid: z.string().nullable(),
+  metadataPinned: z.boolean().nullable(),
   stakedAmount: coinAmount,
   stakedAmountWei: weiAmount,
   // The current on-chain owner: the marketplace while listed, the zero address once redeemed.

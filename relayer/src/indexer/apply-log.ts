@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { bindMintMetadata } from "../metadata/bind-metadata.js";
 import { cidFromParts } from "./cid.js";
 import type { StoredLog } from "./stored-log.js";
 
@@ -69,6 +70,11 @@ export async function applyLog(
           at,
         ],
       );
+      await bindMintMetadata(client, {
+        tokenId: a.tokenId!,
+        txHash: log.txHash,
+        minter: a.minter!,
+      });
       return;
     }
     case "Transfer":

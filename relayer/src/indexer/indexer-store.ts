@@ -3,6 +3,7 @@ import type { PgBoss } from "pg-boss";
 import type { Database } from "../db/client.js";
 import { insertOutboxEvents } from "../webhooks/outbox.js";
 import { releaseConfirmedEvents } from "../webhooks/release-events.js";
+import { enqueuePins, unpinnedCids } from "../metadata/pin-queue.js";
 import { applyLog } from "./apply-log.js";
 import type { BlockEvent } from "./block-event.js";
 import type { Cursor, StoredBlockLookup } from "./chain-sync.js";
@@ -164,6 +165,10 @@ export class IndexerStore implements StoredBlockLookup {
             );
           }
           for (const log of event.logs) await applyLog(client, log, "live");
+          const minted = event.logs.flatMap((l) =>
+            l.kind === "AssetIssued" && l.tokenId !== null ? [l.tokenId] : [],
+          );
+          await enqueuePins(this.boss, await unpinnedCids(client, minted), client);
           const outbox = await webhookEventsForLogs(client, event.logs, this.marketplace);
           await insertOutboxEvents(client, outbox);
           await client.query(`DELETE FROM indexed_blocks WHERE number < $1`, [

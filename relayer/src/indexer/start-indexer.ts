@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { PgBoss } from "pg-boss";
 import type { AppContext } from "../context.js";
 import { INDEXED_CHANNEL } from "../chain/tx-notifier.js";
+import { createPinQueue } from "../metadata/pin-queue.js";
 import { openDeliveryQueue } from "../webhooks/delivery-queue.js";
 import { ChainReader } from "../chain/chain-reader.js";
 import {
@@ -81,6 +82,7 @@ export async function startIndexer(
   ].map((a) => a.toLowerCase());
   const reader = new ChainReader(ctx.rpc, ctx.contracts, { logTopics: INDEXED_TOPICS });
   const boss: PgBoss = await openDeliveryQueue(ctx.database, logger, "rwa-indexer-queue");
+  await createPinQueue(boss);
   const store = new IndexerStore(ctx.database, boss, ctx.contracts.marketplace.toLowerCase());
   const connectionString = (ctx.database.pool.options as { connectionString?: string })
     .connectionString;

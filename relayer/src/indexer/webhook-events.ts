@@ -36,7 +36,7 @@ async function issuedData(client: pg.ClientBase, log: StoredLog): Promise<Record
     cid: string;
   }>(
     `SELECT t.name AS type_name, m.json, x.cid
-     FROM assets x LEFT JOIN asset_types t ON t.type_id = x.type_id LEFT JOIN asset_metadata m ON m.cid = x.cid
+     FROM assets x LEFT JOIN asset_types t ON t.type_id = x.type_id LEFT JOIN token_metadata m ON m.token_id = x.token_id AND m.mint_tx_hash = x.mint_tx_hash
      WHERE x.token_id = $1`,
     [a.tokenId],
   );

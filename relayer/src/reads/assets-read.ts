@@ -33,6 +33,8 @@ interface AssetRow {
   updated_at: string;
   redeemed: boolean;
   json: string | null;
+  metadata_cid: string | null;
+  metadata_pinned: boolean | null;
   issuer_org_id: string | null;
   listing_id: string | null;
   listing_price: string | null;
@@ -45,11 +47,12 @@ const iso = (column: string) =>
 
 const SELECT = `
   SELECT a.token_id::text, t.name AS type_name, a.owner, a.minter, a.stake_wei::text, a.cid, a.password_hash,
-         a.mint_tx_hash, a.mint_block, ${iso("a.minted_at")} AS minted_at, ${iso("a.updated_at")} AS updated_at, a.redeemed, m.json, w.org_id AS issuer_org_id,
+         a.mint_tx_hash, a.mint_block, ${iso("a.minted_at")} AS minted_at, ${iso("a.updated_at")} AS updated_at, a.redeemed, m.json, m.cid AS metadata_cid,
+         m.pinned_at IS NOT NULL AS metadata_pinned, w.org_id AS issuer_org_id,
          l.listing_id::text AS listing_id, l.price_wei::text AS listing_price, ${iso("l.expires_at")} AS listing_expires
   FROM assets a
   LEFT JOIN asset_types t ON t.type_id = a.type_id
-  LEFT JOIN asset_metadata m ON m.cid = a.cid
+  LEFT JOIN token_metadata m ON m.token_id = a.token_id AND m.mint_tx_hash = a.mint_tx_hash
   LEFT JOIN wallets w ON lower(w.address) = a.minter
   LEFT JOIN LATERAL (SELECT listing_id, price_wei, expires_at FROM listings
                      WHERE token_id = a.token_id AND state = 'active' AND expires_at > now()
@@ -65,6 +68,8 @@ function toRecord(row: AssetRow): AssetRecord {
     image: doc?.image ?? null,
     externalUrl: doc?.external_url ?? null,
     ipfsHash: row.cid,
+    metadataCid: row.metadata_cid,
+    metadataPinned: row.metadata_cid === null ? null : row.metadata_pinned === true,
     stakedAmount: weiToDecimal(row.stake_wei),
     stakedAmountWei: row.stake_wei,
     owner: checksumAddress(row.owner),

@@ -27,7 +27,7 @@ export async function getNftMetadata(database: Database, tokenId: string): Promi
   }>({
     name: "nft-metadata",
     text: `SELECT a.cid, m.json, t.name AS type_name, a.stake_wei::text FROM assets a
-           LEFT JOIN asset_metadata m ON m.cid = a.cid LEFT JOIN asset_types t ON t.type_id = a.type_id
+           LEFT JOIN token_metadata m ON m.token_id = a.token_id AND m.mint_tx_hash = a.mint_tx_hash LEFT JOIN asset_types t ON t.type_id = a.type_id
            WHERE a.token_id = $1`,
     values: [tokenId],
   });

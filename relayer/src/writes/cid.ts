@@ -1,5 +1,5 @@
 import { CID } from "multiformats/cid";
-import * as json from "multiformats/codecs/json";
+import * as raw from "multiformats/codecs/raw";
 import { sha256 } from "multiformats/hashes/sha2";
 import { hexlify } from "ethers";
 import { ValidationError } from "../errors.js";
@@ -52,16 +52,18 @@ export function parseCid(text: string, field = "ipfsHash"): { parts: CidParts; c
 }
 
 /**
- * The CIDv1 (codec json 0x0200, sha2-256) of exact bytes: what IPFS would give the document when
- * added as a raw JSON block.
+ * The CIDv1 (raw codec 0x55, sha2-256) of exact bytes: what `ipfs add --cid-version 1` gives a
+ * file that fits in one chunk (256 KiB; metadata documents are far smaller), and what every IPFS
+ * gateway serves as those same bytes. A JSON-codec CID would name the same bytes but is not what
+ * `ipfs add` or a pinning service produces, so it would not match a document added elsewhere.
  */
-export async function jsonCid(bytes: Uint8Array): Promise<{ parts: CidParts; canonical: string }> {
-  const cid = CID.createV1(json.code, await sha256.digest(bytes));
+export async function rawCid(bytes: Uint8Array): Promise<{ parts: CidParts; canonical: string }> {
+  const cid = CID.createV1(raw.code, await sha256.digest(bytes));
   return {
     parts: {
       digest: hexlify(cid.multihash.digest),
       version: 1,
-      codec: BigInt(json.code),
+      codec: BigInt(raw.code),
       hashCode: SHA2_256,
     },
     canonical: cid.toString(),

@@ -1,6 +1,4 @@
-import type { Database } from "../db/client.js";
-import { assetMetadata } from "../db/schema/index.js";
-import { jsonCid, parseCid, type CidParts } from "./cid.js";
+import { rawCid, parseCid, type CidParts } from "./cid.js";
 
 /** What an issuance puts in the NFT metadata document. */
 export interface MetadataInput {
@@ -13,11 +11,14 @@ export interface MetadataInput {
 
 /** A metadata document and the CID the token will reference. */
 export interface BuiltMetadata {
-  /** The exact canonical JSON text stored (and hashed when the CID is computed). */
+  /** The exact canonical JSON text (the bytes added to IPFS and hashed into `documentCid`). */
   json: string;
+  /** The document's own CID (raw codec, sha2-256 of `json`). */
+  documentCid: string;
+  /** What the token stores on chain: `documentCid`, or the caller's `ipfsHash` when given. */
   cid: string;
   cidParts: CidParts;
-  /** True when the caller gave `ipfsHash` (then the CID is theirs, not a hash of `json`). */
+  /** True when the caller gave `ipfsHash` (then `cid` is their reference, not a hash of `json`). */
   external: boolean;
 }
 
@@ -36,14 +37,21 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** The CID of a stored document's text: the only key a document is ever stored or served under. */
+export async function documentCidOf(json: string): Promise<string> {
+  return (await rawCid(new TextEncoder().encode(json))).canonical;
+}
+
 /**
  * Builds the ERC-721 metadata document (name, description, image, external_url, attributes with
- * the asset type). Without `ipfsHash` the token references the document's own CIDv1 (json codec,
- * sha2-256 over the canonical bytes); with it, the given CID.
+ * the asset type). Without `ipfsHash` the token references the document's own CIDv1 (raw codec,
+ * sha2-256 over the canonical bytes); with it, the given CID. Nothing is stored here: the
+ * document travels on the write's own transaction row and is bound to the token when the
+ * indexer sees that transaction's mint (`metadata/bind-metadata.ts`).
  *
  * @example
  * const meta = await buildMetadata({ assetType: "Bond", name: "B-1", description: "..." });
- * meta.cid // "bagaaiera..."
+ * meta.cid // "bafkrei..."
  */
 export async function buildMetadata(
   input: MetadataInput,
@@ -57,22 +65,22 @@ export async function buildMetadata(
     attributes: [{ trait_type: "Asset Type", value: input.assetType }],
   };
   const json = canonicalJson(document);
+  const own = await rawCid(new TextEncoder().encode(json));
   if (ipfsHash !== undefined) {
     const parsed = parseCid(ipfsHash);
-    return { json, cid: parsed.canonical, cidParts: parsed.parts, external: true };
+    return {
+      json,
+      documentCid: own.canonical,
+      cid: parsed.canonical,
+      cidParts: parsed.parts,
+      external: true,
+    };
   }
-  const computed = await jsonCid(new TextEncoder().encode(json));
-  return { json, cid: computed.canonical, cidParts: computed.parts, external: false };
-}
-
-/** Stores documents by CID (first write wins: a computed CID always names the same bytes). */
-export async function storeMetadata(
-  database: Database,
-  docs: readonly BuiltMetadata[],
-): Promise<void> {
-  if (docs.length === 0) return;
-  await database.db
-    .insert(assetMetadata)
-    .values(docs.map((d) => ({ cid: d.cid, json: d.json })))
-    .onConflictDoNothing();
+  return {
+    json,
+    documentCid: own.canonical,
+    cid: own.canonical,
+    cidParts: own.parts,
+    external: false,
+  };
 }

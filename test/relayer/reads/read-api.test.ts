@@ -15,7 +15,8 @@ describe("read API (from the indexed database)", () => {
     stack = await startTestStack({ deploy: false, logLevel: "warn" });
     await seedReadModel(stack.database.pool, COUNT);
     await stack.database.pool.query(
-      `INSERT INTO asset_metadata (cid, json) VALUES ('bafyseed7', $1)`,
+      `INSERT INTO token_metadata (token_id, mint_tx_hash, cid, json)
+       VALUES (7, '0x' || lpad(to_hex(7), 64, '0'), 'bafyseed7doc', $1)`,
       [
         JSON.stringify({
           name: "Seven",

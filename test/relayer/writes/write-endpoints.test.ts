@@ -63,22 +63,23 @@ describe("write endpoints (anvil automine + PostgreSQL)", () => {
       );
     });
 
-    it("issue-asset stores the metadata document under the CID referenced on chain", async () => {
+    it("issue-asset references the raw CIDv1 of the metadata document its own transaction row carries", async () => {
       const body = await issue(alice, {
         image: "ipfs://bafkqaaa",
         externalUrl: "https://example.com/a/1",
       });
       assert.equal(await token.getFunction("cidStringOf")(body.tokenId), body.ipfsHash);
       const { rows } = await stack.database.pool.query<{ json: string }>(
-        "SELECT json FROM asset_metadata WHERE cid = $1",
-        [body.ipfsHash],
+        `SELECT context->>'metadataDocument' AS json FROM transactions WHERE receipt->>'hash' = $1`,
+        [body.txHash],
       );
       const json = rows[0]?.json;
       assert.ok(json);
       const doc = JSON.parse(json);
       assert.deepEqual(doc.attributes, [{ trait_type: "Asset Type", value: "Bond" }]);
       assert.equal(doc.external_url, "https://example.com/a/1");
-      const expected = CID.createV1(0x0200, await sha256.digest(new TextEncoder().encode(json)));
+      // raw codec: what `ipfs add --cid-version 1` gives the same bytes
+      const expected = CID.createV1(0x55, await sha256.digest(new TextEncoder().encode(json)));
       assert.equal(body.ipfsHash, expected.toString());
     });
 

@@ -4,3 +4,4 @@ export * from "./rate-limits.js";
 export * from "./indexer.js";
 export * from "./webhook-deliveries.js";
 export * from "./transactions.js";
+export * from "./metadata.js";

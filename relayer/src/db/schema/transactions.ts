@@ -74,6 +74,8 @@ export const transactions = pgTable(
     index("transactions_wallet_live_idx")
       .on(t.walletId, t.createdAt)
       .where(sql`${t.state} in ('queued', 'sent')`),
+    // The indexer finds a mint's own write by the hash in its log (`metadata/bind-metadata.ts`).
+    index("transactions_attempt_hashes_idx").using("gin", t.attempts.op("jsonb_path_ops")),
     uniqueIndex("transactions_wallet_nonce_live_key")
       .on(t.walletId, t.nonce)
       .where(sql`${t.nonce} is not null and ${t.state} in ('queued', 'sent', 'confirmed')`),
@@ -101,10 +103,3 @@ export const idempotencyKeys = pgTable(
     index("idempotency_keys_expires_idx").on(t.expiresAt),
   ],
 );
-
-/** Metadata documents built at issuance, served at GET /api/v1/nft/{id}. `json` is the exact canonical text hashed into `cid`. */
-export const assetMetadata = pgTable("asset_metadata", {
-  cid: text("cid").primaryKey(),
-  json: text("json").notNull(),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
-});

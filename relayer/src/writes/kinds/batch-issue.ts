@@ -3,7 +3,6 @@ import type { TxRow } from "../../chain/tx-store.js";
 import { ValidationError } from "../../errors.js";
 import { address } from "../../domain/address.js";
 import { WRITE_LIMITS as L } from "../limits.js";
-import { storeMetadata } from "../metadata.js";
 import { issueAssetRequest, prepareIssue } from "./issue-asset.js";
 import { defineWriteKind, txHashOf } from "./write-kind.js";
 
@@ -113,10 +112,6 @@ export const batchIssue = defineWriteKind({
   async prepare(ctx, wallet, input) {
     const prepared = await Promise.all(
       input.assets.map((asset, i) => prepareIssue(ctx, wallet, asset, `assets.${i}.`)),
-    );
-    await storeMetadata(
-      ctx.database,
-      prepared.map((p) => p.metadata),
     );
     return prepared.map((p) => p.call);
   },

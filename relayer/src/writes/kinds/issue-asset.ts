@@ -7,7 +7,8 @@ import { address } from "../../domain/address.js";
 import { formatCoin, parseCoin } from "../amounts.js";
 import { assetTypeCacheOf } from "../asset-type-cache.js";
 import { WRITE_LIMITS as L } from "../limits.js";
-import { buildMetadata, storeMetadata, type BuiltMetadata } from "../metadata.js";
+import { METADATA_CONTEXT_KEY } from "../../metadata/bind-metadata.js";
+import { buildMetadata, type BuiltMetadata } from "../metadata.js";
 import { amountField, textField } from "../write-inputs.js";
 import type { OrgWallet } from "../wallet-of-org.js";
 import { confirmedResult, defineWriteKind, idText, type PreparedCall } from "./write-kind.js";
@@ -51,6 +52,12 @@ export interface IssueContext {
   name: string;
   stakedAmount: string;
   ipfsHash: string;
+  /**
+   * The metadata document (canonical JSON). It rides on the write's own row; the indexer binds
+   * it to the token this row's transaction mints (`metadata/bind-metadata.ts`). A refused write
+   * has no row, so nothing is stored for it.
+   */
+  [METADATA_CONTEXT_KEY]: string;
 }
 
 /**
@@ -106,6 +113,7 @@ export async function prepareIssue(
         name: input.name,
         stakedAmount: formatCoin(stake),
         ipfsHash: metadata.cid,
+        [METADATA_CONTEXT_KEY]: metadata.json,
       },
     },
     metadata,
@@ -150,8 +158,7 @@ export const issueAsset = defineWriteKind({
     },
   },
   async prepare(ctx, wallet, input) {
-    const { call, metadata } = await prepareIssue(ctx, wallet, input);
-    await storeMetadata(ctx.database, [metadata]);
+    const { call } = await prepareIssue(ctx, wallet, input);
     return [call];
   },
   respond(row) {
