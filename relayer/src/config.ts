@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { parseUnits } from "ethers";
 import { z } from "zod";
 import { ANVIL_DEV_PRIVATE_KEY, LOCAL_CHAIN_ID } from "../../deploy/rpc.js";
-import type { Config } from "./context.js";
+import type { Config, IpfsSettings } from "./context.js";
 import { ConfigError } from "./errors.js";
 
 /**
@@ -73,6 +73,7 @@ export const SECRET_VARIABLES = new Set([
   "OPERATOR_PRIVATE_KEY",
   "DATABASE_URL",
   "METRICS_TOKEN",
+  "IPFS_PINNING_TOKEN",
 ]);
 
 /**
@@ -110,6 +111,8 @@ export interface EnvSettings {
   shutdownTimeoutMs: number;
   /** MAX_FEE_PER_GAS_GWEI in wei: no attempt (first send or re-pricing) pays more per gas. */
   maxFeePerGasWei: bigint | undefined;
+  /** Where metadata documents are pinned (IPFS_API_URL, IPFS_PINNING_SERVICE + IPFS_PINNING_TOKEN). */
+  ipfs: IpfsSettings;
 }
 
 /** Secrets generated in development and kept under DATA_DIR (see `infra/dev-secrets.ts`). */
@@ -233,6 +236,9 @@ const variables = {
     .transform((value) => parseUnits(value, 9))
     .refine((wei) => wei > 0n, "must be above 0")
     .optional(),
+  IPFS_API_URL: url(["http:", "https:"]).optional(),
+  IPFS_PINNING_SERVICE: url(["http:", "https:"]).optional(),
+  IPFS_PINNING_TOKEN: z.string().min(1).optional(),
 } as const;
 
 type VariableName = keyof typeof variables;
@@ -295,7 +301,34 @@ export function parseEnv(
     deploymentsFile: deploymentsFile === undefined ? undefined : path.resolve(cwd, deploymentsFile),
     shutdownTimeoutMs: get("SHUTDOWN_TIMEOUT_MS"),
     maxFeePerGasWei: get("MAX_FEE_PER_GAS_GWEI"),
+    ipfs: ipfsSettings(get("IPFS_API_URL"), get("IPFS_PINNING_SERVICE"), get("IPFS_PINNING_TOKEN")),
   };
+}
+
+/**
+ * The IPFS target: a kubo node (IPFS_API_URL), an IPFS Pinning Service API endpoint
+ * (IPFS_PINNING_SERVICE with IPFS_PINNING_TOKEN), or by default the embedded node under DATA_DIR.
+ */
+function ipfsSettings(
+  apiUrl: string | undefined,
+  service: string | undefined,
+  token: string | undefined,
+): IpfsSettings {
+  if (apiUrl !== undefined && service !== undefined) {
+    throw new ConfigError("Set IPFS_API_URL or IPFS_PINNING_SERVICE, not both", {
+      details: { variable: "IPFS_PINNING_SERVICE" },
+    });
+  }
+  if (apiUrl !== undefined) return { kind: "kubo", url: apiUrl };
+  if (service !== undefined) {
+    if (token === undefined) {
+      throw new ConfigError("Missing IPFS_PINNING_TOKEN: required with IPFS_PINNING_SERVICE", {
+        details: { variable: "IPFS_PINNING_TOKEN" },
+      });
+    }
+    return { kind: "pinning-service", url: service, token };
+  }
+  return { kind: "embedded" };
 }
 
 /** Which secrets the environment lacks and development mode must generate. */
@@ -404,6 +437,7 @@ export function resolveConfig(settings: EnvSettings, devSecrets: DevSecrets = {}
     apiKeyRateLimitPerMinute: settings.apiKeyRateLimitPerMinute,
     bodyLimitBytes: settings.bodyLimitBytes,
     maxFeePerGasWei: settings.maxFeePerGasWei,
+    ipfs: settings.ipfs,
   };
 }
 

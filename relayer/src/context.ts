@@ -40,7 +40,15 @@ export interface Config {
   bodyLimitBytes: number; // e.g. 256 * 1024
   /** Operator ceiling on any attempt's maxFeePerGas (`MAX_FEE_PER_GAS_GWEI`); none when unset. */
   maxFeePerGasWei?: bigint | undefined;
+  /** Where metadata documents are pinned; absent means the embedded IPFS node under `dataDir`. */
+  ipfs?: IpfsSettings;
 }
+
+/** The IPFS target of metadata documents (`metadata/ipfs-target.ts`). */
+export type IpfsSettings =
+  | { kind: "embedded" }
+  | { kind: "kubo"; url: string }
+  | { kind: "pinning-service"; url: string; token: string };
 
 /** Addresses of the deployed contracts (from deployments/<chainId>.json). */
 export interface ContractAddresses {

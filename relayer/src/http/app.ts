@@ -10,6 +10,7 @@ import { requestContext } from "./request-context.js";
 import { mountRoutes, type AnyRouteDefinition } from "./route-definition.js";
 import { createDocsRouter } from "./routes/docs.js";
 import { ROUTES } from "./routes/index.js";
+import { ipfsGatewayRouter } from "./routes/ipfs-gateway.js";
 
 /** Options of `createApp`. */
 export interface CreateAppOptions {
@@ -55,6 +56,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Expr
   app.use(mountRoutes(ctx, ROUTES));
   if (options.extraRoutes !== undefined) app.use(mountRoutes(ctx, options.extraRoutes));
   app.use(createDocsRouter(ctx));
+  app.use(ipfsGatewayRouter(ctx)); // GET /ipfs/<cid>: metadata documents by CID
   app.use(consoleRouter()); // static export under /console (503 page when not built)
 
   app.use(notFound);

@@ -30,6 +30,7 @@ import { AesGcmKeyStore } from "../wallets/key-store.js";
 import { ensureDataDir, ensureDevSecrets, type SecretName } from "./dev-secrets.js";
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from "./embedded-postgres.js";
 import { startWebhookWorkers } from "../webhooks/start-webhook-workers.js";
+import { startPinWorkers } from "../metadata/start-pin-workers.js";
 import { verifyMasterKey } from "./master-key-check.js";
 import { redactUrl } from "./redact-url.js";
 
@@ -272,6 +273,8 @@ export async function startRelayer(options: StartRelayerOptions = {}): Promise<R
       startWebhookWorkers(ctx),
     );
     cleanups.push({ label: "webhook workers", run: () => webhookWorkers.stop() });
+    const pinWorkers = await step("Starting metadata pin workers", () => startPinWorkers(ctx));
+    cleanups.push({ label: "metadata pin workers", run: () => pinWorkers.stop() });
 
     // Console: rebuild its static export when missing or stale; a failure only disables
     // /console (503 page), never the API. CONSOLE_BUILD=off skips the check.

@@ -65,6 +65,21 @@ export const EXTRA_OPERATIONS: readonly ExtraOperation[] = [
   },
   {
     method: "get",
+    path: "/ipfs/:cid",
+    operationId: "getIpfsBlock",
+    summary: "Metadata document by IPFS CID (local gateway)",
+    description:
+      "The bytes of a metadata document, by the CID its token stores on chain (CIDv1, raw " +
+      "codec, sha2-256: what `ipfs add --cid-version 1` gives the same file). The bytes always " +
+      "hash to the CID, as on any IPFS gateway. Public; 404 for a CID this service does not hold.",
+    contentType: "application/json",
+    schema: { type: "object" },
+    pathParams: { cid: undefined },
+    tag: "System",
+    notFound: true,
+  },
+  {
+    method: "get",
     path: DOCS_PATHS.openapi,
     operationId: "getOpenApiDocument",
     summary: "This OpenAPI 3.1 document",

@@ -4,6 +4,7 @@ import { RpcClient } from "../chain/rpc-client.js";
 import { RpcClientProvider } from "../chain/rpc-provider.js";
 import type { AppContext, Config, ContractAddresses } from "../context.js";
 import type { Database } from "../db/client.js";
+import { stopIpfsTarget } from "../metadata/ipfs-target-of.js";
 import { AesGcmKeyStore, type KeyStore } from "../wallets/key-store.js";
 
 /** What `createAppContext` needs: the pieces the caller already owns (started or opened). */
@@ -59,5 +60,6 @@ export function createAppContext(options: CreateAppContextOptions): AppContext {
 export async function disposeAppContext(ctx: AppContext): Promise<void> {
   ctx.rpc.stopHealthChecks();
   ctx.provider.destroy();
+  await stopIpfsTarget(ctx);
   await ctx.database.close();
 }
