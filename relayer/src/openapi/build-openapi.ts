@@ -4,6 +4,7 @@ import type { AnyRouteDefinition } from "../http/route-definition.js";
 import { successStatus } from "../http/route-definition.js";
 import { errorBody } from "../http/routes/schemas.js";
 import { writeAccepted } from "../domain/transaction.js";
+import { addExamples } from "./examples.js";
 import {
   WEBHOOK_EVENT_DESCRIPTIONS,
   WEBHOOK_EVENT_SCHEMAS,
@@ -420,7 +421,7 @@ export function buildOpenApiDocument(options: BuildOpenApiOptions = {}): OpenApi
   }
   schemas[schemaName("webhook.test")] = jsonSchemaOf(WEBHOOK_TEST_SCHEMA, "output");
 
-  return {
+  const document: OpenApiDocument = {
     openapi: "3.1.0",
     info: {
       title: "RWA asset tokenization API",
@@ -434,4 +435,6 @@ export function buildOpenApiDocument(options: BuildOpenApiOptions = {}): OpenApi
     webhooks: webhookOperations(),
     components: { schemas, securitySchemes: SECURITY_SCHEMES },
   };
+  addExamples(document);
+  return document;
 }

@@ -1,5 +1,6 @@
 import { convertV2 } from "openapi-to-postmanv2";
 import type { JsonObject, OpenApiDocument } from "./build-openapi.js";
+import { FLOW_VARIABLES, mainFlowFolder } from "./postman-flow.js";
 
 /** A Postman v2.1 collection (plain JSON). */
 export type PostmanCollection = JsonObject & {
@@ -68,8 +69,10 @@ function applyAuth(items: JsonObject[], auth: Map<string, string>): void {
 
 /**
  * Converts the OpenAPI document to a Postman v2.1 collection (openapi-to-postmanv2, folders by
- * tag), with the collection variables `baseUrl`, `apiKey` and `adminToken`, `X-API-Key` auth on
- * the collection, the admin token on `register` and no auth on public reads.
+ * tag, bodies and parameters from the document's examples), with the collection variables
+ * `baseUrl`, `apiKey` and `adminToken`, `X-API-Key` auth on the collection, the admin token on
+ * `register` and no auth on public reads; first comes the chained "Main flow" folder
+ * (`postman-flow.ts`), which also sets `apiKey` for the reference folders after it.
  */
 export async function toPostmanCollection(
   doc: OpenApiDocument,
@@ -101,6 +104,7 @@ export async function toPostmanCollection(
     );
   });
   applyAuth(collection.item, authByRequest(doc));
+  collection.item.unshift(mainFlowFolder(doc));
   collection.auth = apiKeyAuth("X-API-Key", "apiKey");
   collection.variable = [
     { key: "baseUrl", value: baseUrl, type: "string", description: "The relayer's base URL" },
@@ -116,6 +120,12 @@ export async function toPostmanCollection(
       type: "string",
       description: "Operator staff token for POST /api/enterprise/register",
     },
+    ...FLOW_VARIABLES.map((key) => ({
+      key,
+      value: "",
+      type: "string",
+      description: "Set by the main flow",
+    })),
   ];
   return collection;
 }

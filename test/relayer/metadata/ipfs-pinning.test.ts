@@ -3,7 +3,6 @@ import { after, before, describe, it } from "node:test";
 import { CID } from "multiformats/cid";
 import { sha256 } from "multiformats/hashes/sha2";
 import { findFreePort } from "../../../deploy/local-chain.js";
-import { startIndexer, type IndexerHandle } from "../../../relayer/src/indexer/index.js";
 import { ipfsTargetOf } from "../../../relayer/src/metadata/ipfs-target-of.js";
 import {
   startPinWorkers,
@@ -27,13 +26,9 @@ async function hashesTo(bytes: Uint8Array, cid: CID): Promise<boolean> {
   return again.equals(cid);
 }
 
-/** A write stack with the indexer and the pin worker running. */
+/** A write stack (transaction workers and indexer) with the pin worker running. */
 async function startPinningStack(options: TestStackOptions = {}) {
   const stack = await startWriteStack(options);
-  const indexer: IndexerHandle = await startIndexer(stack.ctx, {
-    pollIntervalMs: 50,
-    confirmations: 1,
-  });
   const pins: PinWorkersHandle = await startPinWorkers(stack.ctx);
   const org = await stack.registerOrg();
   const issue = async (name: string) => {
@@ -49,7 +44,6 @@ async function startPinningStack(options: TestStackOptions = {}) {
   };
   const stop = async () => {
     await pins.stop();
-    await indexer.stop();
     await stack.stop();
   };
   return { stack, org, issue, asset, stop };

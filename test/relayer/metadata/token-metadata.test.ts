@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { CID } from "multiformats/cid";
 import { sha256 } from "multiformats/hashes/sha2";
-import { startIndexer, type IndexerHandle } from "../../../relayer/src/indexer/index.js";
 import type { TestOrg } from "../../support/stack.js";
 import { assetBody, startWriteStack, type WriteStack } from "../writes/helpers.js";
 
@@ -11,21 +10,16 @@ const SHARED_CID = "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku"
 
 describe("token metadata is bound to the token its own write minted", () => {
   let stack: WriteStack;
-  let indexer: IndexerHandle;
   let alice: TestOrg;
   let mallory: TestOrg;
 
-  const synced = async () =>
-    indexer.waitForBlock(Number(BigInt(await stack.rpc<string>("eth_blockNumber"))), 20_000);
-
   before(async () => {
+    // The write stack runs the indexer, and a synchronous write answers once its block is indexed.
     stack = await startWriteStack();
-    indexer = await startIndexer(stack.ctx, { pollIntervalMs: 50, confirmations: 1 });
     [alice, mallory] = await Promise.all([stack.registerOrg(), stack.registerOrg()]);
   });
 
   after(async () => {
-    await indexer?.stop();
     await stack?.stop();
   });
 
@@ -50,7 +44,6 @@ describe("token metadata is bound to the token its own write minted", () => {
     assert.equal(m.status, 200, m.text);
     assert.equal(a.body.ipfsHash, SHARED_CID, "the caller's CID stays the on-chain reference");
     assert.equal(m.body.ipfsHash, SHARED_CID);
-    await synced();
 
     for (const [write, name, description] of [
       [a, "Alice Tower", "Alice's building"],
@@ -96,7 +89,6 @@ describe("token metadata is bound to the token its own write minted", () => {
     });
     assert.equal(refused.status, 400, refused.text);
     assert.match(refused.body.error, /^Insufficient funds/);
-    await synced();
     assert.equal(await count(), before);
     const { rows } = await stack.database.pool.query(
       `SELECT 1 FROM transactions WHERE context->>'name' = 'Too Dear'`,
