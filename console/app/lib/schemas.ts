@@ -115,3 +115,8 @@ export const transferAssetSchema = z.object({
 
 /** Actions without fields (delist, buy) still go through a schema. */
 export const noFieldsSchema = z.object({});
+
+/** Redeem of a password-protected asset: the password it was issued with. */
+export const redeemAssetSchema = z.object({
+  password: z.string().min(1, "Enter the asset's password"),
+});

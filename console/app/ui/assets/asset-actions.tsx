@@ -1,6 +1,11 @@
 "use client";
 
-import { noFieldsSchema, listAssetSchema, transferAssetSchema } from "../../lib/schemas";
+import {
+  listAssetSchema,
+  noFieldsSchema,
+  redeemAssetSchema,
+  transferAssetSchema,
+} from "../../lib/schemas";
 import { priceOf, sameAddress } from "../../lib/format";
 import type { AssetDetail, ListingRecord } from "../../lib/types";
 import { useWrite } from "../../lib/use-write";
@@ -8,8 +13,8 @@ import { TxProgress } from "../actions/tx-progress";
 import { WriteAction } from "../actions/write-action";
 
 /**
- * The actions that fit the asset's state for this organization: list or transfer what its wallet
- * holds, delist its own listing, buy another seller's listing.
+ * The actions that fit the asset's state for this organization: list, transfer or redeem what its
+ * wallet holds, delist its own listing (reclaim it once expired), buy another seller's listing.
  */
 export function AssetActions({
   asset,
@@ -67,22 +72,43 @@ export function AssetActions({
               write={write}
               danger
             />
+            <WriteAction
+              label="Redeem"
+              fields={
+                asset.hasPassword
+                  ? [{ name: "password", label: "Password", placeholder: "asset password" }]
+                  : []
+              }
+              schema={asset.hasPassword ? redeemAssetSchema : noFieldsSchema}
+              question={() =>
+                `Redeem token #${id}? It is burnt and its stake returns to the wallet. This cannot be undone.`
+              }
+              path="/api/v1/write/redeem-asset"
+              body={(v) => ({ tokenId: id, ...v })}
+              doneText="Redeemed."
+              write={write}
+              danger
+            />
           </>
         )}
-        {listing !== undefined && listing.state === "active" && mine && (
-          <WriteAction
-            label="Delist"
-            schema={noFieldsSchema}
-            question={() =>
-              `Cancel listing #${listing.listingId}? The token returns to your wallet.`
-            }
-            path="/api/v1/write/marketplace/delist"
-            body={() => ({ listingId: listing.listingId })}
-            doneText="Delisted."
-            write={write}
-            danger
-          />
-        )}
+        {listing !== undefined &&
+          (listing.state === "active" || listing.state === "expired") &&
+          mine && (
+            <WriteAction
+              label={listing.state === "expired" ? "Reclaim" : "Delist"}
+              schema={noFieldsSchema}
+              question={() =>
+                listing.state === "expired"
+                  ? `Listing #${listing.listingId} has expired. Take token #${id} back to your wallet?`
+                  : `Cancel listing #${listing.listingId}? The token returns to your wallet.`
+              }
+              path="/api/v1/write/marketplace/delist"
+              body={() => ({ listingId: listing.listingId })}
+              doneText={listing.state === "expired" ? "Reclaimed." : "Delisted."}
+              write={write}
+              danger
+            />
+          )}
         {listing !== undefined && listing.state === "active" && !mine && wallet !== null && (
           <WriteAction
             label="Buy"
