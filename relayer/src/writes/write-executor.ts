@@ -26,8 +26,6 @@ export interface WriteRequest {
   respondAsync: boolean;
   /** Validates against the chain and builds the call(s); throws 400s. One call, or one per batch item. */
   prepare(wallet: OrgWallet): Promise<PreparedCall[]>;
-  /** Runs after the rows are recorded (e.g. storing metadata documents). */
-  afterRecord?(): Promise<void>;
 }
 
 /** What the route answers: a final row (200 or the error it carries) or 202 with the id. */
@@ -193,12 +191,6 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
     if (existing === undefined)
       throw new ValidationError("Idempotency-Key is being reused too early; retry later");
     return outcomeOf(ctx, existing, request.respondAsync);
-  }
-  try {
-    await request.afterRecord?.();
-  } catch (error) {
-    // The write is recorded and goes ahead: its answer must still carry the transaction id.
-    ctx.logger.warn({ err: error, txId: rootId }, "after-record step failed");
   }
   runtime.submit(wallet.id);
   return outcomeOf(ctx, rootId, request.respondAsync, true);
