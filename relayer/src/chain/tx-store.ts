@@ -1,4 +1,5 @@
 import { asc, eq, sql } from "drizzle-orm";
+import type pg from "pg";
 import type { Database } from "../db/client.js";
 import { idempotencyKeys, transactions } from "../db/schema/index.js";
 import {
@@ -349,20 +350,18 @@ export class TxStore {
    */
   async finalise(entries: readonly Finalisation[]): Promise<string[]> {
     if (entries.length === 0) return [];
-    const client = await this.#database.pool.connect();
-    try {
-      await client.query("BEGIN");
+    return this.#inTransaction(async (client) => {
       const result = await client.query<{ id: string }>(
         `UPDATE transactions t
-            SET state = e.state, receipt = e.receipt, result = e.result, error = e.error,
-                error_kind = e.error_kind, last_error = NULL, updated_at = now(),
-                mined_at = CASE WHEN e.receipt IS NULL THEN NULL ELSE now() END,
-                confirmed_at = CASE WHEN e.state = 'confirmed' THEN now() END,
-                failed_at = CASE WHEN e.state = 'failed' THEN now() END
-           FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[], $6::text[])
-                AS e(id, state, receipt, result, error, error_kind)
-          WHERE t.id = e.id AND t.state = ANY($7::text[])
-          RETURNING t.id`,
+          SET state = e.state, receipt = e.receipt, result = e.result, error = e.error,
+              error_kind = e.error_kind, last_error = NULL, updated_at = now(),
+              mined_at = CASE WHEN e.receipt IS NULL THEN NULL ELSE now() END,
+              confirmed_at = CASE WHEN e.state = 'confirmed' THEN now() END,
+              failed_at = CASE WHEN e.state = 'failed' THEN now() END
+         FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[], $6::text[])
+              AS e(id, state, receipt, result, error, error_kind)
+        WHERE t.id = e.id AND t.state = ANY($7::text[])
+        RETURNING t.id`,
         [
           entries.map((e) => e.id),
           entries.map((e) => e.status),
@@ -375,14 +374,8 @@ export class TxStore {
       );
       const ids = result.rows.map((r) => r.id);
       await notifyIds(client, ids);
-      await client.query("COMMIT");
       return ids;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /** Fails queued rows that were never broadcast (estimate reverted, refused at first send). */
@@ -390,16 +383,14 @@ export class TxStore {
     entries: ReadonlyArray<{ id: string; reason: string; errorKind: TxErrorKind }>,
   ): Promise<string[]> {
     if (entries.length === 0) return [];
-    const client = await this.#database.pool.connect();
-    try {
-      await client.query("BEGIN");
+    return this.#inTransaction(async (client) => {
       const result = await client.query<{ id: string }>(
         `UPDATE transactions t
-            SET state = 'failed', error = e.error, error_kind = e.error_kind, last_error = NULL,
-                failed_at = now(), updated_at = now()
-           FROM unnest($1::text[], $2::text[], $3::text[]) AS e(id, error, error_kind)
-          WHERE t.id = e.id AND t.state = ANY($4::text[])
-          RETURNING t.id`,
+          SET state = 'failed', error = e.error, error_kind = e.error_kind, last_error = NULL,
+              failed_at = now(), updated_at = now()
+         FROM unnest($1::text[], $2::text[], $3::text[]) AS e(id, error, error_kind)
+        WHERE t.id = e.id AND t.state = ANY($4::text[])
+        RETURNING t.id`,
         [
           entries.map((e) => e.id),
           entries.map((e) => e.reason),
@@ -409,14 +400,8 @@ export class TxStore {
       );
       const ids = result.rows.map((r) => r.id);
       await notifyIds(client, ids);
-      await client.query("COMMIT");
       return ids;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /**
@@ -429,23 +414,21 @@ export class TxStore {
     reason: string,
     filler: { id: string; attempt: TxAttempt },
   ): Promise<void> {
-    const client = await this.#database.pool.connect();
-    try {
-      await client.query("BEGIN");
+    await this.#inTransaction(async (client) => {
       const replaced = await client.query(
         `UPDATE transactions SET state = 'replaced', error = $2, error_kind = 'rejected',
-                replaced_at = now(), updated_at = now()
-          WHERE id = $1 AND state = ANY($3::text[])`,
+              replaced_at = now(), updated_at = now()
+        WHERE id = $1 AND state = ANY($3::text[])`,
         [row.id, reason, sourcesOf("replaced")],
       );
       if (replaced.rowCount !== 1)
         throw new IllegalTransitionError(`transaction ${row.id} cannot be replaced`);
       await client.query(
         `INSERT INTO transactions (id, org_id, wallet_id, kind, mode, request_hash, from_address, to_address,
-                                   data, value, gas_limit, nonce, state, attempts, max_fee_per_gas,
-                                   max_priority_fee_per_gas, fee_cap, context, sent_at)
-         VALUES ($1, $2, $3, 'nonce-fill', 'async', '', $4, $4, '0x', '0', '21000', $5, 'sent',
-                 jsonb_build_array($6::jsonb), $7, $8, $7, $9, now())`,
+                                 data, value, gas_limit, nonce, state, attempts, max_fee_per_gas,
+                                 max_priority_fee_per_gas, fee_cap, context, sent_at)
+       VALUES ($1, $2, $3, 'nonce-fill', 'async', '', $4, $4, '0x', '0', '21000', $5, 'sent',
+               jsonb_build_array($6::jsonb), $7, $8, $7, $9, now())`,
         [
           filler.id,
           row.orgId,
@@ -459,13 +442,7 @@ export class TxStore {
         ],
       );
       await notifyIds(client, [row.id]);
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /**
@@ -526,9 +503,7 @@ export class TxStore {
       if (children.some((c) => (LIVE_STATES as readonly TxState[]).includes(c.state))) continue;
       const issued = children.filter((c) => c.state === "confirmed").length;
       const state: TxState = issued > 0 || children.length === 0 ? "confirmed" : "failed";
-      const client = await this.#database.pool.connect();
-      try {
-        await client.query("BEGIN");
+      await this.#inTransaction(async (client) => {
         const result = await client.query(
           `UPDATE transactions SET state = $2, result = $3, last_error = NULL, updated_at = now(),
                   confirmed_at = CASE WHEN $2 = 'confirmed' THEN now() END,
@@ -540,13 +515,7 @@ export class TxStore {
           await notifyIds(client, [parentId]);
           ended.push(parentId);
         }
-        await client.query("COMMIT");
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => {});
-        throw error;
-      } finally {
-        client.release();
-      }
+      });
     }
     return ended;
   }
@@ -557,6 +526,22 @@ export class TxStore {
       "DELETE FROM idempotency_keys WHERE expires_at <= now()",
     );
     return result.rowCount ?? 0;
+  }
+
+  /** Runs `work` in one database transaction on one pooled connection. */
+  async #inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.#database.pool.connect();
+    try {
+      await client.query("BEGIN");
+      const result = await work(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 }
 
