@@ -361,8 +361,8 @@ describe("admin console in a browser", { timeout: 900_000 }, () => {
     });
     // A document whose image is an SVG that declares 100000 px and carries script.
     await stack.database.pool.query(
-      `UPDATE asset_metadata SET json = jsonb_set(json::jsonb, '{image}', to_jsonb($2::text))::text WHERE cid = $1`,
-      [hostile.ipfsHash, HOSTILE_SVG],
+      `UPDATE token_metadata SET json = jsonb_set(json::jsonb, '{image}', to_jsonb($2::text))::text WHERE token_id = $1`,
+      [hostile.tokenId, HOSTILE_SVG],
     );
 
     await page.goto(url("/assets/"));

@@ -91,9 +91,9 @@ describe("parseEnv", () => {
     assert.equal(parseEnv({ DATA_DIR: "/var/lib/rwa" }).dataDir, "/var/lib/rwa");
   });
 
-  test("RPC_URL must be an http(s) or ws(s) URL", () => {
+  test("RPC_URL must be one or more http(s) URLs (the JSON-RPC client speaks HTTP only)", () => {
     assert.equal(parseEnv({ RPC_URL: "https://rpc.example/v1" }).rpcUrl, "https://rpc.example/v1");
-    assert.equal(parseEnv({ RPC_URL: "ws://127.0.0.1:8546" }).rpcUrl, "ws://127.0.0.1:8546");
+    assertConfigError(() => parseEnv({ RPC_URL: "ws://127.0.0.1:8546" }), "RPC_URL");
     assertConfigError(() => parseEnv({ RPC_URL: "localhost:8545" }), "RPC_URL");
     assertConfigError(() => parseEnv({ RPC_URL: "ftp://x" }), "RPC_URL");
   });
