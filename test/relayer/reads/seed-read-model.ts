@@ -55,16 +55,16 @@ export async function seedReadModel(
   );
   if (options.metadata === true) {
     await pool.query(
-      `INSERT INTO asset_metadata (cid, json)
-       SELECT 'bafyseed' || g,
-              json_build_object('name', 'Seeded asset ' || g,
-                                'description', 'A synthetic asset seeded for the read benchmark, number ' || g,
-                                'image', 'ipfs://bafyimage' || g, 'external_url', 'https://assets.example/' || g,
+      `INSERT INTO token_metadata (token_id, mint_tx_hash, cid, json)
+       SELECT a.token_id, a.mint_tx_hash, a.cid,
+              json_build_object('name', 'Seeded asset ' || a.token_id,
+                                'description', 'A synthetic asset seeded for the read benchmark, number ' || a.token_id,
+                                'image', 'ipfs://bafyimage' || a.token_id, 'external_url', 'https://assets.example/' || a.token_id,
                                 'attributes', json_build_array())::text
-       FROM generate_series(1, $1::int) g
-       ON CONFLICT (cid) DO NOTHING`,
+       FROM assets a WHERE a.token_id <= $1::int
+       ON CONFLICT (token_id) DO NOTHING`,
       [count],
     );
   }
-  await pool.query("ANALYZE assets; ANALYZE listings; ANALYZE asset_metadata");
+  await pool.query("ANALYZE assets; ANALYZE listings; ANALYZE token_metadata");
 }
