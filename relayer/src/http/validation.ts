@@ -101,14 +101,23 @@ export function dropNullOptionals(schema: z.ZodType, input: unknown): unknown {
   }
   if (def.type !== "object" || def.shape === undefined || Array.isArray(input)) return input;
   const out: Record<string, unknown> = {};
+  // defineProperty, not assignment: a key named "__proto__" must stay a key (for the schema to
+  // refuse), not become the copy's prototype.
+  const set = (key: string, value: unknown) =>
+    Object.defineProperty(out, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
-    const field = def.shape[key];
+    const field = Object.hasOwn(def.shape, key) ? def.shape[key] : undefined;
     if (field === undefined) {
-      out[key] = value; // unknown keys: left for the schema to refuse
+      set(key, value); // unknown keys: left for the schema to refuse
     } else if (value === null && acceptsAbsent(field)) {
       continue;
     } else {
-      out[key] = dropNullOptionals(field, value);
+      set(key, dropNullOptionals(field, value));
     }
   }
   return out;
