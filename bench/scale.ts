@@ -361,6 +361,24 @@ async function batchPhase(baseUrl: string, orgs: ClusterOrg[]) {
   return { ok, latencies, errors };
 }
 
+/** One line chart of the scale chart: the rows of one `axis` against the number of orgs. */
+function panel(axis: "rate" | "latency", title: string) {
+  return {
+    transform: [{ filter: `datum.axis === '${axis}'` }],
+    mark: { type: "line" as const, point: true },
+    encoding: {
+      x: {
+        field: "orgs",
+        type: "quantitative" as const,
+        title: "organizations × 10 writers",
+        scale: { type: "log" as const },
+      },
+      y: { field: "value", type: "quantitative" as const, title },
+      color: { field: "series", type: "nominal" as const },
+    },
+  };
+}
+
 async function writeChart(results: PhaseResult[], limit: number): Promise<string> {
   const rows = results
     .filter((r) => r.mode !== "batch")
@@ -376,36 +394,7 @@ async function writeChart(results: PhaseResult[], limit: number): Promise<string
     width: 520,
     height: 260,
     data: { values: rows },
-    vconcat: [
-      {
-        transform: [{ filter: "datum.axis === 'rate'" }],
-        mark: { type: "line", point: true },
-        encoding: {
-          x: {
-            field: "orgs",
-            type: "quantitative",
-            title: "organizations × 10 writers",
-            scale: { type: "log" },
-          },
-          y: { field: "value", type: "quantitative", title: "mints per second" },
-          color: { field: "series", type: "nominal" },
-        },
-      },
-      {
-        transform: [{ filter: "datum.axis === 'latency'" }],
-        mark: { type: "line", point: true },
-        encoding: {
-          x: {
-            field: "orgs",
-            type: "quantitative",
-            title: "organizations × 10 writers",
-            scale: { type: "log" },
-          },
-          y: { field: "value", type: "quantitative", title: "p50 latency (s)" },
-          color: { field: "series", type: "nominal" },
-        },
-      },
-    ],
+    vconcat: [panel("rate", "mints per second"), panel("latency", "p50 latency (s)")],
   };
   const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), { renderer: "none" });
   const svg = await view.toSVG();
