@@ -66,40 +66,18 @@ export interface RegisteredOrg {
   plan: string;
 }
 
+export type {
+  AssetHistoryEvent,
+  DeliveryHour,
+  IssuanceDay,
+  OrgTransactionSummary as TransactionSummary,
+} from "../../../relayer/src/domain/index.ts";
+
 /** `GET /api/v1/assets/{id}` and the gallery's items: the full asset record. */
 export type AssetDetail = AssetRecord;
 
-export interface AssetHistoryEvent {
-  event: string;
-  blockNumber: number;
-  logIndex: number;
-  txHash: string;
-  at: string;
-  from: string | null;
-  to: string | null;
-  listingId: string | null;
-  price: string | null;
-}
-
 /** A write's state (the relayer's `TRANSACTION_STATES`). */
 export type TxStatus = TransactionState;
-
-export interface TransactionSummary {
-  transactionId: string;
-  kind: string;
-  status: TxStatus;
-  nonce: number | null;
-  txHash: string | null;
-  hashes: string[];
-  blockNumber: number | null;
-  result: Record<string, unknown> | null;
-  error: string | null;
-  reason: string | null;
-  createdAt: string;
-  updatedAt: string;
-  confirmedAt: string | null;
-  failedAt: string | null;
-}
 
 export interface WalletHistory {
   walletAddress: string;
@@ -108,16 +86,4 @@ export interface WalletHistory {
   since: string;
   points: Array<{ at: string; balance: string; balanceWei: string }>;
   truncated: boolean;
-}
-
-export interface IssuanceDay {
-  day: string;
-  issued: number;
-}
-
-export interface DeliveryHour {
-  hour: string;
-  succeeded: number;
-  retried: number;
-  failed: number;
 }

@@ -6,6 +6,7 @@
  * Imports inside `domain/` name the `.ts` files themselves: the console's bundler (Turbopack)
  * resolves those but does not map the relayer's usual `.js` specifiers to `.ts` sources.
  */
+export * from "./activity.ts";
 export * from "./address.ts";
 export * from "./api-key.ts";
 export * from "./amount.ts";

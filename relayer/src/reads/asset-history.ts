@@ -2,21 +2,9 @@ import type { Database } from "../db/client.js";
 import { NotFoundError } from "../errors.js";
 import { checksumAddress } from "./checksum-address.js";
 import { weiToDecimal } from "../domain/amount.js";
+import type { AssetHistoryEvent } from "../domain/activity.js";
 
-/** One on-chain event in a token's life, oldest first. */
-export interface AssetHistoryEvent {
-  /** issued | transferred | listed | price-changed | sold | delisted | reclaimed | redeemed | metadata-updated */
-  event: string;
-  blockNumber: number;
-  logIndex: number;
-  txHash: string;
-  at: string;
-  from: string | null;
-  to: string | null;
-  listingId: string | null;
-  /** Native coin decimal, for listing and sale events. */
-  price: string | null;
-}
+export type { AssetHistoryEvent };
 
 const EVENT_NAMES: Readonly<Record<string, string>> = {
   AssetIssued: "issued",

@@ -1,21 +1,7 @@
 import type { Database } from "../db/client.js";
+import type { DeliveryHour, IssuanceDay } from "../domain/activity.js";
 
-/** Assets minted by the organization's wallet on one UTC day. */
-export interface IssuanceDay {
-  day: string;
-  issued: number;
-}
-
-/** Webhook deliveries of the organization created in one UTC hour, by outcome. */
-export interface DeliveryHour {
-  hour: string;
-  /** Delivered on the first attempt. */
-  succeeded: number;
-  /** Needed more than one attempt: delivered later, or still being retried. */
-  retried: number;
-  /** Given up (after the retry schedule ran out, or the webhook was disabled). */
-  failed: number;
-}
+export type { DeliveryHour, IssuanceDay };
 
 /**
  * Issuances per UTC day for the last `days` days (today included, oldest first, days without

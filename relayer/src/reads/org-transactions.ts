@@ -2,29 +2,9 @@ import type { Database } from "../db/client.js";
 import type { TxState } from "../db/schema/index.js";
 import { ValidationError } from "../errors.js";
 import type { Page } from "./page-cursor.js";
+import type { OrgTransactionSummary } from "../domain/activity.js";
 
-/** One write of an organization, as the transactions list shows it. */
-export interface OrgTransactionSummary {
-  transactionId: string;
-  kind: string;
-  status: TxState;
-  nonce: number | null;
-  /** The hash that was mined, else the latest broadcast one; null before the first broadcast. */
-  txHash: string | null;
-  hashes: string[];
-  blockNumber: number | null;
-  /** What the write produced once final (tokenId, listingId, ...), as its own answer says. */
-  result: Record<string, unknown> | null;
-  /** The failure as the engine recorded it (`Below min stake`), null unless failed or replaced. */
-  error: string | null;
-  /** The failure (or a live problem) in a sentence a person can act on; null when there is none. */
-  reason: string | null;
-  createdAt: string;
-  updatedAt: string;
-  sentAt: string | null;
-  confirmedAt: string | null;
-  failedAt: string | null;
-}
+export type { OrgTransactionSummary };
 
 /** Filters of `GET /api/v1/transactions`. */
 export interface OrgTransactionFilters {
