@@ -4,6 +4,13 @@ import type { RpcClientProvider } from "./chain/rpc-provider.js";
 import type { Logger } from "pino";
 import type { Database } from "./db/client.js";
 import type { KeyStore } from "./wallets/key-store.js";
+import type { TxRuntime } from "./chain/tx-runtime.js";
+import type { IpfsTarget } from "./metadata/ipfs-target.js";
+import type { Metrics } from "./metrics.js";
+import type { CoinPriceService } from "./reads/coin-price.js";
+import type { ApiKeyCache } from "./services/api-key-authenticator.js";
+import type { DeliveryProducer } from "./webhooks/delivery-queue.js";
+import type { AssetTypeCache } from "./writes/asset-type-cache.js";
 
 /**
  * Validated configuration (built by `config.ts` from the environment, once, at start).
@@ -59,10 +66,11 @@ export interface ContractAddresses {
 }
 
 /**
- * Everything a request handler or worker needs, built once by the composition root (`main.ts`)
- * or by the test harness (`test/support/stack.ts`), and passed down explicitly.
+ * What the composition root opens or starts before any service: configuration, logger, database,
+ * chain access and the key store. Services that are built from these (the transaction engine)
+ * take this, not the whole `AppContext`.
  */
-export interface AppContext {
+export interface Foundation {
   config: Config;
   logger: Logger;
   database: Database;
@@ -76,4 +84,27 @@ export interface AppContext {
   contracts: ContractAddresses;
   /** True when the chain is the embedded/local anvil (enables the dev faucet). */
   isLocalChain: boolean;
+}
+
+/**
+ * Everything a request handler or worker needs: the foundation plus the process's services, all
+ * built in one place (`createAppContext`, services/app-context-factory.ts) by the composition
+ * root (`infra/start-relayer.ts`) or by the test harness (`test/support/stack.ts`), and passed
+ * down explicitly.
+ */
+export interface AppContext extends Foundation {
+  /** Prometheus registry and HTTP metrics, exposed at `/metrics`. */
+  metrics: Metrics;
+  /** The transaction engine: store, sequencer, block watcher, notifier (docs/transactions.md). */
+  tx: TxRuntime;
+  /** Registered asset-type names (a hit is final; a miss asks the registry contract). */
+  assetTypes: AssetTypeCache;
+  /** Where metadata documents are pinned and read from (docs/metadata.md). */
+  ipfs: IpfsTarget;
+  /** Successful API-key lookups, reused for at most 2 s. */
+  apiKeys: ApiKeyCache;
+  /** The native coin's USD price. */
+  coinPrice: CoinPriceService;
+  /** Enqueues webhook deliveries on the pool (no workers of its own). */
+  deliveries: DeliveryProducer;
 }

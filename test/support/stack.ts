@@ -13,8 +13,12 @@ import { createDatabase, type Database } from "../../relayer/src/db/client.js";
 import { runMigrations } from "../../relayer/src/db/migrate.js";
 import { createApp, type CreateAppOptions } from "../../relayer/src/http/app.js";
 import { createLogger } from "../../relayer/src/logger.js";
-import { createMetrics, type Metrics } from "../../relayer/src/metrics.js";
-import { createAppContext } from "../../relayer/src/services/app-context-factory.js";
+import type { Metrics } from "../../relayer/src/metrics.js";
+import {
+  createAppContext,
+  releaseAppServices,
+} from "../../relayer/src/services/app-context-factory.js";
+import type { TxRuntimeOptions } from "../../relayer/src/chain/tx-runtime.js";
 import { createTestDatabase, stopTestServer, type TestDatabase } from "./postgres.js";
 
 /**
@@ -47,6 +51,8 @@ export interface TestStackOptions {
   logLevel?: string;
   /** Also print captured log lines to stderr (default: env STACK_LOGS=1). */
   printLogs?: boolean;
+  /** Tuning of the transaction engine (`createAppContext`'s `tx`). */
+  tx?: TxRuntimeOptions;
   /** Extra routes for the app (benchmarks' constant-JSON ceiling routes). */
   extraRoutes?: CreateAppOptions["extraRoutes"];
 }
@@ -218,15 +224,12 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       rpcUrl: anvil.rpcUrl,
       contracts,
       isLocalChain: true,
+      ...(options.tx === undefined ? {} : { tx: options.tx }),
     });
-    cleanups.push(() => {
-      ctx.rpc.stopHealthChecks();
-      ctx.provider.destroy();
-    });
+    cleanups.push(() => releaseAppServices(ctx));
 
-    const metrics = createMetrics();
+    const { metrics } = ctx;
     const app = createApp(ctx, {
-      metrics,
       ...(options.extraRoutes === undefined ? {} : { extraRoutes: options.extraRoutes }),
     });
     const server: Server = await new Promise((resolve, reject) => {

@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Registry } from "prom-client";
-import type { AppContext } from "../context.js";
+import type { Foundation } from "../context.js";
 import { BlockWatcher } from "./block-watcher.js";
 import { ChainReader } from "./chain-reader.js";
 import { FeeOracle } from "./fee-oracle.js";
@@ -23,8 +23,8 @@ export interface TxRuntimeOptions {
 }
 
 /**
- * The transaction machinery of one process, built once per `AppContext`: RPC client, fee oracle,
- * store, notifier (LISTEN/NOTIFY), block watcher and sequencer. Write services record rows with
+ * The transaction machinery of one process, built once by `createAppContext` (as `ctx.tx`): RPC
+ * client, fee oracle, store, notifier (LISTEN/NOTIFY), block watcher and sequencer. Write services record rows with
  * `store.record`, wake the sequencer with `submit` and wait with `waitForFinal`;
  * `startTxWorkers` starts the background parts.
  */
@@ -37,12 +37,12 @@ export class TxRuntime {
   readonly blocks: BlockWatcher;
   readonly sequencer: TxSequencer;
   readonly owner: string;
-  readonly #ctx: AppContext;
+  readonly #ctx: Foundation;
   readonly #purgeMs: number;
   #purgeTimer: NodeJS.Timeout | undefined;
   #notifierStarted: Promise<void> | undefined;
 
-  constructor(ctx: AppContext, options: TxRuntimeOptions = {}) {
+  constructor(ctx: Foundation, options: TxRuntimeOptions = {}) {
     this.#ctx = ctx;
     this.owner = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
     this.rpc = ctx.rpc;
@@ -176,16 +176,4 @@ export class TxRuntime {
     await this.notifier.stop();
     this.#notifierStarted = undefined;
   }
-}
-
-const runtimes = new WeakMap<AppContext, TxRuntime>();
-
-/** The runtime of `ctx`, created on first use. */
-export function txRuntimeOf(ctx: AppContext, options?: TxRuntimeOptions): TxRuntime {
-  let runtime = runtimes.get(ctx);
-  if (runtime === undefined) {
-    runtime = new TxRuntime(ctx, options);
-    runtimes.set(ctx, runtime);
-  }
-  return runtime;
 }

@@ -1,9 +1,9 @@
 import type { AppContext } from "../context.js";
-import { txRuntimeOf, type TxRuntimeOptions } from "./tx-runtime.js";
 
 /**
- * Starts this process's transaction workers: the notification listener, the block watcher and
- * the per-wallet sequencer (which also takes over wallets whose lease a dead process left).
+ * Starts this process's transaction workers (`ctx.tx`): the notification listener, the block
+ * watcher and the per-wallet sequencer (which also takes over wallets whose lease a dead process
+ * left). The engine's tuning is given to `createAppContext` (`tx` option).
  *
  * Call once from the composition root after migrations; several processes may run it against one
  * database. `stop()` stops taking work, waits up to 5 s for running rounds and gives the wallet
@@ -14,11 +14,7 @@ import { txRuntimeOf, type TxRuntimeOptions } from "./tx-runtime.js";
  * // on shutdown (before closing the database):
  * await workers.stop();
  */
-export async function startTxWorkers(
-  ctx: AppContext,
-  options?: TxRuntimeOptions,
-): Promise<{ stop(): Promise<void> }> {
-  const runtime = txRuntimeOf(ctx, options);
-  await runtime.start();
-  return { stop: () => runtime.stop() };
+export async function startTxWorkers(ctx: AppContext): Promise<{ stop(): Promise<void> }> {
+  await ctx.tx.start();
+  return { stop: () => ctx.tx.stop() };
 }

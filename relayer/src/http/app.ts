@@ -1,9 +1,7 @@
 import express, { type Express } from "express";
 import { requireMetricsToken } from "../auth/require-metrics-token.js";
-import { registerRpcMetrics } from "../chain/rpc-metrics.js";
 import { consoleRouter } from "../console/serve-console.js";
 import type { AppContext } from "../context.js";
-import { createMetrics, type Metrics } from "../metrics.js";
 import { errorHandler, notFound } from "./error-handler.js";
 import { jsonBody } from "./json-body.js";
 import { requestContext } from "./request-context.js";
@@ -14,8 +12,6 @@ import { ipfsGatewayRouter } from "./routes/ipfs-gateway.js";
 
 /** Options of `createApp`. */
 export interface CreateAppOptions {
-  /** Metrics registry to expose at `/metrics`; a fresh one by default. */
-  metrics?: Metrics;
   /**
    * Routes mounted after the API's own, through the same middleware (request context, body
    * parser, auth, error handler). For benchmarks only (`bench/ceiling-routes.ts`): the production
@@ -38,8 +34,7 @@ export interface CreateAppOptions {
  * const server = app.listen(ctx.config.port, ctx.config.host);
  */
 export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Express {
-  const metrics = options.metrics ?? createMetrics();
-  registerRpcMetrics(metrics.registry, ctx.rpc);
+  const { metrics } = ctx;
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);

@@ -1,6 +1,5 @@
 import type { AppContext } from "../context.js";
 import { openDeliveryQueue } from "../webhooks/delivery-queue.js";
-import { ipfsTargetOf } from "./ipfs-target-of.js";
 import { pinDocument } from "./pin-document.js";
 import { createPinQueue, enqueuePins, PIN_QUEUE, type PinJobData } from "./pin-queue.js";
 
@@ -21,7 +20,7 @@ export interface PinWorkersHandle {
  */
 export async function startPinWorkers(ctx: AppContext): Promise<PinWorkersHandle> {
   const logger = ctx.logger.child({ component: "ipfs" });
-  const target = ipfsTargetOf(ctx);
+  const target = ctx.ipfs;
   const boss = await openDeliveryQueue(ctx.database, logger, "rwa-pin-workers");
   await createPinQueue(boss);
   await boss.work<PinJobData>(

@@ -29,25 +29,29 @@ export const API_KEY_CACHE_TTL_MS = 2_000;
 /** At most this many keys are remembered per process; when full, the cache starts over. */
 const API_KEY_CACHE_MAX = 10_000;
 
-/** Successful lookups by key hash, per application context. Unknown and revoked keys are never kept. */
-const lookups = new WeakMap<
-  AppContext,
-  Map<string, { principal: ApiKeyPrincipal; until: number }>
->();
+/**
+ * Successful lookups by key hash, in this process (`ctx.apiKeys`). Unknown and revoked keys are
+ * never kept; an entry lives `API_KEY_CACHE_TTL_MS`.
+ */
+export class ApiKeyCache {
+  readonly #byHash = new Map<string, { principal: ApiKeyPrincipal; until: number }>();
 
-function lookupsOf(ctx: AppContext) {
-  let map = lookups.get(ctx);
-  if (map === undefined) {
-    map = new Map();
-    lookups.set(ctx, map);
+  /** The principal of a key hash looked up less than the TTL ago, if any. */
+  get(hash: string): ApiKeyPrincipal | undefined {
+    const known = this.#byHash.get(hash);
+    return known !== undefined && known.until > Date.now() ? known.principal : undefined;
   }
-  return map;
-}
 
-/** Forgets a key in this process (on revocation), so its next request is checked in the database. */
-export function forgetApiKey(ctx: AppContext, keyId: string): void {
-  const map = lookupsOf(ctx);
-  for (const [hash, entry] of map) if (entry.principal.keyId === keyId) map.delete(hash);
+  remember(hash: string, principal: ApiKeyPrincipal): void {
+    if (this.#byHash.size >= API_KEY_CACHE_MAX) this.#byHash.clear();
+    this.#byHash.set(hash, { principal, until: Date.now() + API_KEY_CACHE_TTL_MS });
+  }
+
+  /** Forgets a key (on revocation), so its next request is checked in the database. */
+  forget(keyId: string): void {
+    for (const [hash, entry] of this.#byHash)
+      if (entry.principal.keyId === keyId) this.#byHash.delete(hash);
+  }
 }
 
 /**
@@ -64,12 +68,10 @@ export async function authenticateApiKey(ctx: AppContext, key: string): Promise<
   if (!API_KEY_PATTERN.test(key))
     throw new UnauthorizedError({ details: { reason: "malformed key" } });
   const hash = hashApiKey(key);
-  const map = lookupsOf(ctx);
-  const known = map.get(hash);
-  if (known !== undefined && known.until > Date.now()) return known.principal;
+  const known = ctx.apiKeys.get(hash);
+  if (known !== undefined) return known;
   const principal = await lookUpApiKey(ctx, hash);
-  if (map.size >= API_KEY_CACHE_MAX) map.clear();
-  map.set(hash, { principal, until: Date.now() + API_KEY_CACHE_TTL_MS });
+  ctx.apiKeys.remember(hash, principal);
   return principal;
 }
 

@@ -4,7 +4,7 @@ import { apiKeys, orgs } from "../db/schema/index.js";
 import { ConflictError, ForbiddenError, NotFoundError } from "../errors.js";
 import { generateApiKey } from "../auth/api-key-format.js";
 import { isScopeSubset } from "../auth/scopes.js";
-import { forgetApiKey, type ApiKeyPrincipal } from "./api-key-authenticator.js";
+import type { ApiKeyPrincipal } from "./api-key-authenticator.js";
 import { newId } from "./ids.js";
 import type { ApiKeySummary, CreatedApiKey } from "../domain/api-key.js";
 
@@ -140,7 +140,7 @@ export async function revokeApiKey(
     const revokedAt = updated[0]?.revokedAt ?? new Date();
     return { keyId, revoked: true as const, revokedAt: revokedAt.toISOString() };
   });
-  forgetApiKey(ctx, keyId);
+  ctx.apiKeys.forget(keyId);
   ctx.logger.info({ orgId: caller.orgId, keyId, byKeyId: caller.keyId }, "api key revoked");
   return result;
 }

@@ -2,10 +2,17 @@ import { Wallet } from "ethers";
 import type { Logger } from "pino";
 import { RpcClient } from "../chain/rpc-client.js";
 import { RpcClientProvider } from "../chain/rpc-provider.js";
-import type { AppContext, Config, ContractAddresses } from "../context.js";
+import { registerRpcMetrics } from "../chain/rpc-metrics.js";
+import { TxRuntime, type TxRuntimeOptions } from "../chain/tx-runtime.js";
+import type { AppContext, Config, ContractAddresses, Foundation } from "../context.js";
 import type { Database } from "../db/client.js";
-import { stopIpfsTarget } from "../metadata/ipfs-target-of.js";
+import { createIpfsTarget } from "../metadata/create-ipfs-target.js";
+import { createMetrics } from "../metrics.js";
+import { createCoinPriceService } from "../reads/coin-price.js";
 import { AesGcmKeyStore, type KeyStore } from "../wallets/key-store.js";
+import { createDeliveryProducer } from "../webhooks/delivery-queue.js";
+import { AssetTypeCache } from "../writes/asset-type-cache.js";
+import { ApiKeyCache } from "./api-key-authenticator.js";
 
 /** What `createAppContext` needs: the pieces the caller already owns (started or opened). */
 export interface CreateAppContextOptions {
@@ -24,20 +31,24 @@ export interface CreateAppContextOptions {
   isLocalChain: boolean;
   /** Defaults to AES-256-GCM under `config.masterKey`. */
   keyStore?: KeyStore;
+  /** Tuning of the transaction engine (tests and benchmarks shorten its timeouts). */
+  tx?: TxRuntimeOptions;
 }
 
 /**
- * Builds the `AppContext` shared by every request handler and worker. The single place where the
- * RPC client (and the ethers provider over it), operator signer and key store are constructed,
- * used by both the composition root (`relayer/src/main.ts`) and the integration-test harness
- * (`test/support/stack.ts`).
+ * Builds the `AppContext` shared by every request handler and worker: the one place where the
+ * process's services are constructed, used by the composition root (`infra/start-relayer.ts`,
+ * run by `main.ts`) and by the integration-test harness (`test/support/stack.ts`). Nothing else
+ * creates a service or finds one by a hidden lookup: code reaches a service through `ctx`.
+ *
+ * Construction starts nothing (no timer, no connection) except the RPC health checks; the
+ * workers are started by the caller (`startTxWorkers`, `startIndexer`, ...).
  *
  * The caller owns the lifecycle of what it passed in (database, anvil); call `disposeAppContext`
- * to release what this function created (the provider's polling timers, the RPC health checks)
- * and close the database.
+ * to release what this function created and close the database.
  *
  * @example
- * // main.ts (infra): after starting/locating anvil and PostgreSQL and loading the deployment record
+ * // infra/start-relayer.ts: after starting/locating anvil and PostgreSQL and loading the deployment record
  * const database = createDatabase(databaseUrl);
  * await runMigrations(database);
  * const ctx = createAppContext({ config, logger, database, rpcUrl, contracts, isLocalChain: !config.rpcUrl });
@@ -46,6 +57,8 @@ export interface CreateAppContextOptions {
  */
 export function createAppContext(options: CreateAppContextOptions): AppContext {
   const { config, logger, database, rpcUrl, contracts, isLocalChain } = options;
+
+  // Foundation: chain access and keys.
   const rpc = new RpcClient(rpcUrl);
   rpc.startHealthChecks();
   const provider = new RpcClientProvider(rpc, config.chainId, {
@@ -53,13 +66,47 @@ export function createAppContext(options: CreateAppContextOptions): AppContext {
   });
   const operator = new Wallet(config.operatorPrivateKey, provider);
   const keyStore = options.keyStore ?? new AesGcmKeyStore(config.masterKey);
-  return { config, logger, database, keyStore, rpc, provider, operator, contracts, isLocalChain };
+  const foundation: Foundation = {
+    config,
+    logger,
+    database,
+    keyStore,
+    rpc,
+    provider,
+    operator,
+    contracts,
+    isLocalChain,
+  };
+
+  // Services.
+  const metrics = createMetrics();
+  registerRpcMetrics(metrics.registry, rpc);
+  const tx = new TxRuntime(foundation, { registry: metrics.registry, ...options.tx });
+  return {
+    ...foundation,
+    metrics,
+    tx,
+    assetTypes: new AssetTypeCache(tx.reader),
+    ipfs: createIpfsTarget(config.ipfs, config.dataDir, logger),
+    apiKeys: new ApiKeyCache(),
+    coinPrice: createCoinPriceService(config.coinSymbol),
+    deliveries: createDeliveryProducer(database),
+  };
 }
 
-/** Releases what `createAppContext` created (timers) and closes the database pool. */
+/**
+ * Releases what `createAppContext` created (the transaction engine if still running, the IPFS
+ * node, the RPC timers) and closes the database pool.
+ */
 export async function disposeAppContext(ctx: AppContext): Promise<void> {
+  await releaseAppServices(ctx);
+  await ctx.database.close();
+}
+
+/** `disposeAppContext` without closing the database (for a caller that owns the pool). */
+export async function releaseAppServices(ctx: AppContext): Promise<void> {
+  await ctx.tx.stop();
+  await ctx.ipfs.stop();
   ctx.rpc.stopHealthChecks();
   ctx.provider.destroy();
-  await stopIpfsTarget(ctx);
-  await ctx.database.close();
 }

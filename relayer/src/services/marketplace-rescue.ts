@@ -2,7 +2,6 @@ import { isError } from "ethers";
 import type { AppContext } from "../context.js";
 import { marketplaceInterface } from "../chain/contracts.js";
 import { revertReason } from "../chain/revert-reasons.js";
-import { txRuntimeOf } from "../chain/tx-runtime.js";
 import { NotFoundError, TransactionFailedError, ValidationError } from "../errors.js";
 import { parseAddress, parseId } from "../writes/write-inputs.js";
 import { sendOperatorTransaction } from "./operator-transactions.js";
@@ -36,7 +35,7 @@ export async function rescueMarketplaceToken(
   const marketplace = ctx.contracts.marketplace;
   if (to.toLowerCase() === marketplace.toLowerCase())
     throw new ValidationError("Invalid field: toAddress (must not be the marketplace)");
-  const reader = txRuntimeOf(ctx).reader;
+  const reader = ctx.tx.reader;
   const owner = await reader.ownerOf(tokenId);
   if (owner === undefined) throw new NotFoundError("Asset not found");
   if (owner.toLowerCase() !== marketplace.toLowerCase())

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Database } from "../db/client.js";
 import type { Delivery, DeliveryLog } from "../domain/webhook.js";
 import { ConflictError, NotFoundError } from "../errors.js";
-import { deliveryProducer, enqueueDeliveries } from "./delivery-queue.js";
+import { enqueueDeliveries, type DeliveryProducer } from "./delivery-queue.js";
 import type { OutboxEvent } from "./event-kinds.js";
 import { insertOutboxEvents } from "./outbox.js";
 
@@ -100,6 +100,7 @@ export async function listDeliveries(
  */
 export async function redeliver(
   database: Database,
+  producer: DeliveryProducer,
   orgId: string,
   webhookId: string,
   deliveryId: string,
@@ -113,7 +114,7 @@ export async function redeliver(
     [deliveryId, webhookId],
   );
   if (rowCount !== 1) throw new NotFoundError("Delivery not found");
-  await enqueueDeliveries(deliveryProducer(database), [{ id: deliveryId, webhookId }], {
+  await enqueueDeliveries(producer, [{ id: deliveryId, webhookId }], {
     manual: true,
   });
   return { deliveryId, queued: true };
@@ -125,6 +126,7 @@ export async function redeliver(
  */
 export async function sendTestEvent(
   database: Database,
+  producer: DeliveryProducer,
   orgId: string,
   webhookId: string,
 ): Promise<{ deliveryId: string; eventId: string; queued: true }> {
@@ -156,7 +158,7 @@ export async function sendTestEvent(
       `INSERT INTO webhook_deliveries (id, webhook_id, org_id, event_id, status, next_attempt_at) VALUES ($1,$2,$3,$4,'pending',now())`,
       [deliveryId, webhookId, orgId, eventId],
     );
-    await enqueueDeliveries(deliveryProducer(database), [{ id: deliveryId, webhookId }], {
+    await enqueueDeliveries(producer, [{ id: deliveryId, webhookId }], {
       client,
       manual: true,
     });

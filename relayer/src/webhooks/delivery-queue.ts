@@ -99,19 +99,15 @@ export async function enqueueDeliveries(
   );
 }
 
-const producers = new WeakMap<Database, PgBoss>();
+/** A pg-boss handle that only enqueues (`ctx.deliveries`). */
+export type DeliveryProducer = PgBoss;
 
 /**
  * A pg-boss handle for enqueueing only (HTTP handlers: redeliver, test ping), on the existing
  * pool: no workers, no maintenance, nothing to stop. The queue itself is created by the workers.
  */
-export function deliveryProducer(database: Database): PgBoss {
-  let boss = producers.get(database);
-  if (boss === undefined) {
-    boss = new PgBoss({
-      db: { executeSql: (text, values) => database.pool.query(text, values as unknown[]) },
-    });
-    producers.set(database, boss);
-  }
-  return boss;
+export function createDeliveryProducer(database: Database): DeliveryProducer {
+  return new PgBoss({
+    db: { executeSql: (text, values) => database.pool.query(text, values as unknown[]) },
+  });
 }

@@ -1,6 +1,4 @@
 import type { ChainReader } from "../chain/chain-reader.js";
-import type { AppContext } from "../context.js";
-import { txRuntimeOf } from "../chain/tx-runtime.js";
 
 /**
  * Registered asset type names, cached in memory. A name in the cache is registered for good
@@ -26,16 +24,4 @@ export class AssetTypeCache {
   remember(name: string): void {
     this.#known.add(name);
   }
-}
-
-const caches = new WeakMap<AppContext, AssetTypeCache>();
-
-/** The asset-type cache of `ctx`. */
-export function assetTypeCacheOf(ctx: AppContext): AssetTypeCache {
-  let cache = caches.get(ctx);
-  if (cache === undefined) {
-    cache = new AssetTypeCache(txRuntimeOf(ctx).reader);
-    caches.set(ctx, cache);
-  }
-  return cache;
 }

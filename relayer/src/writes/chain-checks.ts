@@ -1,6 +1,5 @@
 import type { AppContext } from "../context.js";
 import { LISTING_STATE } from "../chain/contracts.js";
-import { txRuntimeOf } from "../chain/tx-runtime.js";
 import { ValidationError } from "../errors.js";
 import type { OrgWallet } from "./wallet-of-org.js";
 
@@ -15,7 +14,7 @@ export async function requireHeld(
   wallet: OrgWallet,
   tokenId: bigint,
 ): Promise<void> {
-  const owner = await txRuntimeOf(ctx).reader.ownerOf(tokenId);
+  const owner = await ctx.tx.reader.ownerOf(tokenId);
   if (owner === undefined) throw new ValidationError(`Token ${tokenId} does not exist`);
   if (owner.toLowerCase() !== wallet.address.toLowerCase()) {
     throw new ValidationError(`Token ${tokenId} is not held by this organization's wallet`);
@@ -24,7 +23,7 @@ export async function requireHeld(
 
 /** Refuses inactive (expired, sold, cancelled, unknown) listings with the spec's 400. */
 export async function activeListing(ctx: AppContext, listingId: bigint) {
-  const listing = await txRuntimeOf(ctx).reader.listing(listingId);
+  const listing = await ctx.tx.reader.listing(listingId);
   if (listing === undefined || listing.effectiveState !== LISTING_STATE.Active)
     throw new ValidationError("Listing not active");
   return listing;

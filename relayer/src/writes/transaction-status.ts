@@ -1,6 +1,5 @@
 import type { AppContext } from "../context.js";
 import { isFinal } from "../chain/tx-lifecycle.js";
-import { txRuntimeOf } from "../chain/tx-runtime.js";
 import type { TransactionState } from "../domain/transaction.js";
 import { NotFoundError, TransactionFailedError, ValidationError } from "../errors.js";
 import { writeResponse } from "./kinds/index.js";
@@ -15,7 +14,7 @@ export async function readTransactionStatus(
   orgId: string,
   txId: string,
 ): Promise<Record<string, unknown>> {
-  const runtime = txRuntimeOf(ctx);
+  const runtime = ctx.tx;
   const store = runtime.store;
   const row = /^tx_[0-9a-f]{24}$/.test(txId) ? await store.get(txId) : undefined;
   if (row === undefined || row.orgId !== orgId || row.parentId !== null)

@@ -7,7 +7,6 @@ import {
 } from "../errors.js";
 import { newTxId } from "../chain/tx-ids.js";
 import { isFinal } from "../chain/tx-lifecycle.js";
-import { txRuntimeOf } from "../chain/tx-runtime.js";
 import type { NewTxRow, TxRow } from "../chain/tx-store.js";
 import { formatCoinShort } from "./amounts.js";
 import { findIdempotent, requestHash } from "./idempotency.js";
@@ -58,7 +57,7 @@ const FEE_HEADROOM = 2n;
  *    a bare error once the write is recorded). `Prefer: respond-async`: 202 at once.
  */
 export async function executeWrite(ctx: AppContext, request: WriteRequest): Promise<WriteOutcome> {
-  const runtime = txRuntimeOf(ctx);
+  const runtime = ctx.tx;
   const hash = requestHash(request.kind, request.body, ctx.config.masterKey);
   if (request.idempotencyKey !== undefined) {
     const existing = await findIdempotent(
@@ -207,7 +206,7 @@ async function outcomeOf(
   respondAsync: boolean,
   justRecorded = false,
 ): Promise<WriteOutcome> {
-  const runtime = txRuntimeOf(ctx);
+  const runtime = ctx.tx;
   const accepted = (state: string): WriteOutcome => ({
     status: "accepted",
     transactionId: txId,

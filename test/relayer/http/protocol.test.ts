@@ -240,6 +240,9 @@ describe("HTTP protocol: bodies, headers, auth forms, errors, metrics", () => {
     assert.ok(!res.text.includes("key_doesnotexist"));
     assert.match(res.text, /http_request_duration_seconds_bucket/);
     assert.match(res.text, /process_cpu_user_seconds_total/);
+    // The engine's and the node client's metrics share the registry (createAppContext).
+    assert.match(res.text, /# TYPE rwa_nonce_gap_fills_total counter/);
+    assert.match(res.text, /rpc_endpoint_up\{/);
   });
 
   it("GET /metrics needs the admin token or the METRICS_TOKEN bearer, else 401", async () => {

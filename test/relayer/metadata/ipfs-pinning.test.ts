@@ -3,7 +3,6 @@ import { after, before, describe, it } from "node:test";
 import { CID } from "multiformats/cid";
 import { sha256 } from "multiformats/hashes/sha2";
 import { findFreePort } from "../../../deploy/local-chain.js";
-import { ipfsTargetOf } from "../../../relayer/src/metadata/ipfs-target-of.js";
 import {
   startPinWorkers,
   type PinWorkersHandle,
@@ -66,7 +65,7 @@ describe("metadata documents on the embedded IPFS node", () => {
     const cid = CID.parse(issued.ipfsHash);
     assert.equal(cid.code, 0x55, "raw codec, as `ipfs add --cid-version 1` gives");
 
-    const fromNode = await ipfsTargetOf(env.stack.ctx).get(cid);
+    const fromNode = await env.stack.ctx.ipfs.get(cid);
     assert.ok(fromNode, "the embedded node holds the block");
     assert.ok(await hashesTo(fromNode, cid));
     assert.equal(JSON.parse(new TextDecoder().decode(fromNode)).name, "Harbour Warehouse");

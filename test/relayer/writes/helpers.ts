@@ -19,11 +19,12 @@ export async function startWriteStack(
   options: TestStackOptions = {},
   tx: TxRuntimeOptions = {},
 ): Promise<WriteStack> {
-  const stack = await startTestStack({ logLevel: "warn", ...options });
-  const workers = await startTxWorkers(stack.ctx, {
-    ...tx,
-    sequencer: { checkIntervalMs: 200, ...tx.sequencer },
+  const stack = await startTestStack({
+    logLevel: "warn",
+    ...options,
+    tx: { ...tx, sequencer: { checkIntervalMs: 200, ...tx.sequencer } },
   });
+  const workers = await startTxWorkers(stack.ctx);
   const indexer = await startIndexer(stack.ctx, { lockPollMs: 200 });
   const provider = new JsonRpcProvider(stack.rpcUrl, 1236, { staticNetwork: true });
   const stop = stack.stop.bind(stack);

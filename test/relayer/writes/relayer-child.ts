@@ -49,9 +49,9 @@ const ctx = createAppContext({
   rpcUrl: config.rpcUrl!,
   contracts: JSON.parse(env("CONTRACTS")),
   isLocalChain: true,
+  tx: { sequencer: { leaseMs: Number(process.env.LEASE_MS ?? "15000"), claimIntervalMs: 500 } },
 });
-const leaseMs = Number(process.env.LEASE_MS ?? "15000");
-await startTxWorkers(ctx, { sequencer: { leaseMs, claimIntervalMs: 500 } });
+await startTxWorkers(ctx);
 await startIndexer(ctx, { lockPollMs: 500 });
 const server = createApp(ctx).listen(0, "127.0.0.1", () => {
   process.stdout.write(`READY ${(server.address() as AddressInfo).port}\n`);

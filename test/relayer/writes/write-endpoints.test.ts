@@ -6,7 +6,6 @@ import { sha256 } from "multiformats/hashes/sha2";
 import type { AssetToken } from "../../../typechain-types/AssetToken.js";
 import { AssetToken__factory } from "../../../typechain-types/factories/AssetToken__factory.js";
 import type { TestOrg } from "../../support/stack.js";
-import { txRuntimeOf } from "../../../relayer/src/chain/tx-runtime.js";
 import { assetBody, startWriteStack, type WriteStack } from "./helpers.js";
 
 /** Polls GET /api/v1/transactions/{id} (up to ~5 s) until it reports `confirmed`; returns the last answer. */
@@ -385,7 +384,7 @@ describe("write endpoints (anvil automine + PostgreSQL)", () => {
           }>("SELECT count(*)::text AS n FROM idempotency_keys WHERE org_id = $1", [org])
           .then((r) => Number(r.rows[0]!.n));
       const before = await count(alice.orgId);
-      assert.equal(await txRuntimeOf(stack.ctx).store.purgeExpiredIdempotencyKeys(), 1);
+      assert.equal(await stack.ctx.tx.store.purgeExpiredIdempotencyKeys(), 1);
       assert.equal(await count(alice.orgId), before - 1);
     });
 

@@ -13,26 +13,31 @@ import { toPostmanCollection, withBaseUrl, type PostmanCollection } from "../../
 const require = createRequire(import.meta.url);
 const SWAGGER_UI_DIR = path.dirname(require.resolve("swagger-ui-dist/package.json"));
 
-/** Built once per app context: the document depends only on the code and the coin symbol. */
-const documents = new WeakMap<AppContext, OpenApiDocument>();
-const collections = new WeakMap<AppContext, Promise<PostmanCollection>>();
+/**
+ * Built once per coin symbol (the documents depend only on the code and the symbol): a memo of
+ * pure functions, not a service.
+ */
+const documents = new Map<string, OpenApiDocument>();
+const collections = new Map<string, Promise<PostmanCollection>>();
 
-/** The OpenAPI document of this relayer (cached per context). */
+/** The OpenAPI document of this relayer. */
 export function openApiDocumentOf(ctx: AppContext): OpenApiDocument {
-  let doc = documents.get(ctx);
+  const { coinSymbol } = ctx.config;
+  let doc = documents.get(coinSymbol);
   if (doc === undefined) {
-    doc = buildOpenApiDocument({ coinSymbol: ctx.config.coinSymbol });
-    documents.set(ctx, doc);
+    doc = buildOpenApiDocument({ coinSymbol });
+    documents.set(coinSymbol, doc);
   }
   return doc;
 }
 
 function postmanOf(ctx: AppContext): Promise<PostmanCollection> {
-  let collection = collections.get(ctx);
+  const { coinSymbol } = ctx.config;
+  let collection = collections.get(coinSymbol);
   if (collection === undefined) {
     collection = toPostmanCollection(openApiDocumentOf(ctx), "http://127.0.0.1:3000");
-    collections.set(ctx, collection);
-    collection.catch(() => collections.delete(ctx));
+    collections.set(coinSymbol, collection);
+    collection.catch(() => collections.delete(coinSymbol));
   }
   return collection;
 }

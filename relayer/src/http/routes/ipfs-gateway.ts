@@ -2,7 +2,6 @@ import { Router } from "express";
 import { CID } from "multiformats/cid";
 import type { AppContext } from "../../context.js";
 import { NotFoundError, ValidationError } from "../../errors.js";
-import { ipfsTargetOf } from "../../metadata/ipfs-target-of.js";
 import { readBlock } from "../../metadata/read-block.js";
 
 /** Path of the local IPFS gateway route (documented in `openapi/extra-operations.ts`). */
@@ -22,7 +21,7 @@ export function ipfsGatewayRouter(ctx: AppContext): Router {
     } catch {
       throw new ValidationError("Invalid field: cid (not a valid IPFS CID)");
     }
-    const bytes = await readBlock(ctx.database, ipfsTargetOf(ctx), cid);
+    const bytes = await readBlock(ctx.database, ctx.ipfs, cid);
     if (bytes === undefined) throw new NotFoundError("Not found");
     res.setHeader(
       "Content-Type",

@@ -1,10 +1,8 @@
 import { z } from "zod";
 import { assetRecord, assetTypeRecord } from "../../domain/asset.js";
 import { LISTING_STATES, listingRecord } from "../../domain/listing.js";
-import type { AppContext } from "../../context.js";
 import { listAssetTypes } from "../../reads/asset-types-read.js";
 import { getAsset, listAssets } from "../../reads/assets-read.js";
-import { createCoinPriceService, type CoinPriceService } from "../../reads/coin-price.js";
 import { getListing, listListings } from "../../reads/listings-read.js";
 import { getNftMetadata } from "../../reads/nft-metadata-read.js";
 import { readStatus } from "../../reads/status-read.js";
@@ -100,16 +98,6 @@ export const assetTypesResponse = z.object({ data: z.array(assetTypeRecord) });
 
 const readErrors = { 400: errorBody, 404: errorBody } as const;
 
-const coinPriceServices = new WeakMap<AppContext, CoinPriceService>();
-function coinPriceOf(ctx: AppContext): CoinPriceService {
-  let service = coinPriceServices.get(ctx);
-  if (service === undefined) {
-    service = createCoinPriceService(ctx.config.coinSymbol);
-    coinPriceServices.set(ctx, service);
-  }
-  return service;
-}
-
 /** `GET /api/v1/status`. */
 export const statusRoute = defineRoute({
   method: "get",
@@ -131,7 +119,7 @@ export const coinPriceRoute = defineRoute({
   scopes: [],
   request: {},
   responses: { 200: coinPriceResponse },
-  handler: async ({ ctx }) => coinPriceOf(ctx).current(),
+  handler: async ({ ctx }) => ctx.coinPrice.current(),
 });
 
 /** `GET /api/v1/assets`. */

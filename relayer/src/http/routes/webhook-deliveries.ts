@@ -54,7 +54,7 @@ export const redeliverRoute = defineRoute({
     ...redeliverErrors,
   },
   handler: async ({ ctx, principal, params }) =>
-    redeliver(ctx.database, principal!.orgId, params.webhookId, params.deliveryId),
+    redeliver(ctx.database, ctx.deliveries, principal!.orgId, params.webhookId, params.deliveryId),
 });
 
 /** `POST /api/enterprise/webhooks/:webhookId/test` (scope webhooks): a `webhook.test` ping. */
@@ -70,7 +70,7 @@ export const testWebhookRoute = defineRoute({
     ...errors,
   },
   handler: async ({ ctx, principal, params }) =>
-    sendTestEvent(ctx.database, principal!.orgId, params.webhookId),
+    sendTestEvent(ctx.database, ctx.deliveries, principal!.orgId, params.webhookId),
 });
 
 /** Delivery log, redelivery and test ping for registered webhooks. */

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { LISTING_STATE, marketplaceInterface } from "../../chain/contracts.js";
-import { txRuntimeOf } from "../../chain/tx-runtime.js";
 import { ValidationError } from "../../errors.js";
 import { idField, parseId } from "../write-inputs.js";
 import { confirmedResult, defineWriteKind, idText } from "./write-kind.js";
@@ -49,7 +48,7 @@ export const delist = defineWriteKind({
   },
   async prepare(ctx, wallet, input) {
     const listingId = parseId(input.listingId, "listingId");
-    const listing = await txRuntimeOf(ctx).reader.listing(listingId);
+    const listing = await ctx.tx.reader.listing(listingId);
     // Stored Active and past its expiry: reclaimable, by its seller only.
     const expired =
       listing?.state === LISTING_STATE.Active && listing.effectiveState === LISTING_STATE.Expired;

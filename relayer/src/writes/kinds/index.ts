@@ -1,4 +1,3 @@
-import { txRuntimeOf } from "../../chain/tx-runtime.js";
 import type { TxRow } from "../../chain/tx-store.js";
 import type { AppContext } from "../../context.js";
 import { batchIssue } from "./batch-issue.js";
@@ -66,7 +65,7 @@ export async function finalWriteResponse(
   children: readonly TxRow[] = [],
 ): Promise<unknown> {
   if (row.state === "failed" && row.error === "execution reverted" && row.receipt != null) {
-    const reason = await txRuntimeOf(ctx).reader.revertReasonAfter(
+    const reason = await ctx.tx.reader.revertReasonAfter(
       {
         from: row.fromAddress,
         to: row.toAddress ?? "",

@@ -5,7 +5,6 @@ import { assetTokenInterface } from "../../chain/contracts.js";
 import { ValidationError } from "../../errors.js";
 import { address } from "../../domain/address.js";
 import { formatCoin, parseCoin } from "../amounts.js";
-import { assetTypeCacheOf } from "../asset-type-cache.js";
 import { WRITE_LIMITS as L } from "../limits.js";
 import { METADATA_CONTEXT_KEY } from "../../metadata/bind-metadata.js";
 import { buildMetadata, type BuiltMetadata } from "../metadata.js";
@@ -86,7 +85,7 @@ export async function prepareIssue(
   );
   checkUrl(input.externalUrl, `${prefix}externalUrl`, ["https:", "http:"]);
   const metadata = await buildMetadata(input, input.ipfsHash);
-  if (!(await assetTypeCacheOf(ctx).isRegistered(input.assetType))) {
+  if (!(await ctx.assetTypes.isRegistered(input.assetType))) {
     throw new ValidationError(
       `Invalid field: ${prefix}assetType (asset type not registered: ${input.assetType})`,
     );

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { assetTokenInterface } from "../../chain/contracts.js";
-import { txRuntimeOf } from "../../chain/tx-runtime.js";
 import { NotFoundError, ValidationError } from "../../errors.js";
 import { formatCoin } from "../amounts.js";
 import { WRITE_LIMITS } from "../limits.js";
@@ -63,7 +62,7 @@ export const redeemAsset = defineWriteKind({
   },
   async prepare(ctx, wallet, input) {
     const tokenId = parseId(input.tokenId, "tokenId");
-    const reader = txRuntimeOf(ctx).reader;
+    const reader = ctx.tx.reader;
     const owner = await reader.ownerOf(tokenId);
     if (owner?.toLowerCase() !== wallet.address.toLowerCase()) {
       if (owner?.toLowerCase() === ctx.contracts.marketplace.toLowerCase()) {

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { registryInterface } from "../../chain/contracts.js";
 import { ValidationError } from "../../errors.js";
-import { assetTypeCacheOf } from "../asset-type-cache.js";
 import { assetTypeNameField } from "../write-inputs.js";
 import { confirmedResult, defineWriteKind } from "./write-kind.js";
 
@@ -37,7 +36,7 @@ export const registerAssetType = defineWriteKind({
     errors: { 400: ["Missing required field: typeName", "Asset type already registered: Art"] },
   },
   async prepare(ctx, _wallet, input) {
-    if (await assetTypeCacheOf(ctx).isRegistered(input.typeName)) {
+    if (await ctx.assetTypes.isRegistered(input.typeName)) {
       throw new ValidationError(`Asset type already registered: ${input.typeName}`);
     }
     const context: RegisterTypeContext = { typeName: input.typeName };
