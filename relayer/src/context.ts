@@ -1,5 +1,6 @@
 import type { Wallet as EthersWallet } from "ethers";
 import type { RpcClient } from "./chain/rpc-client.js";
+import type { ContractAddresses } from "./chain/contracts.js";
 import type { RpcClientProvider } from "./chain/rpc-provider.js";
 import type { Logger } from "pino";
 import type { Database } from "./db/client.js";
@@ -8,7 +9,7 @@ import type { TxRuntime } from "./chain/tx-runtime.js";
 import type { IpfsTarget } from "./metadata/ipfs-target.js";
 import type { Metrics } from "./metrics.js";
 import type { CoinPriceService } from "./reads/coin-price.js";
-import type { ApiKeyCache } from "./services/api-key-authenticator.js";
+import type { ApiKeyCache } from "./services/api-key-cache.js";
 import type { DeliveryProducer } from "./webhooks/delivery-queue.js";
 import type { AssetTypeCache } from "./writes/asset-type-cache.js";
 
@@ -56,14 +57,6 @@ export type IpfsSettings =
   | { kind: "embedded" }
   | { kind: "kubo"; url: string }
   | { kind: "pinning-service"; url: string; token: string };
-
-/** Addresses of the deployed contracts (from deployments/<chainId>.json). */
-export interface ContractAddresses {
-  assetTypeRegistry: string;
-  assetToken: string;
-  marketplace: string;
-  deployBlock: number;
-}
 
 /**
  * What the composition root opens or starts before any service: configuration, logger, database,

@@ -2,7 +2,7 @@ import { getAddress, ZeroAddress } from "ethers";
 import type { AssetToken } from "../../../typechain-types/AssetToken.js";
 import type { AssetTypeRegistry } from "../../../typechain-types/AssetTypeRegistry.js";
 import type { Marketplace } from "../../../typechain-types/Marketplace.js";
-import type { ContractAddresses } from "../context.js";
+import type { ContractAddresses } from "./contracts.js";
 import { TransactionFailedError } from "../errors.js";
 import { assetTokenInterface, marketplaceInterface, registryInterface } from "./contracts.js";
 import { revertReason } from "./revert-reasons.js";

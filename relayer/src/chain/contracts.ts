@@ -5,7 +5,6 @@ import { AssetToken__factory } from "../../../typechain-types/factories/AssetTok
 import { AssetTypeRegistry__factory } from "../../../typechain-types/factories/AssetTypeRegistry__factory.js";
 import { Marketplace__factory } from "../../../typechain-types/factories/Marketplace__factory.js";
 import type { Marketplace } from "../../../typechain-types/Marketplace.js";
-import type { ContractAddresses } from "../context.js";
 
 /**
  * The project's contracts, bound through the TypeChain factories generated from the compiled
@@ -47,6 +46,14 @@ export type ContractEventName =
   | Parameters<(typeof assetTokenInterface)["getEvent"]>[0]
   | Parameters<(typeof registryInterface)["getEvent"]>[0]
   | Parameters<(typeof marketplaceInterface)["getEvent"]>[0];
+
+/** Addresses of the deployed contracts (from deployments/<chainId>.json). */
+export interface ContractAddresses {
+  assetTypeRegistry: string;
+  assetToken: string;
+  marketplace: string;
+  deployBlock: number;
+}
 
 /** The three deployed contracts as typed ethers contracts. */
 export interface BoundContracts {

@@ -1,5 +1,5 @@
 import { getAddress } from "ethers";
-import type { ContractAddresses } from "../context.js";
+import type { ContractAddresses } from "./contracts.js";
 import { decodeEvent } from "./event-decoder.js";
 
 /** A log as returned by `eth_getTransactionReceipt`. */

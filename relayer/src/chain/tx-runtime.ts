@@ -1,7 +1,10 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Registry } from "prom-client";
-import type { Foundation } from "../context.js";
+import type { Logger } from "pino";
+import type { Database } from "../db/client.js";
+import type { KeyStore } from "../wallets/key-store.js";
+import type { ContractAddresses } from "./contracts.js";
 import { BlockWatcher } from "./block-watcher.js";
 import { ChainReader } from "./chain-reader.js";
 import { FeeOracle } from "./fee-oracle.js";
@@ -10,6 +13,18 @@ import { isFinal } from "./tx-lifecycle.js";
 import { TxNotifier } from "./tx-notifier.js";
 import { TxSequencer, type TxSequencerOptions } from "./tx-sequencer.js";
 import { TxStore, type TxRow } from "./tx-store.js";
+
+/** What the engine is built from (`createAppContext` passes the app's own). */
+export interface TxRuntimeDeps {
+  rpc: RpcClient;
+  database: Database;
+  keyStore: KeyStore;
+  logger: Logger;
+  contracts: ContractAddresses;
+  chainId: number;
+  /** Operator ceiling on any attempt's maxFeePerGas (`MAX_FEE_PER_GAS_GWEI`). */
+  maxFeePerGasWei: bigint | undefined;
+}
 
 /** Tuning of the transaction runtime (tests and the benchmark shorten timeouts). */
 export interface TxRuntimeOptions {
@@ -37,20 +52,20 @@ export class TxRuntime {
   readonly blocks: BlockWatcher;
   readonly sequencer: TxSequencer;
   readonly owner: string;
-  readonly #ctx: Foundation;
+  readonly #deps: TxRuntimeDeps;
   readonly #purgeMs: number;
   #purgeTimer: NodeJS.Timeout | undefined;
   #notifierStarted: Promise<void> | undefined;
 
-  constructor(ctx: Foundation, options: TxRuntimeOptions = {}) {
-    this.#ctx = ctx;
+  constructor(deps: TxRuntimeDeps, options: TxRuntimeOptions = {}) {
+    this.#deps = deps;
     this.owner = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
-    this.rpc = ctx.rpc;
+    this.rpc = deps.rpc;
     this.fees = new FeeOracle(this.rpc);
-    this.reader = new ChainReader(this.rpc, ctx.contracts);
-    this.store = new TxStore(ctx.database);
-    const logger = ctx.logger.child({ component: "tx-engine" });
-    const connectionString = (ctx.database.pool.options as { connectionString?: string })
+    this.reader = new ChainReader(this.rpc, deps.contracts);
+    this.store = new TxStore(deps.database);
+    const logger = deps.logger.child({ component: "tx-engine" });
+    const connectionString = (deps.database.pool.options as { connectionString?: string })
       .connectionString;
     if (connectionString === undefined)
       throw new Error("the database pool has no connection string (needed for LISTEN/NOTIFY)");
@@ -63,15 +78,15 @@ export class TxRuntime {
       store: this.store,
       rpc: this.rpc,
       fees: this.fees,
-      keyStore: ctx.keyStore,
+      keyStore: deps.keyStore,
       logger,
-      contracts: ctx.contracts,
-      chainId: ctx.config.chainId,
+      contracts: deps.contracts,
+      chainId: deps.chainId,
       owner: this.owner,
       blocks: this.blocks,
       notifier: this.notifier,
       ...(options.registry === undefined ? {} : { registry: options.registry }),
-      options: { maxFeePerGasWei: ctx.config.maxFeePerGasWei, ...options.sequencer },
+      options: { maxFeePerGasWei: deps.maxFeePerGasWei, ...options.sequencer },
     });
   }
 
@@ -84,9 +99,9 @@ export class TxRuntime {
       void this.store
         .purgeExpiredIdempotencyKeys()
         .then((count) => {
-          if (count > 0) this.#ctx.logger.info({ count }, "purged expired idempotency keys");
+          if (count > 0) this.#deps.logger.info({ count }, "purged expired idempotency keys");
         })
-        .catch((err: unknown) => this.#ctx.logger.warn({ err }, "idempotency key purge failed"));
+        .catch((err: unknown) => this.#deps.logger.warn({ err }, "idempotency key purge failed"));
     }, this.#purgeMs);
   }
 
@@ -148,7 +163,7 @@ export class TxRuntime {
   async isIndexed(block: number, reread = true): Promise<boolean> {
     if (this.notifier.indexedBlock >= block) return true;
     if (!reread && this.notifier.indexedBlock >= 0) return false;
-    const result = await this.#ctx.database.pool.query<{ n: string }>(
+    const result = await this.#deps.database.pool.query<{ n: string }>(
       "SELECT block_number::text AS n FROM indexer_cursor WHERE id = 'main'",
     );
     const n = result.rows[0]?.n;

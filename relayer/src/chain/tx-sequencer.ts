@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { Counter, type Registry } from "prom-client";
-import type { ContractAddresses } from "../context.js";
+import type { ContractAddresses } from "./contracts.js";
 import type { KeyStore } from "../wallets/key-store.js";
 import type { BlockWatcher } from "./block-watcher.js";
 import { bumpFees, type FeeOracle, type FeeQuote } from "./fee-oracle.js";
@@ -536,17 +536,16 @@ export class TxSequencer {
     const answers = await this.#d.rpc.batch(
       lookups.map((l) => ({ method: "eth_getTransactionReceipt", params: [l.hash] })),
     );
-    const mined = new Map<string, RawReceipt>();
+    // By row id: the row object itself, not `state.rows` (the block watcher may have settled and
+    // dropped it from the wallet's state in the meantime).
+    const mined = new Map<string, { state: WalletState; row: TxRow; receipt: RawReceipt }>();
     lookups.forEach((l, i) => {
       const answer = answers[i];
       if (answer !== null && answer !== undefined && !(answer instanceof Error))
-        mined.set(l.row.id, answer as RawReceipt);
+        mined.set(l.row.id, { state, row: l.row, receipt: answer as RawReceipt });
     });
     const unknown = rows.filter((r) => !mined.has(r.id));
-    if (mined.size > 0)
-      await this.#finaliseReceipts(
-        [...mined].map(([rowId, receipt]) => ({ state, row: state.rows.get(rowId)!, receipt })),
-      );
+    if (mined.size > 0) await this.#finaliseReceipts([...mined.values()]);
     if (unknown.length > 0) {
       for (const row of unknown)
         this.#d.logger.warn(

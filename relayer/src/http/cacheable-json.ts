@@ -1,6 +1,5 @@
 import etag from "etag";
 import type { Request, Response } from "express";
-import type { RouteAuth } from "./route-definition.js";
 
 /** A body serialised once, with its ETag. */
 interface Serialised {
@@ -56,20 +55,19 @@ const CREDENTIAL_HEADERS = "Authorization, X-API-Key, X-Admin-Token, Cookie";
  *   JSON text, equal ETag, whatever process answered;
  * - `Cache-Control: no-cache`: any cache may keep the answer but must revalidate it each time,
  *   since the indexed data changes with every block;
- * - answers to an authenticated caller (API key, session cookie or admin token) are
- *   `Cache-Control: private, no-cache` with `Vary` on the credential headers, so no shared cache
- *   serves one organization's answer to another.
- *
+ * - answers to an authenticated caller (`authenticated`: API key, session cookie or admin token)
+ *   are `Cache-Control: private, no-cache` with `Vary` on the credential headers, so no shared
+ *   cache serves one organization's answer to another.
  */
 export function sendCacheableJson(
   req: Request,
   res: Response,
   status: number,
   body: unknown,
-  auth: RouteAuth,
+  authenticated: boolean,
 ): void {
   const { json, etag: tag } = serialise(body);
-  if (auth === "none") {
+  if (!authenticated) {
     res.setHeader("Cache-Control", "no-cache");
   } else {
     res.setHeader("Cache-Control", "private, no-cache");

@@ -6,7 +6,7 @@ import { principalOf, requireApiKey } from "../auth/require-api-key.js";
 import { requireScope } from "../auth/require-scope.js";
 import type { Scope } from "../auth/scopes.js";
 import type { OperationMetadata } from "../openapi/operation-metadata.js";
-import type { ApiKeyPrincipal } from "../services/api-key-authenticator.js";
+import type { ApiKeyPrincipal } from "../services/api-key-cache.js";
 import { sendCacheableJson } from "./cacheable-json.js";
 import { rateLimit } from "./rate-limit.js";
 import type { RequestLocals } from "./request-context.js";
@@ -127,7 +127,8 @@ export function mountRoutes(ctx: AppContext, definitions: readonly AnyRouteDefin
         res,
       });
       if (res.headersSent) return;
-      if (definition.method === "get") sendCacheableJson(req, res, status, result, definition.auth);
+      if (definition.method === "get")
+        sendCacheableJson(req, res, status, result, definition.auth !== "none");
       else res.status(status).json(result);
     });
     router[definition.method](definition.path, ...chain);

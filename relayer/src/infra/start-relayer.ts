@@ -16,7 +16,8 @@ import {
   TARGET_CHAIN_ID,
   type EnvSettings,
 } from "../config.js";
-import type { AppContext, Config, ContractAddresses } from "../context.js";
+import type { ContractAddresses } from "../chain/contracts.js";
+import type { AppContext, Config } from "../context.js";
 import { createDatabase, type Database } from "../db/client.js";
 import { runMigrations } from "../db/migrate.js";
 import { BaseError, ConfigError } from "../errors.js";

@@ -4,7 +4,7 @@ import type { AnyRouteDefinition } from "../http/route-definition.js";
 import { successStatus } from "../http/route-definition.js";
 import { errorBody } from "../http/routes/schemas.js";
 import { writeAccepted } from "../domain/transaction.js";
-import { addExamples } from "./examples.js";
+import { addExamples, type JsonObject } from "./examples.js";
 import {
   WEBHOOK_EVENT_DESCRIPTIONS,
   WEBHOOK_EVENT_SCHEMAS,
@@ -14,9 +14,6 @@ import { WRITE_LIMITS } from "../writes/limits.js";
 import { DOCUMENTED_ROUTES, openApiPath, routeKey } from "./documented-routes.js";
 import { EXTRA_OPERATIONS, type ExtraOperation } from "./extra-operations.js";
 import { OPERATION_METADATA, TAGS, type OperationMetadata } from "./operation-metadata.js";
-
-/** A JSON object (the document is plain JSON all the way down). */
-export type JsonObject = { [key: string]: unknown };
 
 /** The generated OpenAPI 3.1 document. */
 export interface OpenApiDocument extends JsonObject {

@@ -1,4 +1,5 @@
-import type { JsonObject } from "./build-openapi.js";
+/** A JSON object (the OpenAPI document is plain JSON all the way down). */
+export type JsonObject = { [key: string]: unknown };
 
 const SELLER = "0x8ba1f109551bD432803012645Ac136ddd64DBA72";
 const BUYER = "0xAb5801a7D398351b8bE11C439e05C5B3259aeC9B";

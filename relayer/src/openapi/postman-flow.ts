@@ -1,4 +1,5 @@
-import type { JsonObject, OpenApiDocument } from "./build-openapi.js";
+import type { OpenApiDocument } from "./build-openapi.js";
+import type { JsonObject } from "./examples.js";
 
 /** One step of the main flow: a request built from the operation's own example body. */
 interface FlowStep {

@@ -1,5 +1,6 @@
 import { convertV2 } from "openapi-to-postmanv2";
-import type { JsonObject, OpenApiDocument } from "./build-openapi.js";
+import type { OpenApiDocument } from "./build-openapi.js";
+import type { JsonObject } from "./examples.js";
 import { FLOW_VARIABLES, mainFlowFolder } from "./postman-flow.js";
 
 /** A Postman v2.1 collection (plain JSON). */

@@ -4,7 +4,7 @@ import { apiKeys, orgs } from "../db/schema/index.js";
 import { ConflictError, ForbiddenError, NotFoundError } from "../errors.js";
 import { generateApiKey } from "../auth/api-key-format.js";
 import { isScopeSubset } from "../auth/scopes.js";
-import type { ApiKeyPrincipal } from "./api-key-authenticator.js";
+import type { ApiKeyPrincipal } from "./api-key-cache.js";
 import { newId } from "./ids.js";
 import type { ApiKeySummary, CreatedApiKey } from "../domain/api-key.js";
 

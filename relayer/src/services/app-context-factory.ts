@@ -4,7 +4,8 @@ import { RpcClient } from "../chain/rpc-client.js";
 import { RpcClientProvider } from "../chain/rpc-provider.js";
 import { registerRpcMetrics } from "../chain/rpc-metrics.js";
 import { TxRuntime, type TxRuntimeOptions } from "../chain/tx-runtime.js";
-import type { AppContext, Config, ContractAddresses, Foundation } from "../context.js";
+import type { ContractAddresses } from "../chain/contracts.js";
+import type { AppContext, Config, Foundation } from "../context.js";
 import type { Database } from "../db/client.js";
 import { createIpfsTarget } from "../metadata/create-ipfs-target.js";
 import { createMetrics } from "../metrics.js";
@@ -12,7 +13,7 @@ import { createCoinPriceService } from "../reads/coin-price.js";
 import { AesGcmKeyStore, type KeyStore } from "../wallets/key-store.js";
 import { createDeliveryProducer } from "../webhooks/delivery-queue.js";
 import { AssetTypeCache } from "../writes/asset-type-cache.js";
-import { ApiKeyCache } from "./api-key-authenticator.js";
+import { ApiKeyCache } from "./api-key-cache.js";
 
 /** What `createAppContext` needs: the pieces the caller already owns (started or opened). */
 export interface CreateAppContextOptions {
@@ -81,7 +82,18 @@ export function createAppContext(options: CreateAppContextOptions): AppContext {
   // Services.
   const metrics = createMetrics();
   registerRpcMetrics(metrics.registry, rpc);
-  const tx = new TxRuntime(foundation, { registry: metrics.registry, ...options.tx });
+  const tx = new TxRuntime(
+    {
+      rpc,
+      database,
+      keyStore,
+      logger,
+      contracts,
+      chainId: config.chainId,
+      maxFeePerGasWei: config.maxFeePerGasWei,
+    },
+    { registry: metrics.registry, ...options.tx },
+  );
   return {
     ...foundation,
     metrics,
