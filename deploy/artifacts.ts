@@ -97,11 +97,18 @@ async function newestMtime(dir: string, extension: string): Promise<number> {
   return newest;
 }
 
+/** The entry point of the TypeChain bindings `hardhat build` generates next to the artifacts. */
+export function contractTypesEntry(root = PROJECT_ROOT): string {
+  return path.join(root, "typechain-types", "index.ts");
+}
+
 /**
- * Whether the artifacts of the deployed contracts are missing or older than any Solidity source
- * under contracts/ (or hardhat.config.ts).
+ * Whether the artifacts of the deployed contracts or the TypeChain bindings generated from them
+ * (`typechain-types/`, which deploy.ts deploys through) are missing, or the artifacts are older
+ * than any Solidity source under contracts/ (or hardhat.config.ts).
  */
 export async function artifactsAreStale(root = PROJECT_ROOT): Promise<boolean> {
+  if (!existsSync(contractTypesEntry(root))) return true;
   let oldestArtifact = Infinity;
   for (const name of CONTRACT_NAMES) {
     try {

@@ -13,8 +13,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { isAddress } from "ethers";
 import { z } from "zod";
-import { PROJECT_ROOT } from "./artifacts.js";
-import { deployAll } from "./deploy.js";
+import { ensureArtifacts, PROJECT_ROOT } from "./artifacts.js";
 import { ConfigError, DeployError } from "./errors.js";
 import { ANVIL_DEV_PRIVATE_KEY, isLocalAnvil, probeNode } from "./rpc.js";
 
@@ -107,6 +106,10 @@ async function main(): Promise<void> {
     config.DEPLOYMENTS_FILE ??
     (local ? path.join(dataDir, "deployments", `${node.chainId}.json`) : undefined);
 
+  // deploy.js deploys through the generated typechain-types/: build (when missing or stale) before
+  // it is imported, so this process loads the bindings of the current sources.
+  await ensureArtifacts({ mode: "auto", log });
+  const { deployAll } = await import("./deploy.js");
   const result = await deployAll({
     rpcUrl: config.RPC_URL,
     deployerPrivateKey: key,

@@ -1,13 +1,9 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import {
-  Contract,
-  ContractFactory,
   getAddress,
   isError,
-  JsonRpcProvider,
   keccak256,
-  Network,
   NonceManager,
   Wallet,
   type ContractTransactionResponse,
@@ -15,13 +11,18 @@ import {
   type Signer,
   type TransactionReceipt,
 } from "ethers";
+import { RpcClient } from "../relayer/src/chain/rpc-client.js";
+import { RpcClientProvider } from "../relayer/src/chain/rpc-provider.js";
+import { isInsufficientFunds, isRevert, isUnavailable } from "../relayer/src/chain/rpc-errors.js";
+import { AssetToken__factory } from "../typechain-types/factories/AssetToken__factory.js";
+import { AssetTypeRegistry__factory } from "../typechain-types/factories/AssetTypeRegistry__factory.js";
+import { Marketplace__factory } from "../typechain-types/factories/Marketplace__factory.js";
 import {
   abiHash,
   CONTRACT_NAMES,
   ensureArtifacts,
   loadAllArtifacts,
   PROJECT_ROOT,
-  type Artifact,
   type BuildMode,
   type ContractName,
 } from "./artifacts.js";
@@ -37,6 +38,7 @@ import {
 } from "./deployment-file.js";
 import {
   AbiMismatchError,
+  ArtifactError,
   DeployError,
   InsufficientFundsError,
   RpcUnreachableError,
@@ -85,18 +87,16 @@ export interface DeployResult {
   txHashes: string[];
 }
 
-/** The role functions of OpenZeppelin `AccessControl` used here. */
-const ACCESS_CONTROL_ABI = [
-  "function REGISTRAR_ROLE() view returns (bytes32)",
-  "function DEFAULT_ADMIN_ROLE() view returns (bytes32)",
-  "function hasRole(bytes32 role, address account) view returns (bool)",
-  "function grantRole(bytes32 role, address account)",
-] as const;
-
-const REGISTRY_READ_ABI = [
-  "function allTypes() view returns (string[])",
-  "function registerTypes(string[] names)",
-] as const;
+/**
+ * The TypeChain factories generated from the compiled artifacts (`typechain-types/`): what is
+ * deployed, and the ABI whose hash the record keeps. A changed constructor or function is a type
+ * error here, not a failed deployment.
+ */
+const FACTORIES = {
+  AssetTypeRegistry: AssetTypeRegistry__factory,
+  AssetToken: AssetToken__factory,
+  Marketplace: Marketplace__factory,
+} as const satisfies Record<ContractName, { abi: unknown; bytecode: string }>;
 
 /** At most this many names per `registerTypes` transaction (about 75k gas each). */
 const REGISTER_BATCH_SIZE = 40;
@@ -120,14 +120,13 @@ const REGISTER_BATCH_SIZE = 40;
  */
 export async function deployAll(options: DeployAllOptions): Promise<DeployResult> {
   const { rpcUrl, deployerPrivateKey, ...rest } = options;
-  // Probe with plain fetch first: ethers' provider retries network detection forever.
+  // Probe first: the chain id makes the provider's network static (no detection loop).
   const node = await probeNode(rpcUrl);
-  const provider = new JsonRpcProvider(rpcUrl, Network.from(node.chainId), {
-    staticNetwork: true,
-    // The default 250 ms response cache can return a stale pending nonce between two deploys.
-    cacheTimeout: -1,
+  // The relayer's one client and provider: its timeouts and failover, no response cache (a
+  // cached pending nonce would be stale between two deploys).
+  const provider = new RpcClientProvider(new RpcClient(rpcUrl), node.chainId, {
+    pollingIntervalMs: 250,
   });
-  provider.pollingInterval = 250;
   try {
     const signer = new Wallet(deployerPrivateKey, provider);
     return await deployWithSigner(signer, rest, rpcUrl);
@@ -167,9 +166,9 @@ async function deployWithSigner(
   log(`Chain ${chainId}, deployer ${deployer}`);
 
   await ensureArtifacts({ mode: options.build ?? "auto", root, log });
-  const artifacts = await loadAllArtifacts(root);
+  await assertFactoriesMatchArtifacts(root);
   const currentAbiHashes = Object.fromEntries(
-    CONTRACT_NAMES.map((name) => [name, abiHash(artifacts[name].abi)]),
+    CONTRACT_NAMES.map((name) => [name, abiHash(FACTORIES[name].abi)]),
   ) as Record<ContractName, string>;
 
   const file = path.resolve(options.outFile ?? defaultDeploymentFile(chainId, root));
@@ -216,12 +215,13 @@ async function deployWithSigner(
 
   const txHashes: string[] = [];
   const contracts: Partial<Record<ContractName, ContractRecord>> = {};
-  const deployOne = async (name: ContractName, args: unknown[]): Promise<string> => {
-    const artifact: Artifact = artifacts[name];
+  const deployOne = async (
+    name: ContractName,
+    deploy: () => Promise<{ deploymentTransaction(): ContractTransactionResponse | null }>,
+  ): Promise<string> => {
     log(`Deploying ${name}...`);
-    const factory = new ContractFactory(artifact.abi, artifact.bytecode, signer);
     const receipt = await send(`deploy ${name}`, deployer, provider, rpcLabel, async () => {
-      const contract = await factory.deploy(...args);
+      const contract = await deploy();
       const tx = contract.deploymentTransaction();
       if (tx === null) throw new DeployError(`deploy ${name}: no deployment transaction`);
       return tx;
@@ -241,9 +241,13 @@ async function deployWithSigner(
     return getAddress(address);
   };
 
-  const registry = await deployOne("AssetTypeRegistry", [deployer]);
-  const token = await deployOne("AssetToken", [registry, deployer]);
-  await deployOne("Marketplace", [token, deployer]);
+  const registry = await deployOne("AssetTypeRegistry", () =>
+    new AssetTypeRegistry__factory(signer).deploy(deployer),
+  );
+  const token = await deployOne("AssetToken", () =>
+    new AssetToken__factory(signer).deploy(registry, deployer),
+  );
+  await deployOne("Marketplace", () => new Marketplace__factory(signer).deploy(token, deployer));
 
   const setupTxHashes: { step: string; txHash: string }[] = [];
   const setupHashes = await converge(signer, registry, {
@@ -307,21 +311,17 @@ async function converge(
 ): Promise<string[]> {
   const provider = signer.provider!;
   const deployer = getAddress(await signer.getAddress());
-  const registry = new Contract(registryAddress, REGISTRY_READ_ABI, signer);
+  const registry = AssetTypeRegistry__factory.connect(registryAddress, signer);
   const hashes: string[] = [];
 
-  const registered = new Set<string>((await registry.getFunction("allTypes")()) as string[]);
+  const registered = new Set<string>(await registry.allTypes());
   const missing = options.assetTypes.filter((name) => !registered.has(name));
   if (missing.length > 0) {
     for (let start = 0; start < missing.length; start += REGISTER_BATCH_SIZE) {
       const batch = missing.slice(start, start + REGISTER_BATCH_SIZE);
       options.log(`Registering ${batch.length} asset type(s)...`);
-      const receipt = await send(
-        "registerTypes",
-        deployer,
-        provider,
-        "the RPC endpoint",
-        () => registry.getFunction("registerTypes")(batch) as Promise<ContractTransactionResponse>,
+      const receipt = await send("registerTypes", deployer, provider, "the RPC endpoint", () =>
+        registry.registerTypes(batch),
       );
       hashes.push(receipt.hash);
       options.record?.push({ step: `registerTypes(${batch.length})`, txHash: receipt.hash });
@@ -365,16 +365,12 @@ export async function grantRegistrar(
 ): Promise<{ granted: boolean; txHash?: string }> {
   const provider = signer.provider;
   if (provider === null) throw new DeployError("The signer has no provider");
-  const registry = new Contract(registryAddress, ACCESS_CONTROL_ABI, signer);
-  const role = (await registry.getFunction("REGISTRAR_ROLE")()) as string;
-  if ((await registry.getFunction("hasRole")(role, account)) as boolean) return { granted: false };
+  const registry = AssetTypeRegistry__factory.connect(registryAddress, signer);
+  const role = await registry.REGISTRAR_ROLE();
+  if (await registry.hasRole(role, account)) return { granted: false };
   const from = getAddress(await signer.getAddress());
-  const receipt = await send(
-    "grantRole(REGISTRAR_ROLE)",
-    from,
-    provider,
-    "the RPC endpoint",
-    () => registry.getFunction("grantRole")(role, account) as Promise<ContractTransactionResponse>,
+  const receipt = await send("grantRole(REGISTRAR_ROLE)", from, provider, "the RPC endpoint", () =>
+    registry.grantRole(role, account),
   );
   return { granted: true, txHash: receipt.hash };
 }
@@ -385,23 +381,29 @@ export async function isRegistrar(
   registryAddress: string,
   account: string,
 ): Promise<boolean> {
-  const registry = new Contract(registryAddress, ACCESS_CONTROL_ABI, provider);
-  const role = (await registry.getFunction("REGISTRAR_ROLE")()) as string;
-  return (await registry.getFunction("hasRole")(role, account)) as boolean;
+  const registry = AssetTypeRegistry__factory.connect(registryAddress, provider);
+  return registry.hasRole(await registry.REGISTRAR_ROLE(), account);
 }
 
-function isConnectionError(error: unknown): boolean {
-  if (isError(error, "NETWORK_ERROR") || isError(error, "TIMEOUT")) return true;
-  const texts: string[] = [];
-  for (let current: unknown = error; current instanceof Error; current = current.cause) {
-    texts.push(
-      current.message,
-      (current as { code?: unknown }).code === undefined
-        ? ""
-        : String((current as { code?: unknown }).code),
+/**
+ * Fails with `ArtifactError` when the TypeChain factories this process loaded differ from the
+ * artifacts on disk: the contracts were rebuilt after `typechain-types/` was imported, and
+ * deploying the old bytecode under the new ABI hash would record a lie. Entry points build before
+ * they import this module (`deploy/cli.ts`, `relayer/src/infra/contract-types.ts`).
+ */
+async function assertFactoriesMatchArtifacts(root: string): Promise<void> {
+  const artifacts = await loadAllArtifacts(root);
+  const stale = CONTRACT_NAMES.filter(
+    (name) =>
+      artifacts[name].bytecode !== FACTORIES[name].bytecode ||
+      abiHash(artifacts[name].abi) !== abiHash(FACTORIES[name].abi),
+  );
+  if (stale.length > 0) {
+    throw new ArtifactError(
+      `The loaded typechain-types/ of ${stale.join(", ")} differ from artifacts/ (rebuilt after this process started)`,
+      { details: "Run the command again: it loads the freshly generated typechain-types/." },
     );
   }
-  return /ECONNREFUSED|ECONNRESET|fetch failed|socket hang up/i.test(texts.join(" "));
 }
 
 /** Runs a read against the node, turning connection failures into `RpcUnreachableError`. */
@@ -409,7 +411,7 @@ async function rpc<T>(rpcLabel: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (isConnectionError(error)) throw new RpcUnreachableError(rpcLabel, error);
+    if (isUnavailable(error)) throw new RpcUnreachableError(rpcLabel, error);
     throw error;
   }
 }
@@ -432,18 +434,25 @@ async function send(
     return receipt;
   } catch (error) {
     if (error instanceof DeployError) throw error;
-    if (isError(error, "INSUFFICIENT_FUNDS")) {
+    if (isInsufficientFunds(error)) {
       const balance = await provider.getBalance(from).catch(() => 0n);
       throw new InsufficientFundsError(from, balance, error);
     }
-    if (isConnectionError(error)) throw new RpcUnreachableError(rpcLabel, error);
-    if (isError(error, "CALL_EXCEPTION")) {
-      const reason = error.reason ?? error.revert?.name ?? error.shortMessage;
+    if (isUnavailable(error)) throw new RpcUnreachableError(rpcLabel, error);
+    if (isRevert(error)) {
+      const reason = isError(error, "CALL_EXCEPTION")
+        ? (error.reason ?? error.revert?.name ?? error.shortMessage)
+        : shortMessageOf(error);
       throw new DeployError(`${step} reverted: ${reason}`, { cause: error });
     }
-    const message =
-      (error as { shortMessage?: string; message?: string }).shortMessage ??
-      (error as Error).message;
-    throw new DeployError(`${step} failed: ${message}`, { cause: error });
+    throw new DeployError(`${step} failed: ${shortMessageOf(error)}`, { cause: error });
   }
+}
+
+/** ethers' one-line `shortMessage`, else the message. */
+function shortMessageOf(error: unknown): string {
+  return (
+    (error as { shortMessage?: string }).shortMessage ??
+    (error instanceof Error ? error.message : String(error))
+  );
 }

@@ -4,7 +4,7 @@ import { mkdir } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { PROJECT_ROOT } from "./artifacts.js";
+import { ensureArtifacts, PROJECT_ROOT } from "./artifacts.js";
 import { DeployError } from "./errors.js";
 import { LOCAL_CHAIN_ID, probeNode, type NodeInfo } from "./rpc.js";
 
@@ -239,7 +239,6 @@ async function stopChild(child: ChildProcess, exited: Promise<number | null>): P
 
 /** `npm start` until the relayer exists: a persistent local chain with the contracts deployed. */
 async function main(): Promise<void> {
-  const { deployAll } = await import("./deploy.js");
   const { ANVIL_DEV_PRIVATE_KEY } = await import("./rpc.js");
   const dataDir = path.resolve(process.env.DATA_DIR ?? ".data");
   const port = Number(process.env.ANVIL_PORT ?? 8545);
@@ -247,6 +246,9 @@ async function main(): Promise<void> {
     throw new DeployError(`ANVIL_PORT must be a TCP port number, got "${process.env.ANVIL_PORT}"`);
   }
   const log = (line: string) => console.log(line);
+  // deploy.js deploys through the generated typechain-types/: build them before importing it.
+  await ensureArtifacts({ mode: "auto", log });
+  const { deployAll } = await import("./deploy.js");
 
   const chain = await startAnvil({
     port,

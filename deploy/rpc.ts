@@ -1,3 +1,4 @@
+import { RpcClient } from "../relayer/src/chain/rpc-client.js";
 import { RpcUnreachableError } from "./errors.js";
 
 /** The chain id of the project's private chain and of the local anvil. */
@@ -11,9 +12,15 @@ export const ANVIL_DEV_PRIVATE_KEY =
   "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 
 /**
- * Sends one JSON-RPC request with plain fetch and a timeout (no provider, no retry loop).
+ * Sends one JSON-RPC request through the relayer's one client (`relayer/src/chain/rpc-client.ts`:
+ * timeout, failover across a comma-separated `rpcUrl`) and states any failure in the deploy
+ * vocabulary: the node did not answer, or answered with an error, is `RpcUnreachableError`.
  *
- * @throws RpcUnreachableError when the endpoint does not answer or answers with an error
+ * @param rpcUrl one URL or a comma-separated list (RPC_URL)
+ * @param timeoutMs per round trip and endpoint
+ * @throws RpcUnreachableError when no endpoint answers with a result
+ * @example
+ * const code = await rpcRequest<string>(rpcUrl, "eth_getCode", [address, "latest"]);
  */
 export async function rpcRequest<T>(
   rpcUrl: string,
@@ -21,29 +28,20 @@ export async function rpcRequest<T>(
   params: unknown[] = [],
   timeoutMs = 3_000,
 ): Promise<T> {
-  let response: Response;
+  return requestThrough(new RpcClient(rpcUrl, { timeoutMs }), rpcUrl, method, params);
+}
+
+async function requestThrough<T>(
+  rpc: RpcClient,
+  rpcUrl: string,
+  method: string,
+  params: unknown[] = [],
+): Promise<T> {
   try {
-    response = await fetch(rpcUrl, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
+    return await rpc.call<T>(method, params);
   } catch (cause) {
     throw new RpcUnreachableError(rpcUrl, cause);
   }
-  if (!response.ok) {
-    throw new RpcUnreachableError(rpcUrl, new Error(`HTTP ${response.status} for ${method}`));
-  }
-  const body = (await response.json().catch(() => null)) as {
-    result?: T;
-    error?: { message?: string };
-  } | null;
-  if (body === null || body.error !== undefined || !("result" in body)) {
-    const reason = body?.error?.message ?? "malformed JSON-RPC response";
-    throw new RpcUnreachableError(rpcUrl, new Error(`${method}: ${reason}`));
-  }
-  return body.result as T;
 }
 
 /** What a node says about itself. */
@@ -53,16 +51,25 @@ export interface NodeInfo {
   isAnvil: boolean;
 }
 
-/** Asks a node for its chain id and client version. */
+/**
+ * Asks a node for its chain id and client version.
+ *
+ * @throws RpcUnreachableError when the node does not answer `eth_chainId` with a quantity
+ */
 export async function probeNode(rpcUrl: string, timeoutMs = 3_000): Promise<NodeInfo> {
-  const chainIdHex = await rpcRequest<string>(rpcUrl, "eth_chainId", [], timeoutMs);
-  const clientVersion = await rpcRequest<string>(rpcUrl, "web3_clientVersion", [], timeoutMs).catch(
+  const rpc = new RpcClient(rpcUrl, { timeoutMs });
+  const chainIdHex = await requestThrough<unknown>(rpc, rpcUrl, "eth_chainId");
+  if (typeof chainIdHex !== "string" || !/^0x[0-9a-fA-F]+$/.test(chainIdHex)) {
+    throw new RpcUnreachableError(rpcUrl, new Error("eth_chainId: malformed JSON-RPC response"));
+  }
+  const clientVersion = await requestThrough<unknown>(rpc, rpcUrl, "web3_clientVersion").catch(
     () => "",
   );
+  const version = typeof clientVersion === "string" ? clientVersion : "";
   return {
     chainId: Number(BigInt(chainIdHex)),
-    clientVersion,
-    isAnvil: clientVersion.toLowerCase().startsWith("anvil"),
+    clientVersion: version,
+    isAnvil: version.toLowerCase().startsWith("anvil"),
   };
 }
 

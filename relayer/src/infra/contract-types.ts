@@ -1,9 +1,8 @@
 import { existsSync } from "node:fs";
-import path from "node:path";
-import { PROJECT_ROOT, runHardhatBuild } from "../../../deploy/artifacts.js";
+import { contractTypesEntry, ensureArtifacts } from "../../../deploy/artifacts.js";
 
 /** The generated TypeChain entry point: present once `npm run build` has run. */
-export const CONTRACT_TYPES_ENTRY = path.join(PROJECT_ROOT, "typechain-types", "index.ts");
+export const CONTRACT_TYPES_ENTRY = contractTypesEntry();
 
 /** The generated contract types are missing and will not be built here (production). */
 export class ContractTypesMissingError extends Error {
@@ -11,9 +10,11 @@ export class ContractTypesMissingError extends Error {
 }
 
 /**
- * Makes sure the TypeChain types the relayer imports exist before anything imports them
- * (`main.ts` loads the rest of the relayer only after this). They are generated, not committed
- * (see README "Layout"). In development a missing `typechain-types/` is built on the spot; a
+ * Makes sure the TypeChain types the relayer imports exist and are fresh before anything imports
+ * them (`main.ts` loads the rest of the relayer only after this). They are generated, not
+ * committed (see README "Layout"). In development a missing or stale build (a contract source
+ * newer than its artifact) is rebuilt on the spot, so the relayer's bindings and the contracts
+ * the local chain deploys (deploy/deploy.ts, through the same factories) come from one build; a
  * production start never compiles and says what to run instead.
  *
  * @throws ContractTypesMissingError in production when `typechain-types/` is missing
@@ -22,13 +23,12 @@ export async function ensureContractTypes(options: {
   production: boolean;
   print: (line: string) => void;
 }): Promise<void> {
-  if (existsSync(CONTRACT_TYPES_ENTRY)) return;
   if (options.production) {
+    if (existsSync(CONTRACT_TYPES_ENTRY)) return;
     throw new ContractTypesMissingError(
       "The compiled contracts and their TypeChain types are missing (artifacts/ and " +
         "typechain-types/ are generated, not committed). Run `npm run build` before `npm start`.",
     );
   }
-  options.print("Compiling contracts and generating typechain-types/ (hardhat build)...");
-  await runHardhatBuild();
+  await ensureArtifacts({ mode: "auto", log: options.print });
 }
