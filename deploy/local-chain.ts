@@ -98,8 +98,13 @@ export async function findFreePort(host = "127.0.0.1"): Promise<number> {
   });
 }
 
-/** Whether something accepts TCP connections on host:port. */
-async function portIsOpen(host: string, port: number): Promise<boolean> {
+/**
+ * Whether something accepts TCP connections on host:port (1 s at most).
+ *
+ * @example
+ * await portIsOpen(8545) // false once anvil has stopped
+ */
+export async function portIsOpen(port: number, host = "127.0.0.1"): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });
     const done = (open: boolean) => {
@@ -140,7 +145,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   } = options;
   const rpcUrl = `http://${host}:${port}`;
 
-  if (await portIsOpen(host, port)) {
+  if (await portIsOpen(port, host)) {
     let info: NodeInfo | undefined;
     try {
       info = await probeNode(rpcUrl, 2_000);

@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import net from "node:net";
 import path from "node:path";
+import { RpcClient } from "../../../relayer/src/chain/rpc-client.js";
 import { REPO_ROOT } from "../../../relayer/src/config.js";
+
+export { portIsOpen } from "../../../deploy/local-chain.js";
 
 /**
  * Runs `relayer/src/main.ts` (what `npm start` runs) as a child process and reads its output, so
@@ -146,20 +148,6 @@ export function processExists(pid: number): boolean {
   }
 }
 
-/** Whether something accepts connections on 127.0.0.1:port. */
-export function portIsOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: "127.0.0.1", port });
-    const done = (open: boolean) => {
-      socket.destroy();
-      resolve(open);
-    };
-    socket.setTimeout(1_000, () => done(false));
-    socket.once("connect", () => done(true));
-    socket.once("error", () => done(false));
-  });
-}
-
 /** Parses the banner's `Processes    relayer 1, anvil 2, postgres 3` line. */
 export function parsePids(output: string): Record<string, number> {
   const line = /Processes\s+(.*)/.exec(output)?.[1] ?? "";
@@ -171,15 +159,9 @@ export function parsePids(output: string): Record<string, number> {
   return pids;
 }
 
-/** One JSON-RPC call with fetch. */
+/** One JSON-RPC call through the relayer's client. */
 export async function rpc<T>(rpcUrl: string, method: string, params: unknown[] = []): Promise<T> {
-  const response = await fetch(rpcUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const body = (await response.json()) as { result: T };
-  return body.result;
+  return new RpcClient(rpcUrl).call<T>(method, params);
 }
 
 /** Pids of anvil and PostgreSQL from the start-up progress lines (printed before the banner). */
