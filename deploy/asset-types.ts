@@ -1,7 +1,8 @@
 /**
  * The asset types registered when the contracts are deployed, in registration order.
  * Names are exact and case-sensitive (`RECEIPT` is upper case on purpose): the registry
- * identifies a type by `keccak256(bytes(name))`. The relayer reuses this list.
+ * identifies a type by `keccak256(bytes(name))`. The contract tests reuse this list
+ * (test/contracts/helpers/asset-types.ts).
  */
 export const DEFAULT_ASSET_TYPES = [
   "Real Estate",

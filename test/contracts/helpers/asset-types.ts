@@ -1,36 +1,8 @@
+import { DEFAULT_ASSET_TYPES as DEPLOYED_ASSET_TYPES } from "../../../deploy/asset-types.js";
+
 /**
- * The 29 default asset types, in registration order, copied from the contracts issue. Kept apart
- * from deploy/asset-types.ts on purpose: it is the oracle the registry test checks the deployed
- * list (contracts/libraries/DefaultAssetTypes.sol) against, so a slip in either is caught.
+ * The 29 default asset types, in registration order: the deploy script's list
+ * (deploy/asset-types.ts), as the mutable array TypeChain's `registerTypes(string[])` takes.
+ * test/deploy/deploy.test.ts checks that list against contracts/libraries/DefaultAssetTypes.sol.
  */
-export const DEFAULT_ASSET_TYPES = [
-  "Real Estate",
-  "Bond",
-  "Insurance Policy",
-  "Carbon Credit",
-  "Stock / Equity",
-  "Treasury",
-  "RECEIPT",
-  "Retail Product",
-  "Event Ticket",
-  "Membership Card",
-  "Gift Voucher",
-  "Other",
-  "Art",
-  "Commodity",
-  "Precious Metal",
-  "Vehicle",
-  "Invoice",
-  "Loan",
-  "Mortgage",
-  "Private Equity",
-  "Fund Share",
-  "Intellectual Property",
-  "Collectible",
-  "Wine",
-  "Watch",
-  "Jewelry",
-  "Music Royalty",
-  "Warehouse Receipt",
-  "Renewable Energy Certificate",
-];
+export const DEFAULT_ASSET_TYPES: string[] = [...DEPLOYED_ASSET_TYPES];
