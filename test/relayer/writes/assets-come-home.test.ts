@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { Contract, parseEther, parseUnits, type Wallet } from "ethers";
+import { parseEther, parseUnits, type Wallet } from "ethers";
+import type { AssetToken } from "../../../typechain-types/AssetToken.js";
+import { AssetToken__factory } from "../../../typechain-types/factories/AssetToken__factory.js";
+import { Marketplace__factory } from "../../../typechain-types/factories/Marketplace__factory.js";
 import type { TestOrg } from "../../support/stack.js";
 import { orgSigner } from "../webhooks/chain-helpers.js";
 import { assetBody, startWriteStack, type WriteStack } from "./helpers.js";
@@ -14,26 +17,18 @@ import { assetBody, startWriteStack, type WriteStack } from "./helpers.js";
  * outbox already show it.
  */
 
-const TOKEN_ABI = [
-  "function ownerOf(uint256) view returns (address)",
-  "function transferFrom(address from, address to, uint256 tokenId)",
-] as const;
-const MARKET_ABI = [
-  "function buy(uint256 listingId, uint256 maxPrice) payable",
-  "function getListing(uint256 listingId) view returns ((address seller, uint40 listedAt, uint40 expiresAt, uint8 state, address buyer, uint256 tokenId, uint256 price))",
-] as const;
 const DAY = 24 * 3600;
 
 describe("assets come home (anvil + PostgreSQL)", () => {
   let stack: WriteStack;
   let alice: TestOrg;
   let bob: TestOrg;
-  let token: Contract;
+  let token: AssetToken;
 
   before(async () => {
     stack = await startWriteStack();
     [alice, bob] = await Promise.all([stack.registerOrg(), stack.registerOrg()]);
-    token = new Contract(stack.ctx.contracts.assetToken, TOKEN_ABI, stack.provider);
+    token = AssetToken__factory.connect(stack.ctx.contracts.assetToken, stack.provider);
   });
   after(async () => {
     await stack?.stop();
@@ -44,7 +39,7 @@ describe("assets come home (anvil + PostgreSQL)", () => {
     BigInt(await rpc<string>("eth_getBalance", [address, "latest"]));
   const ownerOf = async (tokenId: string) => {
     try {
-      return (await token.getFunction("ownerOf")(tokenId)) as string;
+      return await token.getFunction("ownerOf")(tokenId);
     } catch {
       return undefined;
     }
@@ -257,7 +252,7 @@ describe("assets come home (anvil + PostgreSQL)", () => {
     /** A token of alice moved into the marketplace by a plain transferFrom (no listing). */
     const strand = async () => {
       const { tokenId } = await issue(alice);
-      const direct = new Contract(stack.ctx.contracts.assetToken, TOKEN_ABI, aliceWallet);
+      const direct = AssetToken__factory.connect(stack.ctx.contracts.assetToken, aliceWallet);
       await (
         await direct.getFunction("transferFrom")(
           alice.walletAddress,
@@ -340,7 +335,7 @@ describe("assets come home (anvil + PostgreSQL)", () => {
       const { listingId } = await list(alice, tokenId);
       const carol = await stack.registerOrg();
       const rival = await orgSigner(stack, carol.orgId, stack.provider);
-      const market = new Contract(stack.ctx.contracts.marketplace, MARKET_ABI, rival);
+      const market = Marketplace__factory.connect(stack.ctx.contracts.marketplace, rival);
 
       await rpc("evm_setAutomine", [false]);
       const waitForPending = async (count: number) => {
