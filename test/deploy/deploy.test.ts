@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -8,13 +8,14 @@ import { JsonRpcProvider, Wallet } from "ethers";
 import { AssetToken__factory } from "../../typechain-types/factories/AssetToken__factory.js";
 import { AssetTypeRegistry__factory } from "../../typechain-types/factories/AssetTypeRegistry__factory.js";
 import { Marketplace__factory } from "../../typechain-types/factories/Marketplace__factory.js";
-import { ensureArtifacts, PROJECT_ROOT } from "../../deploy/artifacts.js";
+import { artifactPath, ensureArtifacts, PROJECT_ROOT } from "../../deploy/artifacts.js";
 import { DEFAULT_ASSET_TYPES } from "../../deploy/asset-types.js";
 import { parseCliConfig } from "../../deploy/cli.js";
 import { deployAll, grantRegistrar, isRegistrar, type DeployResult } from "../../deploy/deploy.js";
 import { loadDeployment, type Deployment } from "../../deploy/deployment-file.js";
 import {
   AbiMismatchError,
+  ArtifactError,
   ConfigError,
   DeploymentFileError,
   InsufficientFundsError,
@@ -197,6 +198,38 @@ describe("deployAll against a real anvil", () => {
       }),
       WrongChainError,
     );
+  });
+
+  test("deployAll refuses with ArtifactError, sending nothing, when artifacts/ differ from the loaded typechain-types/", async () => {
+    const root = path.join(dir, "rebuilt");
+    await cp(
+      path.join(PROJECT_ROOT, "artifacts", "contracts"),
+      path.join(root, "artifacts", "contracts"),
+      {
+        recursive: true,
+      },
+    );
+    const file = artifactPath("Marketplace", root);
+    const artifact = JSON.parse(await readFile(file, "utf8")) as { bytecode: string };
+    artifact.bytecode = `${artifact.bytecode}00`;
+    await writeFile(file, JSON.stringify(artifact));
+    const nonce = await nonceOf(chain!.rpcUrl, DEPLOYER);
+    await assert.rejects(
+      deployAll({
+        rpcUrl: chain!.rpcUrl,
+        deployerPrivateKey: ANVIL_DEV_PRIVATE_KEY,
+        outFile: path.join(dir, "rebuilt.json"),
+        build: "never",
+        root,
+        log,
+      }),
+      (error: unknown) => {
+        assert.ok(error instanceof ArtifactError);
+        assert.match(error.message, /Marketplace/);
+        return true;
+      },
+    );
+    assert.equal(await nonceOf(chain!.rpcUrl, DEPLOYER), nonce);
   });
 
   test("deployAll fails with InsufficientFundsError for an unfunded deployer", async () => {
