@@ -46,7 +46,8 @@ export interface RouteDefinition<
   summary: string;
   /**
    * Operation id (also the SDK method name), tag, longer text and example errors for the
-   * OpenAPI document; routes without it are looked up in `openapi/operation-metadata.ts`.
+   * OpenAPI document. Every route of `ROUTES` has it (the OpenAPI test insists); a route without
+   * it (the benchmarks' ceiling routes) gets an id derived from its method and path.
    */
   docs?: OperationMetadata;
   auth: RouteAuth;

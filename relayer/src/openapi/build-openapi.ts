@@ -11,9 +11,9 @@ import {
   WEBHOOK_TEST_SCHEMA,
 } from "../domain/webhook-event.js";
 import { WRITE_LIMITS } from "../writes/limits.js";
-import { DOCUMENTED_ROUTES, openApiPath, routeKey } from "./documented-routes.js";
+import { DOCUMENTED_ROUTES, openApiPath } from "./documented-routes.js";
 import { EXTRA_OPERATIONS, type ExtraOperation } from "./extra-operations.js";
-import { OPERATION_METADATA, TAGS, type OperationMetadata } from "./operation-metadata.js";
+import { TAGS, type OperationMetadata } from "./operation-metadata.js";
 
 /** The generated OpenAPI 3.1 document. */
 export interface OpenApiDocument extends JsonObject {
@@ -128,8 +128,7 @@ function titleCase(words: string): string {
 export function metadataOf(
   route: Pick<AnyRouteDefinition, "method" | "path" | "docs">,
 ): OperationMetadata {
-  const known = route.docs ?? OPERATION_METADATA[routeKey(route)];
-  if (known !== undefined) return known;
+  if (route.docs !== undefined) return route.docs;
   const words = route.path.replace(/^\/api\/(v1|enterprise)\//, "").replace(/[:{}]/g, "");
   const id = titleCase(words.replace(/\//g, " "));
   return { operationId: `${route.method}${id}`, tag: "System" };

@@ -1,3 +1,4 @@
+import { notFoundErrors } from "../../openapi/operation-metadata.js";
 import { z } from "zod";
 import { apiKeySummary, createdApiKey } from "../../domain/api-key.js";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../services/api-keys.js";
@@ -40,6 +41,7 @@ export const listKeysRoute = defineRoute({
   method: "get",
   path: "/api/enterprise/keys",
   summary: "List the organization's API keys",
+  docs: { operationId: "listKeys", tag: "API keys" },
   auth: "apiKey",
   scopes: ["read"],
   request: {},
@@ -52,6 +54,11 @@ export const createKeyRoute = defineRoute({
   method: "post",
   path: "/api/enterprise/keys",
   summary: "Create an additional API key (scopes: a subset of the calling key's)",
+  docs: {
+    operationId: "createKey",
+    tag: "API keys",
+    description: "The key string is in this answer only.",
+  },
   auth: "apiKey",
   scopes: ["read"],
   request: { body: createKeyRequest },
@@ -64,6 +71,11 @@ export const revokeKeyRoute = defineRoute({
   method: "delete",
   path: "/api/enterprise/keys",
   summary: "Revoke an API key",
+  docs: {
+    operationId: "revokeKey",
+    tag: "API keys",
+    errors: { ...notFoundErrors("API key"), 409: ["Cannot revoke the last active key"] },
+  },
   auth: "apiKey",
   scopes: ["read"],
   request: { body: revokeKeyRequest },
@@ -76,6 +88,11 @@ export const revokeKeyByPathRoute = defineRoute({
   method: "delete",
   path: "/api/enterprise/keys/:keyId",
   summary: "Revoke an API key (id in the path)",
+  docs: {
+    operationId: "revokeKeyById",
+    tag: "API keys",
+    errors: { ...notFoundErrors("API key"), 409: ["Cannot revoke the last active key"] },
+  },
   auth: "apiKey",
   scopes: ["read"],
   request: { params: z.object({ keyId: keyIdSchema }) },

@@ -28,6 +28,22 @@ export const rescueRoute = defineRoute({
   path: "/api/enterprise/marketplace/rescue",
   summary:
     "Return a token held by the marketplace without a listing (plain transferFrom) to an address (operator staff)",
+  docs: {
+    operationId: "rescueMarketplaceToken",
+    tag: "Marketplace",
+    description:
+      "For the operator's staff only. Sends a token the marketplace holds without a listing " +
+      "(moved there by a plain `transferFrom`) to `toAddress`, from the operator account. Never " +
+      "a token backing an active or expired, unreclaimed listing.",
+    errors: {
+      400: [
+        "Token is not held by the marketplace",
+        "Token backs an active listing (listing 3)",
+        "Invalid field: toAddress (not a 0x address)",
+      ],
+      404: ["Asset not found"],
+    },
+  },
   auth: "admin",
   scopes: [],
   request: { body: rescueRequest },

@@ -43,6 +43,12 @@ export const registerRoute = defineRoute({
   method: "post",
   path: "/api/enterprise/register",
   summary: "Onboard an organization (operator staff, X-Admin-Token)",
+  docs: {
+    operationId: "registerOrganization",
+    tag: "Organization",
+    description: "For the operator's staff only. The API key in the answer is shown only once.",
+    errors: { 400: ["Missing required field: orgName"] },
+  },
   auth: "admin",
   scopes: [],
   request: { body: registerRequest },

@@ -16,6 +16,7 @@ export const walletRoute = defineRoute({
   method: "get",
   path: "/api/enterprise/wallet",
   summary: "Custodial wallet address and balance",
+  docs: { operationId: "getWallet", tag: "Organization" },
   auth: "apiKey",
   scopes: ["read"],
   request: {},

@@ -1,3 +1,5 @@
+import { MAX_WEBHOOKS_PER_ORG } from "../../services/webhooks.js";
+import { notFoundErrors } from "../../openapi/operation-metadata.js";
 import { z } from "zod";
 import { createdWebhook, webhookSummary } from "../../domain/webhook.js";
 import { MAX_WEBHOOK_URL_LENGTH } from "../../services/webhook-url-policy.js";
@@ -46,6 +48,7 @@ export const listWebhooksRoute = defineRoute({
   method: "get",
   path: "/api/enterprise/webhooks",
   summary: "List webhooks",
+  docs: { operationId: "listWebhooks", tag: "Webhooks" },
   auth: "apiKey",
   scopes: ["webhooks", "read"],
   request: {},
@@ -58,6 +61,13 @@ export const createWebhookRoute = defineRoute({
   method: "post",
   path: "/api/enterprise/webhooks",
   summary: "Register a webhook",
+  docs: {
+    operationId: "createWebhook",
+    tag: "Webhooks",
+    description:
+      "The secret is in this answer only. Payloads are under `webhooks` in this document.",
+    errors: { 409: [`Webhook limit reached (${MAX_WEBHOOKS_PER_ORG} per organization)`] },
+  },
   auth: "apiKey",
   scopes: ["webhooks"],
   request: { body: createWebhookRequest },
@@ -70,6 +80,11 @@ export const deleteWebhookRoute = defineRoute({
   method: "delete",
   path: "/api/enterprise/webhooks",
   summary: "Remove a webhook",
+  docs: {
+    operationId: "deleteWebhook",
+    tag: "Webhooks",
+    errors: notFoundErrors("Webhook"),
+  },
   auth: "apiKey",
   scopes: ["webhooks"],
   request: { body: deleteWebhookRequest },
@@ -82,6 +97,11 @@ export const deleteWebhookByPathRoute = defineRoute({
   method: "delete",
   path: "/api/enterprise/webhooks/:webhookId",
   summary: "Remove a webhook (id in the path)",
+  docs: {
+    operationId: "deleteWebhookById",
+    tag: "Webhooks",
+    errors: notFoundErrors("Webhook"),
+  },
   auth: "apiKey",
   scopes: ["webhooks"],
   request: { params: z.object({ webhookId: webhookIdSchema }) },

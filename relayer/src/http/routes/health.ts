@@ -6,6 +6,7 @@ export const healthRoute = defineRoute({
   method: "get",
   path: "/healthz",
   summary: "Liveness probe",
+  docs: { operationId: "getHealth", tag: "System" },
   auth: "none",
   scopes: [],
   request: {},

@@ -1,3 +1,4 @@
+import { notFoundErrors } from "../../openapi/operation-metadata.js";
 import { z } from "zod";
 import { TX_STATES } from "../../db/schema/index.js";
 import { assetHistory } from "../../reads/asset-history.js";
@@ -107,6 +108,13 @@ export const orgAssetsRoute = defineRoute({
   method: "get",
   path: "/api/enterprise/assets",
   summary: "Assets the organization holds (owned, or listed by it and held in escrow)",
+  docs: {
+    operationId: "getOrganizationAssets",
+    tag: "Organization",
+    description:
+      "Owned by the custodial wallet, or listed by it (held in marketplace escrow). Newest first.",
+    errors: { 400: ["Invalid cursor"] },
+  },
   auth: "apiKey",
   scopes: ["read"],
   request: { query: orgAssetsQuery },
@@ -125,6 +133,14 @@ export const listTransactionsRoute = defineRoute({
   method: "get",
   path: "/api/v1/transactions",
   summary: "The organization's writes, newest first, with state and failure reason",
+  docs: {
+    operationId: "listTransactions",
+    tag: "Transactions",
+    description:
+      "Only the calling organization's writes, newest first; filter by `status` and `kind`. " +
+      "`reason` says in words why a write failed or was replaced.",
+    errors: { 400: ["Invalid cursor"] },
+  },
   auth: "apiKey",
   scopes: [],
   request: { query: orgTransactionsQuery },
@@ -143,6 +159,14 @@ export const walletHistoryRoute = defineRoute({
   method: "get",
   path: "/api/enterprise/wallet/history",
   summary: "Custodial wallet balance over time",
+  docs: {
+    operationId: "getWalletHistory",
+    tag: "Organization",
+    description:
+      "Rebuilt from the current balance and the changes the service records (gas, stakes, " +
+      "payments, sale proceeds, returned stakes); coins received from elsewhere show as part of " +
+      "the balance before the next recorded change. `days` from 1 to 365 (default 30).",
+  },
   auth: "apiKey",
   scopes: ["read"],
   request: { query: z.strictObject({ days: intParam(1, 365) }) },
@@ -156,6 +180,11 @@ export const issuanceStatsRoute = defineRoute({
   method: "get",
   path: "/api/enterprise/stats/issuances",
   summary: "Assets issued per day (UTC)",
+  docs: {
+    operationId: "getIssuanceStats",
+    tag: "Organization",
+    description: "Days without issuance are 0. `days` from 1 to 365 (default 30).",
+  },
   auth: "apiKey",
   scopes: ["read"],
   request: { query: z.strictObject({ days: intParam(1, 365) }) },
@@ -170,6 +199,13 @@ export const deliveryStatsRoute = defineRoute({
   method: "get",
   path: "/api/enterprise/stats/deliveries",
   summary: "Webhook deliveries per hour (UTC): succeeded, retried, failed",
+  docs: {
+    operationId: "getDeliveryStats",
+    tag: "Webhooks",
+    description:
+      "`succeeded`: delivered on the first attempt; `retried`: needed more than one attempt " +
+      "(delivered later or still retrying); `failed`: given up. `hours` from 1 to 720 (default 24).",
+  },
   auth: "apiKey",
   scopes: ["read", "webhooks"],
   request: { query: z.strictObject({ hours: intParam(1, 720) }) },
@@ -211,6 +247,12 @@ export const assetHistoryRoute = defineRoute({
   method: "get",
   path: "/api/v1/assets/:id/history",
   summary: "A token's on-chain history: issue, transfers, listings, sale, redemption",
+  docs: {
+    operationId: "getAssetHistory",
+    tag: "Assets",
+    description: "Oldest first, from the indexed chain logs of the token and of its listings.",
+    errors: notFoundErrors("Asset"),
+  },
   auth: "none",
   scopes: [],
   request: { params: idParams },

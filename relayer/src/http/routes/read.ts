@@ -1,3 +1,4 @@
+import { notFoundErrors } from "../../openapi/operation-metadata.js";
 import { z } from "zod";
 import { assetRecord, assetTypeRecord } from "../../domain/asset.js";
 import { LISTING_STATES, listingRecord } from "../../domain/listing.js";
@@ -103,6 +104,11 @@ export const statusRoute = defineRoute({
   method: "get",
   path: "/api/v1/status",
   summary: "Chain, indexer, database and queue status",
+  docs: {
+    operationId: "getStatus",
+    tag: "System",
+    description: "`status` is `degraded` when the RPC node, the database or the queue is not ok.",
+  },
   auth: "none",
   scopes: [],
   request: {},
@@ -115,6 +121,7 @@ export const coinPriceRoute = defineRoute({
   method: "get",
   path: "/api/v1/coin-price",
   summary: "Native coin price in USD",
+  docs: { operationId: "getCoinPrice", tag: "System" },
   auth: "none",
   scopes: [],
   request: {},
@@ -127,6 +134,13 @@ export const listAssetsRoute = defineRoute({
   method: "get",
   path: "/api/v1/assets",
   summary: "List assets (newest first, cursor pagination)",
+  docs: {
+    operationId: "getAssets",
+    tag: "Assets",
+    description:
+      "Pass `nextCursor` back as `cursor` for the next page; `null` means the last page.",
+    errors: { 400: ["Invalid field: limit (must be an integer from 1 to 100)", "Invalid cursor"] },
+  },
   auth: "none",
   scopes: [],
   request: { query: listAssetsQuery },
@@ -140,6 +154,7 @@ export const getAssetRoute = defineRoute({
   method: "get",
   path: "/api/v1/assets/:id",
   summary: "One asset",
+  docs: { operationId: "getAsset", tag: "Assets", errors: notFoundErrors("Asset") },
   auth: "none",
   scopes: [],
   request: { params: idParams },
@@ -152,6 +167,7 @@ export const nftMetadataRoute = defineRoute({
   method: "get",
   path: "/api/v1/nft/:id",
   summary: "ERC-721 metadata JSON of a token",
+  docs: { operationId: "getNft", tag: "Assets", errors: notFoundErrors("Asset") },
   auth: "none",
   scopes: [],
   request: { params: idParams },
@@ -164,6 +180,11 @@ export const listListingsRoute = defineRoute({
   method: "get",
   path: "/api/v1/marketplace",
   summary: "List marketplace listings (newest first, cursor pagination)",
+  docs: {
+    operationId: "getListings",
+    tag: "Marketplace",
+    errors: { 400: ["Invalid field: status (must be one of active, sold, cancelled, expired)"] },
+  },
   auth: "none",
   scopes: [],
   request: { query: listListingsQuery },
@@ -186,6 +207,11 @@ export const getListingRoute = defineRoute({
   method: "get",
   path: "/api/v1/marketplace/:id",
   summary: "One listing",
+  docs: {
+    operationId: "getListing",
+    tag: "Marketplace",
+    errors: notFoundErrors("Listing"),
+  },
   auth: "none",
   scopes: [],
   request: { params: idParams },
@@ -198,6 +224,7 @@ export const assetTypesRoute = defineRoute({
   method: "get",
   path: "/api/v1/asset-types",
   summary: "Registered asset types",
+  docs: { operationId: "getAssetTypes", tag: "Assets" },
   auth: "none",
   scopes: [],
   request: {},

@@ -18,6 +18,13 @@ export const rootRoute = defineRoute({
   method: "get",
   path: "/",
   summary: "Service entry point: links to the docs, console, OpenAPI, SDK and status",
+  docs: {
+    operationId: "getServiceIndex",
+    tag: "System",
+    description:
+      "Where to go next: the API reference (`/docs`), the admin console, the OpenAPI document, " +
+      "the Postman collection, the SDK bundles, status and liveness, as paths relative to this server.",
+  },
   auth: "none",
   scopes: [],
   request: {},

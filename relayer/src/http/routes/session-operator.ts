@@ -33,6 +33,7 @@ export const operatorOrgsRoute = defineRoute({
   method: "get",
   path: "/api/console/operator/orgs",
   summary: "List organizations (operator staff)",
+  docs: { operationId: "listOrganizations", tag: "Console" },
   auth: "admin",
   scopes: [],
   request: {},
@@ -45,6 +46,10 @@ export const operatorAssetTypeRoute = defineRoute({
   method: "post",
   path: "/api/console/operator/asset-types",
   summary: "Register an asset type from the operator account (operator staff)",
+  docs: {
+    operationId: "registerAssetTypeAsOperator",
+    tag: "Console",
+  },
   auth: "admin",
   scopes: [],
   request: { body: operatorAssetTypeRequest },

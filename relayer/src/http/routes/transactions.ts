@@ -1,3 +1,4 @@
+import { notFoundErrors } from "../../openapi/operation-metadata.js";
 import { z } from "zod";
 import { transactionStatus } from "../../domain/transaction.js";
 import { readTransactionStatus } from "../../writes/transaction-status.js";
@@ -9,6 +10,12 @@ export const transactionStatusRoute = defineRoute({
   method: "get",
   path: "/api/v1/transactions/:id",
   summary: "State of a write (async mode, or after a timeout)",
+  docs: {
+    operationId: "getTransaction",
+    tag: "Transactions",
+    description: "Only the calling organization's writes; any scope.",
+    errors: notFoundErrors("Transaction"),
+  },
   auth: "apiKey",
   scopes: [],
   request: { params: z.object({ id: z.string().max(64) }) },

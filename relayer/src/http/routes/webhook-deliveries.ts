@@ -1,3 +1,4 @@
+import { notFoundErrors } from "../../openapi/operation-metadata.js";
 import { z } from "zod";
 import { deliveryLog } from "../../domain/webhook.js";
 import { listDeliveries, redeliver, sendTestEvent } from "../../webhooks/deliveries-service.js";
@@ -33,6 +34,11 @@ export const listDeliveriesRoute = defineRoute({
   method: "get",
   path: "/api/enterprise/webhooks/:webhookId/deliveries",
   summary: "Delivery log of a webhook",
+  docs: {
+    operationId: "getWebhookDeliveries",
+    tag: "Webhooks",
+    errors: notFoundErrors("Webhook"),
+  },
   auth: "apiKey",
   scopes: ["webhooks", "read"],
   request: { params: webhookParams, query: deliveriesQuery },
@@ -46,6 +52,11 @@ export const redeliverRoute = defineRoute({
   method: "post",
   path: "/api/enterprise/webhooks/:webhookId/deliveries/:deliveryId/redeliver",
   summary: "Send a delivery again",
+  docs: {
+    operationId: "redeliverWebhook",
+    tag: "Webhooks",
+    errors: { 404: ["Webhook not found", "Delivery not found"] },
+  },
   auth: "apiKey",
   scopes: ["webhooks"],
   request: { params: deliveryParams },
@@ -62,6 +73,11 @@ export const testWebhookRoute = defineRoute({
   method: "post",
   path: "/api/enterprise/webhooks/:webhookId/test",
   summary: "Send a webhook.test event",
+  docs: {
+    operationId: "testWebhook",
+    tag: "Webhooks",
+    errors: notFoundErrors("Webhook"),
+  },
   auth: "apiKey",
   scopes: ["webhooks"],
   request: { params: webhookParams },
