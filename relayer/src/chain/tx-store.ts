@@ -1,6 +1,6 @@
 import { asc, eq, sql } from "drizzle-orm";
 import type pg from "pg";
-import type { Database } from "../db/client.js";
+import { inTransaction, type Database } from "../db/client.js";
 import { idempotencyKeys, transactions } from "../db/schema/index.js";
 import {
   IllegalTransitionError,
@@ -529,19 +529,8 @@ export class TxStore {
   }
 
   /** Runs `work` in one database transaction on one pooled connection. */
-  async #inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.#database.pool.connect();
-    try {
-      await client.query("BEGIN");
-      const result = await work(client);
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+  #inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.#database, work);
   }
 }
 

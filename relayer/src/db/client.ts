@@ -53,3 +53,31 @@ export function createDatabase(
     },
   };
 }
+
+/**
+ * Runs `work` in one database transaction on one pooled connection: COMMIT when it resolves,
+ * ROLLBACK (best effort) and rethrow when it throws; the connection always goes back to the pool.
+ *
+ * @example
+ * await inTransaction(database, async (client) => {
+ *   await client.query("UPDATE ...", [...]);
+ *   await client.query("INSERT ...", [...]);
+ * });
+ */
+export async function inTransaction<T>(
+  database: Database,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await database.pool.connect();
+  try {
+    await client.query("BEGIN");
+    const result = await work(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
-import type { Database } from "../db/client.js";
+import { inTransaction, type Database } from "../db/client.js";
 import { insertOutboxEvents } from "../webhooks/outbox.js";
 import { releaseConfirmedEvents } from "../webhooks/release-events.js";
 import { enqueuePins, unpinnedCids } from "../metadata/pin-queue.js";
@@ -122,19 +122,8 @@ export class IndexerStore implements StoredBlockLookup {
     return new Map(rows.map((r) => [Number(r.number), r.hash]));
   }
 
-  async #inTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.database.pool.connect();
-    try {
-      await client.query("BEGIN");
-      const result = await fn(client);
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+  #inTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.database, fn);
   }
 
   async #moveCursor(client: pg.ClientBase, from: Cursor, to: Cursor): Promise<void> {

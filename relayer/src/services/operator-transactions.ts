@@ -1,5 +1,6 @@
 import { isError, type TransactionReceipt, type TransactionRequest } from "ethers";
 import type { AppContext } from "../context.js";
+import { inTransaction } from "../db/client.js";
 import { withRpc } from "../chain/rpc-errors.js";
 import { TransactionFailedError, UnavailableError } from "../errors.js";
 import { formatCoinShort } from "../writes/amounts.js";
@@ -94,36 +95,25 @@ export async function sendOperatorTransaction(
   request: OperatorRequest,
   purpose = "an operator transaction",
 ): Promise<TransactionReceipt> {
-  const client = await ctx.database.pool.connect();
-  let hash: string;
-  try {
-    await client.query("BEGIN");
-    try {
-      await client.query("SELECT pg_advisory_xact_lock($1)", [OPERATOR_TX_LOCK_ID]);
-      const { balanceWei, neededWei } = await operatorCost(ctx, request);
-      if (balanceWei < neededWei) {
-        throw new OperatorFundsError(ctx, purpose, balanceWei, neededWei);
-      }
-      const nonce = await withRpc(() =>
-        ctx.provider.getTransactionCount(ctx.operator.address, "pending"),
-      );
-      const sent = await withRpc(() => ctx.operator.sendTransaction({ ...request, nonce })).catch(
-        (error: unknown) => {
-          // Spent between the check and the send (another process, a manual transfer).
-          if (isError(error, "INSUFFICIENT_FUNDS"))
-            throw new OperatorFundsError(ctx, purpose, balanceWei, neededWei, error);
-          throw revertOf(error) ?? error;
-        },
-      );
-      hash = sent.hash;
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
+  const hash = await inTransaction(ctx.database, async (client) => {
+    await client.query("SELECT pg_advisory_xact_lock($1)", [OPERATOR_TX_LOCK_ID]);
+    const { balanceWei, neededWei } = await operatorCost(ctx, request);
+    if (balanceWei < neededWei) {
+      throw new OperatorFundsError(ctx, purpose, balanceWei, neededWei);
     }
-  } finally {
-    client.release();
-  }
+    const nonce = await withRpc(() =>
+      ctx.provider.getTransactionCount(ctx.operator.address, "pending"),
+    );
+    const sent = await withRpc(() => ctx.operator.sendTransaction({ ...request, nonce })).catch(
+      (error: unknown) => {
+        // Spent between the check and the send (another process, a manual transfer).
+        if (isError(error, "INSUFFICIENT_FUNDS"))
+          throw new OperatorFundsError(ctx, purpose, balanceWei, neededWei, error);
+        throw revertOf(error) ?? error;
+      },
+    );
+    return sent.hash;
+  });
   const receipt = await withRpc(() => ctx.provider.waitForTransaction(hash, 1, RECEIPT_TIMEOUT_MS));
   if (receipt === null)
     throw new TransactionFailedError("operator transaction not mined", { details: { hash } });

@@ -1,7 +1,6 @@
-import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import type { Logger } from "pino";
-import type { Database } from "../db/client.js";
+import { inTransaction, type Database } from "../db/client.js";
 import type { KeyStore } from "../wallets/key-store.js";
 import { nextRetryDelayMs, parseRetryAfterMs } from "./backoff.js";
 import { enqueueDeliveries, type DeliveryJobData } from "./delivery-queue.js";
@@ -73,24 +72,6 @@ function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise
     );
   });
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-}
-
-async function inTransaction<T>(
-  database: Database,
-  fn: (client: pg.PoolClient) => Promise<T>,
-): Promise<T> {
-  const client = await database.pool.connect();
-  try {
-    await client.query("BEGIN");
-    const result = await fn(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
 }
 
 /**

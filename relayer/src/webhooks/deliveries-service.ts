@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Database } from "../db/client.js";
+import { inTransaction, type Database } from "../db/client.js";
 import type { Delivery, DeliveryLog } from "../domain/webhook.js";
 import { ConflictError, NotFoundError } from "../errors.js";
 import { enqueueDeliveries, type DeliveryProducer } from "./delivery-queue.js";
@@ -150,24 +150,13 @@ export async function sendTestEvent(
       data: { webhookId },
     },
   };
-  const client = await database.pool.connect();
-  try {
-    await client.query("BEGIN");
+  await inTransaction(database, async (client) => {
     await insertOutboxEvents(client, [event], "released");
     await client.query(
       `INSERT INTO webhook_deliveries (id, webhook_id, org_id, event_id, status, next_attempt_at) VALUES ($1,$2,$3,$4,'pending',now())`,
       [deliveryId, webhookId, orgId, eventId],
     );
-    await enqueueDeliveries(producer, [{ id: deliveryId, webhookId }], {
-      client,
-      manual: true,
-    });
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+    await enqueueDeliveries(producer, [{ id: deliveryId, webhookId }], { client, manual: true });
+  });
   return { deliveryId, eventId, queued: true };
 }
