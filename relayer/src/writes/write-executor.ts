@@ -78,8 +78,10 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
   const calls = await request.prepare(wallet);
   const batch = request.kind === "batch-issue";
 
-  const [quote, estimates] = await Promise.all([
+  // One round trip's wait for the fee quote, the estimates and the balance together.
+  const [quote, balance, estimates] = await Promise.all([
     runtime.fees.quote(),
+    runtime.reader.balanceOf(wallet.address),
     Promise.all(
       calls.map(async (call) => {
         try {
@@ -103,7 +105,6 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
     need += calls[i]!.value + limit * feeCap;
     return e.gas === undefined ? undefined : limit;
   });
-  const balance = await runtime.reader.balanceOf(wallet.address);
   const reserved = writer.reservedWei;
   const available = balance > reserved ? balance - reserved : 0n;
   if (need > available) {
