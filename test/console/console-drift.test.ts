@@ -6,6 +6,11 @@ import type { z } from "zod";
 import * as consoleConstants from "../../console/app/lib/constants.js";
 import type * as Console from "../../console/app/lib/types.js";
 import { LISTING_STATES } from "../../relayer/src/domain/listing.js";
+import type {
+  OperatorOrgSummary,
+  RegisteredOrganization,
+  SessionInfo,
+} from "../../relayer/src/domain/index.js";
 import { ROUTES } from "../../relayer/src/http/routes/index.js";
 import { WEBHOOK_EVENT_KINDS } from "../../relayer/src/domain/webhook-event.js";
 import type { apiKeySummary } from "../../relayer/src/domain/api-key.js";
@@ -16,13 +21,16 @@ import type { walletResponse } from "../../relayer/src/http/routes/enterprise-wa
 import type { createWebhookResponse } from "../../relayer/src/http/routes/enterprise-webhooks.js";
 import type { operatorOrgsResponse } from "../../relayer/src/http/routes/session-operator.js";
 import type { sessionResponse } from "../../relayer/src/http/routes/session.js";
+import { scopeSchema } from "../../relayer/src/http/routes/schemas.js";
 import type { deliveryLogResponse } from "../../relayer/src/http/routes/webhook-deliveries.js";
 import type { AssetRecord, ListingRecord } from "../../relayer/sdk/index.js";
 
 /**
- * The console cannot drift from the server. Its asset, listing, transaction and webhook-event
- * types are the domain's own (relayer/src/domain); every other type it declares must accept what
- * the relayer's response schema says the server sends. These are type-level checks: a renamed or
+ * The console cannot drift from the server. Its asset, listing, transaction, webhook-event,
+ * organization and session types are the domain's own (relayer/src/domain); every other type it
+ * declares must accept what the relayer's response schema says the server sends. The domain's
+ * organization and session types are what the relayer's services return, so they and the route's
+ * response schemas must describe the same bodies, in both directions. These are type-level checks: a renamed or
  * retyped field breaks `npm run typecheck` (tsc) here. The runtime tests below cover the shared
  * constants.
  */
@@ -32,6 +40,8 @@ type Assert<T extends true> = T;
 /** `true` when every value of `Server` is a valid `Client` (the client reads a subset). */
 type Reads<Server, Client> = [Server] extends [Client] ? true : false;
 type Out<S extends z.ZodType> = z.output<S>;
+/** `true` when the two types accept exactly the same values. */
+type Same<A, B> = [Reads<A, B>, Reads<B, A>] extends [true, true] ? true : false;
 
 export type ConsoleTypesMatchTheServer = [
   Assert<Reads<Out<typeof sessionResponse>, Console.SessionInfo>>,
@@ -43,6 +53,10 @@ export type ConsoleTypesMatchTheServer = [
   Assert<Reads<Out<typeof deliveryLogResponse>, Console.DeliveryLog>>,
   Assert<Reads<Out<typeof operatorOrgsResponse>["orgs"][number], Console.OperatorOrg>>,
   Assert<Reads<Out<typeof registerResponse>, Console.RegisteredOrg>>,
+  // The organization and session bodies: the domain's types and the route schemas agree.
+  Assert<Same<Out<typeof sessionResponse>, SessionInfo>>,
+  Assert<Same<Out<typeof operatorOrgsResponse>["orgs"][number], OperatorOrgSummary>>,
+  Assert<Same<Out<typeof registerResponse>, RegisteredOrganization>>,
   // The domain types are shared, not copied: the console's and the SDK's are the same.
   Assert<Reads<Console.AssetRecord, AssetRecord>>,
   Assert<Reads<AssetRecord, Console.AssetRecord>>,
@@ -92,6 +106,10 @@ describe("console vocabulary", () => {
 
   it("offers exactly the server's webhook event kinds", () => {
     assert.deepEqual([...consoleConstants.WEBHOOK_EVENTS], [...WEBHOOK_EVENT_KINDS]);
+  });
+
+  it("offers exactly the scopes the server accepts", () => {
+    assert.deepEqual([...consoleConstants.SCOPES], [...scopeSchema.options]);
   });
 
   it("filters listings by exactly the server's listing states", () => {

@@ -3,7 +3,7 @@ import { after, before, describe, test } from "node:test";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { JsonRpcProvider } from "ethers";
-import { SCOPES } from "../../relayer/src/auth/scopes.js";
+import { SCOPES } from "../../relayer/src/domain/scope.js";
 import { startTestStack, type TestOrg, type TestStack } from "../support/stack.js";
 
 /**

@@ -10,6 +10,7 @@ import { ANVIL_DEV_PRIVATE_KEY } from "../../deploy/rpc.js";
 import type { BuildMode } from "../../deploy/artifacts.js";
 import type { AppContext, Config } from "../../relayer/src/context.js";
 import { createDatabase, type Database } from "../../relayer/src/db/client.js";
+import type { RegisteredOrganization } from "../../relayer/src/domain/org.js";
 import { runMigrations } from "../../relayer/src/db/migrate.js";
 import { createApp, type CreateAppOptions } from "../../relayer/src/http/app.js";
 import { createLogger } from "../../relayer/src/logger.js";
@@ -94,14 +95,7 @@ export interface RegisterOrgOptions {
 }
 
 /** A registered organization and an `api` already carrying its key. */
-export interface TestOrg {
-  orgId: string;
-  orgName: string;
-  apiKey: string;
-  keyId: string;
-  walletAddress: string;
-  scopes: string[];
-  plan: string;
+export interface TestOrg extends RegisteredOrganization {
   /** `stack.api` with this org's `X-API-Key`. */
   api: ApiCall;
 }
@@ -282,7 +276,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       if (registerOptions.scopes !== undefined) request.scopes = registerOptions.scopes;
       const res = await api("POST", "/api/enterprise/register", { adminToken, body: request });
       if (res.status !== 200) throw new Error(`registerOrg failed: ${res.status} ${res.text}`);
-      const org = res.body as Omit<TestOrg, "api">;
+      const org = res.body as RegisteredOrganization;
       return {
         ...org,
         api: (method, urlPath, callOptions = {}) =>

@@ -1,39 +1,35 @@
 /**
  * Response shapes of the relayer endpoints the console calls. Assets, listings, transactions,
- * API keys, webhooks and their deliveries are the relayer's own domain types; the others are the
- * parts of the relayer's responses (relayer/src/http/routes) the console reads, held against them
- * by test/console/console-drift.test.ts (checked by `npm run typecheck`).
+ * API keys, webhooks and their deliveries, organizations, the console session and the activity
+ * reads are the relayer's own domain types (relayer/src/domain); the others are the parts of the
+ * relayer's responses (relayer/src/http/routes) the console reads, held against them by
+ * test/console/console-drift.test.ts (checked by `npm run typecheck`).
  */
 import type { AssetRecord, TransactionState } from "../../../relayer/src/domain/index.ts";
 
 export type {
   ApiKeySummary,
+  AssetHistoryEvent,
   AssetRecord,
   AssetTypeRecord as AssetType,
   CreatedApiKey,
   CreatedWebhook,
   Delivery,
   DeliveryAttempt,
+  DeliveryHour,
   DeliveryLog,
+  IssuanceDay,
   ListingRecord,
+  OperatorOrgSummary as OperatorOrg,
+  OrgTransactionSummary as TransactionSummary,
+  RegisteredOrganization as RegisteredOrg,
+  SessionInfo,
+  SessionKind,
   TransactionState,
   TransactionStatus,
   WebhookEventKind,
   WebhookSummary,
 } from "../../../relayer/src/domain/index.ts";
-
-export type SessionKind = "org" | "operator";
-
-export interface SessionInfo {
-  kind: SessionKind;
-  orgId: string | null;
-  orgName: string | null;
-  plan: string | null;
-  walletAddress: string | null;
-  scopes: string[];
-  expiresAt: string;
-  csrfToken: string;
-}
 
 export interface WalletBalance {
   walletAddress: string;
@@ -46,32 +42,6 @@ export interface Page<T> {
   data: T[];
   nextCursor: string | null;
 }
-
-export interface OperatorOrg {
-  orgId: string;
-  name: string;
-  plan: string;
-  scopes: string[];
-  walletAddress: string | null;
-  createdAt: string;
-}
-
-export interface RegisteredOrg {
-  orgId: string;
-  orgName: string;
-  apiKey: string;
-  keyId: string;
-  walletAddress: string;
-  scopes: string[];
-  plan: string;
-}
-
-export type {
-  AssetHistoryEvent,
-  DeliveryHour,
-  IssuanceDay,
-  OrgTransactionSummary as TransactionSummary,
-} from "../../../relayer/src/domain/index.ts";
 
 /** `GET /api/v1/assets/{id}` and the gallery's items: the full asset record. */
 export type AssetDetail = AssetRecord;

@@ -1,7 +1,8 @@
 import type { NextFunction, Request, Response } from "express";
 import { ForbiddenError } from "../errors.js";
 import { principalOf } from "./require-api-key.js";
-import { expandScopes, type Scope } from "./scopes.js";
+import type { Scope } from "../domain/scope.js";
+import { expandScopes } from "./scopes.js";
 
 /**
  * Middleware: the caller's key must grant at least one of `anyOf` (after `write:all`

@@ -1,32 +1,4 @@
-/** Every scope a key can carry (README "Decisions": keys and scopes). `write:all` is an alias, expanded on use. */
-export const SCOPES = [
-  "read",
-  "write:issue",
-  "write:transfer",
-  "write:marketplace",
-  "webhooks",
-  "admin:types",
-  "write:all",
-] as const;
-
-/** One scope name. */
-export type Scope = (typeof SCOPES)[number];
-
-/** The scopes `write:all` stands for. */
-export const WRITE_SCOPES = [
-  "write:issue",
-  "write:transfer",
-  "write:marketplace",
-] as const satisfies readonly Scope[];
-
-/** Scopes an organization gets when `register` is called without `scopes`. */
-export const DEFAULT_ORG_SCOPES = [
-  "read",
-  "write:issue",
-  "write:transfer",
-  "write:marketplace",
-  "webhooks",
-] as const satisfies readonly Scope[];
+import { WRITE_SCOPES } from "../domain/scope.js";
 
 /**
  * The concrete scopes a list grants: `write:all` is replaced by the three write scopes.

@@ -5,16 +5,7 @@ import { orgs, wallets } from "../db/schema/index.js";
 import { ValidationError } from "../errors.js";
 import { sendOperatorTransaction } from "../services/operator-transactions.js";
 import { withRpc } from "../chain/rpc-errors.js";
-
-/** An organization as the operator console lists it (no keys, no secrets). */
-export interface OperatorOrgSummary {
-  orgId: string;
-  name: string;
-  plan: string;
-  scopes: string[];
-  walletAddress: string | null;
-  createdAt: string;
-}
+import type { OperatorOrgSummary } from "../domain/org.js";
 
 /** Every organization, oldest first, with its custodial wallet address. */
 export async function listOrganizations(ctx: AppContext): Promise<OperatorOrgSummary[]> {

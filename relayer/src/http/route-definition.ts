@@ -4,7 +4,7 @@ import type { AppContext } from "../context.js";
 import { requireAdminToken } from "../auth/require-admin-token.js";
 import { principalOf, requireApiKey } from "../auth/require-api-key.js";
 import { requireScope } from "../auth/require-scope.js";
-import type { Scope } from "../auth/scopes.js";
+import type { Scope } from "../domain/scope.js";
 import type { OperationMetadata } from "../openapi/operation-metadata.js";
 import type { ApiKeyPrincipal } from "../services/api-key-cache.js";
 import { sendCacheableJson } from "./cacheable-json.js";

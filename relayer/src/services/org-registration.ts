@@ -4,11 +4,12 @@ import type { AppContext } from "../context.js";
 import { apiKeys, orgs, wallets } from "../db/schema/index.js";
 import { ValidationError } from "../errors.js";
 import { generateApiKey } from "../auth/api-key-format.js";
-import { DEFAULT_ORG_SCOPES, sameScopes, type Scope } from "../auth/scopes.js";
+import { sameScopes } from "../auth/scopes.js";
+import type { DevFaucetOutcome, Plan, RegisteredOrganization } from "../domain/org.js";
+import { DEFAULT_ORG_SCOPES, type Scope } from "../domain/scope.js";
 import { newId } from "./ids.js";
 import { formatCoin } from "../writes/amounts.js";
 import { OperatorFundsError, sendOperatorTransaction } from "./operator-transactions.js";
-import type { Plan } from "./plan-limits.js";
 import { withRpc } from "../chain/rpc-errors.js";
 
 /** Validated input of `POST /api/enterprise/register`. */
@@ -20,27 +21,6 @@ export interface RegisterOrganizationInput {
   scopes?: Scope[] | undefined;
   plan: Plan;
 }
-
-/** Result of a registration. `apiKey` is shown this once and never again. */
-export interface RegisteredOrganization {
-  orgId: string;
-  orgName: string;
-  apiKey: string;
-  keyId: string;
-  walletAddress: string;
-  scopes: string[];
-  plan: Plan;
-  /**
-   * Only where the dev faucet is on (local chain): whether the new wallet got its coin. When the
-   * operator account cannot pay, the organization is registered without it and `reason` says why.
-   */
-  devFaucet?: DevFaucetOutcome;
-}
-
-/** What the dev faucet did for a new wallet. */
-export type DevFaucetOutcome =
-  | { funded: true; amount: string; txHash: string }
-  | { funded: false; amount: string; reason: string };
 
 /**
  * Onboards an organization: creates the org, its custodial wallet (a fresh key pair, the private

@@ -1,8 +1,4 @@
-/** Organization plans (README "Decisions": plans and rate limits). */
-export const PLANS = ["free", "basic", "pro", "enterprise"] as const;
-
-/** One plan name. */
-export type Plan = (typeof PLANS)[number];
+import type { Plan } from "../domain/org.js";
 
 /** Request allowances of a plan, per organization. */
 export interface PlanLimits {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { SCOPES } from "../../../relayer/src/auth/scopes.js";
+import { SCOPES } from "../../../relayer/src/domain/scope.js";
 import { startTestStack, type TestOrg, type TestStack } from "../../support/stack.js";
 
 /**

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PLANS } from "../../services/plan-limits.js";
+import { PLANS } from "../../domain/org.js";
 import { registerOrganization } from "../../services/org-registration.js";
 import { defineRoute } from "../route-definition.js";
 import { addressSchema, errorBody, scopeSchema } from "./schemas.js";

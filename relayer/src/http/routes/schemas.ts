@@ -1,6 +1,6 @@
 import { isAddress } from "ethers";
 import { z } from "zod";
-import { SCOPES } from "../../auth/scopes.js";
+import { SCOPES } from "../../domain/scope.js";
 
 /** `{ "error": "..." }`: the body of every error response (docs/sdk.md "Errors and retries"). */
 export const errorBody = z.object({ error: z.string() });

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Scope } from "../../auth/scopes.js";
+import type { Scope } from "../../domain/scope.js";
 import type { ReceiptFacts } from "../../chain/receipt-events.js";
 import type { TxRow } from "../../chain/tx-store.js";
 import type { AppContext } from "../../context.js";

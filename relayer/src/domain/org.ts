@@ -1,0 +1,41 @@
+/**
+ * Organizations as the API describes them: their plans, the operator's list of them
+ * (`console/operator-service.ts`) and the answer to a registration (`services/org-registration.ts`).
+ */
+
+/** Organization plans (README "Decisions": plans and rate limits; `services/plan-limits.ts`). */
+export const PLANS = ["free", "basic", "pro", "enterprise"] as const;
+
+/** One plan name. */
+export type Plan = (typeof PLANS)[number];
+
+/** An organization as the operator console lists it (no keys, no secrets). */
+export interface OperatorOrgSummary {
+  orgId: string;
+  name: string;
+  plan: string;
+  scopes: string[];
+  walletAddress: string | null;
+  createdAt: string;
+}
+
+/** What the dev faucet did for a new wallet. */
+export type DevFaucetOutcome =
+  | { funded: true; amount: string; txHash: string }
+  | { funded: false; amount: string; reason: string };
+
+/** Result of a registration. `apiKey` is shown this once and never again. */
+export interface RegisteredOrganization {
+  orgId: string;
+  orgName: string;
+  apiKey: string;
+  keyId: string;
+  walletAddress: string;
+  scopes: string[];
+  plan: Plan;
+  /**
+   * Only where the dev faucet is on (local chain): whether the new wallet got its coin. When the
+   * operator account cannot pay, the organization is registered without it and `reason` says why.
+   */
+  devFaucet?: DevFaucetOutcome;
+}
