@@ -13,7 +13,7 @@ import {
   startWebhookWorkers,
   type WebhookWorkersHandle,
 } from "../../relayer/src/webhooks/start-webhook-workers.js";
-import { findChromium, missingChromiumMessage } from "../support/chromium.js";
+import { CHROMIUM_ARGS, findChromium, missingChromiumMessage } from "../support/chromium.js";
 import { startTestStack, type TestOrg, type TestStack } from "../support/stack.js";
 
 /**
@@ -145,19 +145,7 @@ describe("admin console in a browser", { timeout: 900_000 }, () => {
     }
     receiver = await startReceiver();
     org = await stack.registerOrg({ orgName: "Console Test Org" });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     context = await browser.newContext({ viewport: WIDE });
     page = await context.newPage();
   });

@@ -14,6 +14,18 @@ import { pathToFileURL } from "node:url";
 /** Debian's package that provides a browser the tests can drive. */
 export const CHROMIUM_PACKAGE = "chromium";
 
+/** Command-line switches of the tests' Chromium: headless, no sandbox, nothing fetched on its own. */
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
 const NAMES_ON_PATH = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"];
 
 function isExecutable(file: string): boolean {

@@ -3,19 +3,10 @@ import { existsSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { chromium, type Browser } from "playwright-core";
 import type * as Sdk from "../../../relayer/sdk/index.js";
+import { CHROMIUM_ARGS } from "../../support/chromium.js";
 import { startWriteStack, type WriteStack } from "../writes/helpers.js";
 
 const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 describe("SDK bundles and /docs against a running relayer", () => {
   let stack: WriteStack;
