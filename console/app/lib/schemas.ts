@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { LISTING_STATES, PLANS, SCOPES, WEBHOOK_EVENTS } from "./constants";
+import { PLANS, SCOPES, WEBHOOK_EVENTS } from "./constants";
 
 /**
  * Form schemas. They mirror the relayer's own validation so mistakes show next to the field
@@ -72,10 +72,6 @@ export const rescueTokenSchema = z.object({
 
 export const assetFilterSchema = z.object({
   assetType: z.string().trim().max(64, "At most 64 characters"),
-});
-
-export const listingFilterSchema = z.object({
-  status: z.union([z.enum(LISTING_STATES), z.literal("")]),
 });
 
 /** Field name → first message, from a failed `safeParse`. */

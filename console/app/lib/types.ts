@@ -22,6 +22,7 @@ export type {
   ListingRecord,
   OperatorOrgSummary as OperatorOrg,
   OrgTransactionSummary as TransactionSummary,
+  Plan,
   RegisteredOrganization as RegisteredOrg,
   SessionInfo,
   SessionKind,

@@ -8,7 +8,9 @@ import { useSignedIn } from "../../lib/session";
 import type { AssetDetail, AssetHistoryEvent, ListingRecord } from "../../lib/types";
 import { useResource } from "../../lib/use-resource";
 import { CopyButton } from "../common/copy-button";
-import { DataTable } from "../common/data-table";
+import { hexColumn, timeColumn, valueColumn } from "../common/columns";
+import { DataTable, type Column } from "../common/data-table";
+import { Panel } from "../common/panel";
 import { ErrorState, Loading } from "../common/states";
 import { AssetActions } from "./asset-actions";
 import { AssetImage } from "./asset-image";
@@ -56,11 +58,14 @@ export function AssetDetailPanel() {
       ? Promise.resolve(undefined)
       : api<ListingRecord>("GET", `/api/v1/marketplace/${listingId}`),
   );
-  const history = useResource(`history-${id}`, () =>
-    valid
-      ? api<{ data: AssetHistoryEvent[] }>("GET", `/api/v1/assets/${id}/history`)
-      : Promise.resolve({ data: [] }),
-  );
+  const history = useResource(`history-${id}`, async () => {
+    if (!valid) return [];
+    const { data } = await api<{ data: AssetHistoryEvent[] }>(
+      "GET",
+      `/api/v1/assets/${id}/history`,
+    );
+    return data;
+  });
   const reload = () => {
     asset.reload();
     listing.reload();
@@ -78,6 +83,25 @@ export function AssetDetailPanel() {
   const a = asset.data;
   const name = a.name ?? `Token #${a.tokenId}`;
   const external = safeLink(a.externalUrl);
+  const columns: ReadonlyArray<Column<AssetHistoryEvent>> = [
+    {
+      id: "event",
+      header: "Event",
+      cell: (e) => HISTORY_WORDS[e.event] ?? e.event,
+      sortValue: (e) => e.event,
+    },
+    timeColumn("at", "When", (e) => e.at),
+    hexColumn("from", "From", (e) => e.from, { copy: false }),
+    hexColumn("to", "To", (e) => e.to, { copy: false }),
+    {
+      id: "price",
+      header: "Price",
+      cell: (e) => (e.price === null ? "—" : `${e.price} COIN`),
+    },
+    valueColumn("block", "Block", (e) => e.blockNumber),
+    hexColumn("tx", "Transaction", (e) => e.txHash),
+  ];
+
   return (
     <div className="stack">
       <p>
@@ -152,55 +176,16 @@ export function AssetDetailPanel() {
           />
         </div>
       </section>
-      <section className="card">
-        <h2>History</h2>
+      <Panel title="History">
         <DataTable
           caption="On-chain history"
-          rows={history.data?.data}
-          loading={history.loading}
-          error={history.error}
-          onRetry={history.reload}
+          resource={history}
           rowKey={(e) => `${e.blockNumber}-${e.logIndex}`}
           rowTestId="history-row"
           empty={{ title: "No on-chain events indexed yet" }}
-          columns={[
-            {
-              id: "event",
-              header: "Event",
-              cell: (e) => HISTORY_WORDS[e.event] ?? e.event,
-              sortValue: (e) => e.event,
-            },
-            { id: "at", header: "When", cell: (e) => formatTime(e.at), sortValue: (e) => e.at },
-            {
-              id: "from",
-              header: "From",
-              cell: (e) => (e.from === null ? "—" : <code title={e.from}>{shortHex(e.from)}</code>),
-            },
-            {
-              id: "to",
-              header: "To",
-              cell: (e) => (e.to === null ? "—" : <code title={e.to}>{shortHex(e.to)}</code>),
-            },
-            {
-              id: "price",
-              header: "Price",
-              cell: (e) => (e.price === null ? "—" : `${e.price} COIN`),
-            },
-            {
-              id: "block",
-              header: "Block",
-              cell: (e) => e.blockNumber,
-              sortValue: (e) => e.blockNumber,
-            },
-            {
-              id: "tx",
-              header: "Transaction",
-              cell: (e) => <code title={e.txHash}>{shortHex(e.txHash)}</code>,
-              copy: (e) => e.txHash,
-            },
-          ]}
+          columns={columns}
         />
-      </section>
+      </Panel>
     </div>
   );
 }

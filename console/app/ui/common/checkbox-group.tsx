@@ -2,25 +2,26 @@ import { FieldError } from "./states";
 
 /**
  * A fieldset of checkboxes choosing a subset of `options` (scopes, webhook events), with its
- * field error underneath. `selected` keeps the order in which options were ticked.
+ * field error (`<id>-error`) underneath. `value` keeps the order in which options were ticked.
  */
 export function CheckboxGroup({
+  id,
   legend,
   name,
   options,
-  selected,
+  value: selected,
   onChange,
-  errorId,
   error,
 }: {
+  id: string;
   legend: React.ReactNode;
   name: string;
   options: readonly string[];
-  selected: readonly string[];
+  value: readonly string[];
   onChange: (selected: string[]) => void;
-  errorId: string;
   error: string | undefined;
 }) {
+  const errorId = `${id}-error`;
   const toggle = (option: string) =>
     onChange(
       selected.includes(option) ? selected.filter((o) => o !== option) : [...selected, option],

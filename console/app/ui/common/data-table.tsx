@@ -1,9 +1,11 @@
 "use client";
 
 import { useMemo, useState } from "react";
+import type { CursorPagination } from "../../lib/use-paged-resource";
+import type { Resource } from "../../lib/use-resource";
 import { CopyButton } from "./copy-button";
 import { Pager } from "./pager";
-import { EmptyState, ErrorState, Loading } from "./states";
+import { EmptyState, ResourceView } from "./states";
 
 /** One column of a `DataTable`. */
 export interface Column<T> {
@@ -20,33 +22,22 @@ export interface Column<T> {
   hiddenHeader?: boolean;
 }
 
-/** Cursor pagination of a `DataTable` (see `useCursorPages`). */
-export interface TablePagination {
-  page: number;
-  nextCursor: string | null | undefined;
-  onPrevious: () => void;
-  onNext: (cursor: string) => void;
-}
-
 type Sort = { id: string; direction: "ascending" | "descending" } | undefined;
 
 /**
- * The console's one table: loading, error (with retry) and empty states, sortable headers
- * (`aria-sort`, keyboard operable buttons), copy buttons on id and hash cells, and cursor
- * pagination. Every list screen composes it instead of writing its own `<table>`.
+ * The console's one table: the rows of `resource`, with its loading, error (with retry) and
+ * empty states, sortable headers (`aria-sort`, keyboard operable buttons), copy buttons
+ * on id and hash cells, and cursor pagination. Every list screen composes it instead of writing
+ * its own `<table>`; `columns.tsx` builds the usual kinds of column.
  *
  * @example
- * <DataTable caption="API keys" rows={keys.data?.keys} loading={keys.loading} error={keys.error}
- *   onRetry={keys.reload} rowKey={(k) => k.keyId} columns={[{ id: "label", header: "Label", cell: (k) => k.label }]}
- *   empty={{ title: "No keys yet" }} />
+ * <DataTable caption="API keys" resource={keys} rowKey={(k) => k.keyId}
+ *   columns={[valueColumn("label", "Label", (k) => k.label)]} empty={{ title: "No keys yet" }} />
  */
 export function DataTable<T>({
   caption,
   columns,
-  rows,
-  loading,
-  error,
-  onRetry,
+  resource,
   rowKey,
   rowTestId,
   empty,
@@ -56,17 +47,16 @@ export function DataTable<T>({
   /** The table's accessible name (shown to screen readers). */
   caption: string;
   columns: ReadonlyArray<Column<T>>;
-  rows: readonly T[] | undefined;
-  loading: boolean;
-  error: string | undefined;
-  onRetry?: () => void;
+  /** The rows, with their loading and error states. */
+  resource: Resource<readonly T[]>;
   rowKey: (row: T) => string;
   rowTestId?: string | ((row: T) => string);
   empty: { title: string; hint?: React.ReactNode };
-  pagination?: TablePagination;
+  pagination?: CursorPagination;
   loadingLabel?: string;
 }) {
   const [sort, setSort] = useState<Sort>(undefined);
+  const rows = resource.data;
   const sorted = useMemo(() => {
     if (rows === undefined || sort === undefined) return rows;
     const column = columns.find((c) => c.id === sort.id);
@@ -80,18 +70,6 @@ export function DataTable<T>({
     });
   }, [rows, sort, columns]);
 
-  if (loading && rows === undefined)
-    return <Loading label={loadingLabel ?? `Loading ${caption.toLowerCase()}…`} />;
-  if (error !== undefined) return <ErrorState message={error} onRetry={onRetry} />;
-  if (sorted === undefined || sorted.length === 0) {
-    return (
-      <>
-        <EmptyState title={empty.title}>{empty.hint}</EmptyState>
-        {pagination !== undefined && pagination.page > 1 && <Pager {...pagination} />}
-      </>
-    );
-  }
-
   const toggle = (id: string) =>
     setSort((current) =>
       current?.id !== id
@@ -102,64 +80,82 @@ export function DataTable<T>({
     );
 
   return (
-    <>
-      <div className="table-wrap">
-        <table>
-          <caption className="visually-hidden">{caption}</caption>
-          <thead>
-            <tr>
-              {columns.map((column) => (
-                <th
-                  key={column.id}
-                  scope="col"
-                  aria-sort={sort?.id === column.id ? sort.direction : undefined}
-                >
-                  {column.hiddenHeader === true ? (
-                    <span className="visually-hidden">{column.header}</span>
-                  ) : column.sortValue !== undefined ? (
-                    <button type="button" className="sort" onClick={() => toggle(column.id)}>
-                      {column.header}
-                      <span aria-hidden="true" className="sort-mark">
-                        {sort?.id !== column.id ? "↕" : sort.direction === "ascending" ? "↑" : "↓"}
-                      </span>
-                    </button>
-                  ) : (
-                    column.header
-                  )}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {sorted.map((row) => (
-              <tr
-                key={rowKey(row)}
-                data-testid={typeof rowTestId === "function" ? rowTestId(row) : rowTestId}
-              >
-                {columns.map((column) => {
-                  const copyText = column.copy?.(row) ?? null;
-                  return (
-                    <td
+    <ResourceView
+      resource={resource}
+      loadingLabel={loadingLabel ?? `Loading ${caption.toLowerCase()}…`}
+      isEmpty={(data) => data.length === 0}
+      empty={
+        <>
+          <EmptyState title={empty.title}>{empty.hint}</EmptyState>
+          {pagination !== undefined && pagination.page > 1 && <Pager {...pagination} />}
+        </>
+      }
+    >
+      {() => (
+        <>
+          <div className="table-wrap">
+            <table>
+              <caption className="visually-hidden">{caption}</caption>
+              <thead>
+                <tr>
+                  {columns.map((column) => (
+                    <th
                       key={column.id}
-                      data-label={column.hiddenHeader === true ? undefined : column.header}
+                      scope="col"
+                      aria-sort={sort?.id === column.id ? sort.direction : undefined}
                     >
-                      {copyText === null ? (
-                        column.cell(row)
+                      {column.hiddenHeader === true ? (
+                        <span className="visually-hidden">{column.header}</span>
+                      ) : column.sortValue !== undefined ? (
+                        <button type="button" className="sort" onClick={() => toggle(column.id)}>
+                          {column.header}
+                          <span aria-hidden="true" className="sort-mark">
+                            {sort?.id !== column.id
+                              ? "↕"
+                              : sort.direction === "ascending"
+                                ? "↑"
+                                : "↓"}
+                          </span>
+                        </button>
                       ) : (
-                        <span className="copy-cell">
-                          {column.cell(row)}
-                          <CopyButton value={copyText} label="Copy" compact />
-                        </span>
+                        column.header
                       )}
-                    </td>
-                  );
-                })}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      {pagination !== undefined && <Pager {...pagination} />}
-    </>
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {(sorted ?? []).map((row) => (
+                  <tr
+                    key={rowKey(row)}
+                    data-testid={typeof rowTestId === "function" ? rowTestId(row) : rowTestId}
+                  >
+                    {columns.map((column) => {
+                      const copyText = column.copy?.(row) ?? null;
+                      return (
+                        <td
+                          key={column.id}
+                          data-label={column.hiddenHeader === true ? undefined : column.header}
+                        >
+                          {copyText === null ? (
+                            column.cell(row)
+                          ) : (
+                            <span className="copy-cell">
+                              {column.cell(row)}
+                              <CopyButton value={copyText} label="Copy" compact />
+                            </span>
+                          )}
+                        </td>
+                      );
+                    })}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {pagination !== undefined && <Pager {...pagination} />}
+        </>
+      )}
+    </ResourceView>
   );
 }

@@ -1,15 +1,7 @@
+import type { CursorPagination } from "../../lib/use-paged-resource";
+
 /** Previous / next buttons for cursor pagination. */
-export function Pager({
-  page,
-  nextCursor,
-  onPrevious,
-  onNext,
-}: {
-  page: number;
-  nextCursor: string | null | undefined;
-  onPrevious: () => void;
-  onNext: (cursor: string) => void;
-}) {
+export function Pager({ page, nextCursor, onPrevious, onNext }: CursorPagination) {
   return (
     <div className="pager">
       <button

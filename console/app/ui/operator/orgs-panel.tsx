@@ -2,19 +2,41 @@
 
 import { useState } from "react";
 import { api } from "../../lib/api";
-import { formatTime, shortHex } from "../../lib/format";
 import type { OperatorOrg, RegisteredOrg } from "../../lib/types";
 import { useResource } from "../../lib/use-resource";
 import { SecretOnce } from "../common/secret-once";
-import { DataTable } from "../common/data-table";
+import { hexColumn, tagsColumn, timeColumn, valueColumn } from "../common/columns";
+import { DataTable, type Column } from "../common/data-table";
+import { Panel } from "../common/panel";
 import { RegisterOrgForm } from "./register-org-form";
 
 /** Operator: every organization, and onboarding (first API key shown once). */
 export function OrgsPanel() {
-  const orgs = useResource("orgs", () =>
-    api<{ orgs: OperatorOrg[] }>("GET", "/api/console/operator/orgs"),
-  );
+  const orgs = useResource("orgs", async () => {
+    const { orgs } = await api<{ orgs: OperatorOrg[] }>("GET", "/api/console/operator/orgs");
+    return orgs;
+  });
   const [registered, setRegistered] = useState<RegisteredOrg | undefined>(undefined);
+  const columns: ReadonlyArray<Column<OperatorOrg>> = [
+    {
+      id: "name",
+      header: "Name",
+      cell: (org) => (
+        <>
+          {org.name}
+          <div className="muted">
+            <code>{org.orgId}</code>
+          </div>
+        </>
+      ),
+      sortValue: (org) => org.name,
+    },
+    valueColumn("plan", "Plan", (org) => org.plan),
+    tagsColumn("scopes", "Scopes", (org) => org.scopes),
+    hexColumn("wallet", "Wallet", (org) => org.walletAddress),
+    timeColumn("created", "Created", (org) => org.createdAt),
+  ];
+
   return (
     <div className="stack">
       {registered !== undefined && (
@@ -30,65 +52,16 @@ export function OrgsPanel() {
           orgs.reload();
         }}
       />
-      <section className="card">
-        <h2>Organizations</h2>
+      <Panel title="Organizations">
         <DataTable
           caption="Organizations"
-          rows={orgs.data?.orgs}
-          loading={orgs.loading}
-          error={orgs.error}
-          onRetry={orgs.reload}
+          resource={orgs}
           rowKey={(org) => org.orgId}
           rowTestId="org-row"
           empty={{ title: "No organizations yet" }}
-          columns={[
-            {
-              id: "name",
-              header: "Name",
-              cell: (org) => (
-                <>
-                  {org.name}
-                  <div className="muted">
-                    <code>{org.orgId}</code>
-                  </div>
-                </>
-              ),
-              sortValue: (org) => org.name,
-            },
-            { id: "plan", header: "Plan", cell: (org) => org.plan, sortValue: (org) => org.plan },
-            {
-              id: "scopes",
-              header: "Scopes",
-              cell: (org) => (
-                <span className="tags">
-                  {org.scopes.map((scope) => (
-                    <span key={scope} className="tag">
-                      {scope}
-                    </span>
-                  ))}
-                </span>
-              ),
-            },
-            {
-              id: "wallet",
-              header: "Wallet",
-              cell: (org) =>
-                org.walletAddress === null ? (
-                  "—"
-                ) : (
-                  <code title={org.walletAddress}>{shortHex(org.walletAddress)}</code>
-                ),
-              copy: (org) => org.walletAddress,
-            },
-            {
-              id: "created",
-              header: "Created",
-              cell: (org) => formatTime(org.createdAt),
-              sortValue: (org) => org.createdAt,
-            },
-          ]}
+          columns={columns}
         />
-      </section>
+      </Panel>
     </div>
   );
 }

@@ -1,14 +1,15 @@
 "use client";
 
-import { useEffect, useState } from "react";
-import { api, query } from "../../lib/api";
-import { formatTime, shortHex } from "../../lib/format";
-import type { Page, TransactionSummary, TxStatus } from "../../lib/types";
-import { useCursorPages } from "../../lib/use-cursor-pages";
-import { useResource } from "../../lib/use-resource";
-import { DataTable } from "../common/data-table";
+import { useEffect } from "react";
+import { TRANSACTION_STATES } from "../../lib/constants";
+import type { TransactionSummary, TxStatus } from "../../lib/types";
+import { useFields } from "../../lib/use-fields";
+import { usePagedResource } from "../../lib/use-paged-resource";
+import { hexColumn, statusColumn, timeColumn, valueColumn } from "../common/columns";
+import { DataTable, type Column } from "../common/data-table";
+import { SelectField } from "../common/select-field";
+import type { Tone } from "../common/states";
 
-const STATUSES: readonly TxStatus[] = ["queued", "sent", "confirmed", "failed", "replaced"];
 const KINDS = [
   "issue-asset",
   "batch-issue",
@@ -21,12 +22,12 @@ const KINDS = [
 const LIVE: readonly TxStatus[] = ["queued", "sent"];
 const REFRESH_MS = 1500;
 
-const STATUS_CLASS: Readonly<Record<TxStatus, string>> = {
-  queued: "status-off",
-  sent: "status-live",
-  confirmed: "status-ok",
-  failed: "status-bad",
-  replaced: "status-bad",
+const STATUS_TONES: Readonly<Record<TxStatus, Tone>> = {
+  queued: "off",
+  sent: "live",
+  confirmed: "ok",
+  failed: "bad",
+  replaced: "bad",
 };
 
 /**
@@ -34,12 +35,10 @@ const STATUS_CLASS: Readonly<Record<TxStatus, string>> = {
  * still queued or sent; filters by state and kind; a failure's reason in words.
  */
 export function TransactionsPanel() {
-  const pages = useCursorPages();
-  const [status, setStatus] = useState<"" | TxStatus>("");
-  const [kind, setKind] = useState("");
-  const path = `/api/v1/transactions${query({ status, kind, limit: 20, cursor: pages.cursor })}`;
-  const txs = useResource(path, () => api<Page<TransactionSummary>>("GET", path));
-  const live = txs.data?.data.some((t) => LIVE.includes(t.status)) ?? false;
+  const filters = useFields({ status: "", kind: "" });
+  const { status, kind } = filters.values;
+  const txs = usePagedResource<TransactionSummary>("/api/v1/transactions", filters.values, 20);
+  const live = txs.data?.some((t) => LIVE.includes(t.status)) ?? false;
   const { reload } = txs;
 
   useEffect(() => {
@@ -48,106 +47,56 @@ export function TransactionsPanel() {
     return () => clearInterval(timer);
   }, [live, reload]);
 
+  const columns: ReadonlyArray<Column<TransactionSummary>> = [
+    valueColumn("kind", "Kind", (t) => t.kind),
+    statusColumn("status", "State", (t) => t.status, STATUS_TONES, "tx-status"),
+    {
+      id: "reason",
+      header: "Reason",
+      cell: (t) => (t.reason === null ? <span className="muted">—</span> : t.reason),
+    },
+    hexColumn("hash", "Tx hash", (t) => t.txHash),
+    {
+      id: "block",
+      header: "Block",
+      cell: (t) => t.blockNumber ?? "—",
+      sortValue: (t) => t.blockNumber ?? 0,
+    },
+    timeColumn("created", "Created", (t) => t.createdAt),
+    {
+      id: "id",
+      header: "Id",
+      cell: (t) => <code>{t.transactionId}</code>,
+      copy: (t) => t.transactionId,
+    },
+  ];
+
   return (
     <section className="card">
       <div className="filters">
-        <label htmlFor="tx-status">State</label>
-        <select
+        <SelectField
           id="tx-status"
-          value={status}
-          onChange={(event) => {
-            setStatus(event.target.value as "" | TxStatus);
-            pages.reset();
-          }}
-        >
-          <option value="">All</option>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-        <label htmlFor="tx-kind">Kind</label>
-        <select
-          id="tx-kind"
-          value={kind}
-          onChange={(event) => {
-            setKind(event.target.value);
-            pages.reset();
-          }}
-        >
-          <option value="">All</option>
-          {KINDS.map((k) => (
-            <option key={k} value={k}>
-              {k}
-            </option>
-          ))}
-        </select>
+          label="State"
+          options={TRANSACTION_STATES}
+          any
+          {...filters.field("status")}
+        />
+        <SelectField id="tx-kind" label="Kind" options={KINDS} any {...filters.field("kind")} />
         <span className="muted" aria-live="polite">
           {live ? "Updating live…" : ""}
         </span>
       </div>
       <DataTable
         caption="Transactions"
-        rows={txs.data?.data}
-        loading={txs.loading}
-        error={txs.error}
-        onRetry={txs.reload}
+        resource={txs}
         rowKey={(t) => t.transactionId}
         rowTestId={(t) => `tx-row-${t.transactionId}`}
         empty={{
           title: status === "" && kind === "" ? "No transactions yet" : "No transactions match",
           hint: <p className="muted">Every write (issue, list, buy, transfer…) appears here.</p>,
         }}
-        pagination={{
-          page: pages.page,
-          nextCursor: txs.data?.nextCursor,
-          onPrevious: pages.previous,
-          onNext: pages.next,
-        }}
-        columns={[
-          { id: "kind", header: "Kind", cell: (t) => t.kind, sortValue: (t) => t.kind },
-          {
-            id: "status",
-            header: "State",
-            cell: (t) => (
-              <span className={`status ${STATUS_CLASS[t.status]}`} data-testid="tx-status">
-                {t.status}
-              </span>
-            ),
-            sortValue: (t) => t.status,
-          },
-          {
-            id: "reason",
-            header: "Reason",
-            cell: (t) => (t.reason === null ? <span className="muted">—</span> : t.reason),
-          },
-          {
-            id: "hash",
-            header: "Tx hash",
-            cell: (t) =>
-              t.txHash === null ? "—" : <code title={t.txHash}>{shortHex(t.txHash)}</code>,
-            copy: (t) => t.txHash,
-          },
-          {
-            id: "block",
-            header: "Block",
-            cell: (t) => t.blockNumber ?? "—",
-            sortValue: (t) => t.blockNumber ?? 0,
-          },
-          {
-            id: "created",
-            header: "Created",
-            cell: (t) => formatTime(t.createdAt),
-            sortValue: (t) => t.createdAt,
-          },
-          {
-            id: "id",
-            header: "Id",
-            cell: (t) => <code>{t.transactionId}</code>,
-            copy: (t) => t.transactionId,
-          },
-        ]}
+        pagination={txs.pagination}
+        columns={columns}
       />
     </section>
   );

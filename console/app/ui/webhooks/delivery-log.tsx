@@ -1,12 +1,21 @@
 "use client";
 
-import { useState } from "react";
-import { api, messageOf } from "../../lib/api";
-import { formatTime, shortHex } from "../../lib/format";
+import { api } from "../../lib/api";
 import type { Delivery, DeliveryLog as DeliveryLogData } from "../../lib/types";
+import { useAction } from "../../lib/use-action";
 import { useResource } from "../../lib/use-resource";
-import { DataTable } from "../common/data-table";
-import { Notice } from "../common/states";
+import { actionsColumn, hexColumn, statusColumn, timeColumn, valueColumn } from "../common/columns";
+import { DataTable, type Column } from "../common/data-table";
+import { RefreshButton } from "../common/panel";
+import { Notice, ResultNotice, type Tone } from "../common/states";
+
+const STATUS_TONES: Readonly<Record<Delivery["status"], Tone>> = {
+  pending: "off",
+  retrying: "off",
+  delivered: "ok",
+  failed: "bad",
+  cancelled: "off",
+};
 
 function latencyOf(delivery: Delivery): string {
   const last = delivery.attemptLog[delivery.attemptLog.length - 1];
@@ -19,18 +28,30 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
   const log = useResource(`deliveries-${webhookId}`, () =>
     api<DeliveryLogData>("GET", `${path}/deliveries?limit=50`),
   );
-  const [result, setResult] = useState<{ kind: "ok" | "error"; text: string } | undefined>();
+  const action = useAction(log.reload);
 
-  const act = async (what: string, run: () => Promise<unknown>) => {
-    setResult(undefined);
-    try {
-      await run();
-      setResult({ kind: "ok", text: what });
-      log.reload();
-    } catch (error) {
-      setResult({ kind: "error", text: messageOf(error) });
-    }
-  };
+  const columns: ReadonlyArray<Column<Delivery>> = [
+    valueColumn("event", "Event", (d) => d.event),
+    statusColumn("status", "Status", (d) => d.status, STATUS_TONES),
+    { id: "http", header: "HTTP", cell: (d) => d.lastStatusCode ?? "—" },
+    { id: "latency", header: "Latency", cell: latencyOf },
+    valueColumn("attempts", "Attempts", (d) => d.attempts),
+    hexColumn("tx", "Tx", (d) => d.txHash),
+    timeColumn("created", "Created", (d) => d.createdAt),
+    actionsColumn((d) => (
+      <button
+        type="button"
+        className="button button-small"
+        onClick={() =>
+          void action.run("Redelivery queued.", () =>
+            api("POST", `${path}/deliveries/${encodeURIComponent(d.deliveryId)}/redeliver`),
+          )
+        }
+      >
+        Redeliver
+      </button>
+    )),
+  ];
 
   return (
     <div className="delivery-log" data-testid={`delivery-log-${webhookId}`}>
@@ -38,15 +59,13 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
         <button
           type="button"
           className="button button-small"
-          onClick={() => void act("Test event queued.", () => api("POST", `${path}/test`))}
+          onClick={() => void action.run("Test event queued.", () => api("POST", `${path}/test`))}
         >
           Send test event
         </button>
-        <button type="button" className="button button-small" onClick={log.reload}>
-          {log.loading ? "Refreshing…" : "Refresh"}
-        </button>
+        <RefreshButton resource={log} />
       </div>
-      {result !== undefined && <Notice kind={result.kind}>{result.text}</Notice>}
+      <ResultNotice result={action.result} />
       {log.data?.enabled === false && (
         <Notice kind="error">
           Disabled: {log.data.disabledReason ?? "too many failures"}. Deliveries are not sent.
@@ -54,10 +73,7 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
       )}
       <DataTable
         caption="Deliveries"
-        rows={log.data?.deliveries}
-        loading={log.loading}
-        error={log.error}
-        onRetry={log.reload}
+        resource={{ ...log, data: log.data?.deliveries }}
         rowKey={(delivery) => delivery.deliveryId}
         rowTestId="delivery-row"
         empty={{
@@ -66,60 +82,7 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
             <p className="muted">Events appear here once on-chain activity matches this webhook.</p>
           ),
         }}
-        columns={[
-          { id: "event", header: "Event", cell: (d) => d.event, sortValue: (d) => d.event },
-          {
-            id: "status",
-            header: "Status",
-            cell: (d) => (
-              <span
-                className={`status ${d.status === "delivered" ? "status-ok" : d.status === "failed" ? "status-bad" : "status-off"}`}
-              >
-                {d.status}
-              </span>
-            ),
-            sortValue: (d) => d.status,
-          },
-          { id: "http", header: "HTTP", cell: (d) => d.lastStatusCode ?? "—" },
-          { id: "latency", header: "Latency", cell: latencyOf },
-          {
-            id: "attempts",
-            header: "Attempts",
-            cell: (d) => d.attempts,
-            sortValue: (d) => d.attempts,
-          },
-          {
-            id: "tx",
-            header: "Tx",
-            cell: (d) =>
-              d.txHash === null ? "—" : <code title={d.txHash}>{shortHex(d.txHash)}</code>,
-            copy: (d) => d.txHash,
-          },
-          {
-            id: "created",
-            header: "Created",
-            cell: (d) => formatTime(d.createdAt),
-            sortValue: (d) => d.createdAt,
-          },
-          {
-            id: "actions",
-            header: "Actions",
-            hiddenHeader: true,
-            cell: (d) => (
-              <button
-                type="button"
-                className="button button-small"
-                onClick={() =>
-                  void act("Redelivery queued.", () =>
-                    api("POST", `${path}/deliveries/${encodeURIComponent(d.deliveryId)}/redeliver`),
-                  )
-                }
-              >
-                Redeliver
-              </button>
-            ),
-          },
-        ]}
+        columns={columns}
       />
     </div>
   );

@@ -1,36 +1,36 @@
 "use client";
 
 import { useState } from "react";
-import { api, messageOf } from "../../lib/api";
+import { api } from "../../lib/api";
 import { formatTime } from "../../lib/format";
 import type { CreatedWebhook, WebhookSummary } from "../../lib/types";
+import { useAction } from "../../lib/use-action";
 import { useResource } from "../../lib/use-resource";
 import { ConfirmButton } from "../common/confirm-button";
 import { SecretOnce } from "../common/secret-once";
-import { EmptyState, ErrorState, Loading, Notice } from "../common/states";
+import { Panel } from "../common/panel";
+import { EmptyState, ResourceView } from "../common/states";
 import { CreateWebhookForm } from "./create-webhook-form";
 import { DeliveryLog } from "./delivery-log";
 
 /** Webhooks: list, register (secret shown once), delete, and each one's delivery log. */
 export function WebhooksPanel() {
-  const hooks = useResource("webhooks", () =>
-    api<{ webhooks: WebhookSummary[] }>("GET", "/api/enterprise/webhooks"),
-  );
+  const hooks = useResource("webhooks", async () => {
+    const { webhooks } = await api<{ webhooks: WebhookSummary[] }>(
+      "GET",
+      "/api/enterprise/webhooks",
+    );
+    return webhooks;
+  });
   const [created, setCreated] = useState<CreatedWebhook | undefined>(undefined);
   const [open, setOpen] = useState<string | undefined>(undefined);
-  const [result, setResult] = useState<{ kind: "ok" | "error"; text: string } | undefined>();
+  const action = useAction(hooks.reload);
 
-  const remove = async (hook: WebhookSummary) => {
-    setResult(undefined);
-    try {
+  const remove = (hook: WebhookSummary) =>
+    action.run(`Webhook ${hook.url} deleted.`, async () => {
       await api("DELETE", `/api/enterprise/webhooks/${encodeURIComponent(hook.webhookId)}`);
-      setResult({ kind: "ok", text: `Webhook ${hook.url} deleted.` });
       if (open === hook.webhookId) setOpen(undefined);
-      hooks.reload();
-    } catch (error) {
-      setResult({ kind: "error", text: messageOf(error) });
-    }
-  };
+    });
 
   return (
     <div className="stack">
@@ -48,56 +48,57 @@ export function WebhooksPanel() {
           hooks.reload();
         }}
       />
-      <section className="card">
-        <h2>Webhooks</h2>
-        {result !== undefined && <Notice kind={result.kind}>{result.text}</Notice>}
-        {hooks.loading && hooks.data === undefined ? (
-          <Loading label="Loading webhooks…" />
-        ) : hooks.error !== undefined ? (
-          <ErrorState message={hooks.error} onRetry={hooks.reload} />
-        ) : hooks.data === undefined || hooks.data.webhooks.length === 0 ? (
-          <EmptyState title="No webhooks yet">
-            <p className="muted">Register one above to receive signed events.</p>
-          </EmptyState>
-        ) : (
-          <ul className="hook-list">
-            {hooks.data.webhooks.map((hook) => (
-              <li key={hook.webhookId} className="hook" data-testid={`webhook-${hook.webhookId}`}>
-                <div className="hook-head">
-                  <div>
-                    <code className="hook-url">{hook.url}</code>
-                    <p className="muted">
-                      {hook.events.join(", ")} · created {formatTime(hook.createdAt)} ·{" "}
-                      {hook.enabled ? "enabled" : "disabled"}
-                    </p>
+      <Panel title="Webhooks" notice={action.result}>
+        <ResourceView
+          resource={hooks}
+          loadingLabel="Loading webhooks…"
+          isEmpty={(webhooks) => webhooks.length === 0}
+          empty={
+            <EmptyState title="No webhooks yet">
+              <p className="muted">Register one above to receive signed events.</p>
+            </EmptyState>
+          }
+        >
+          {(webhooks) => (
+            <ul className="hook-list">
+              {webhooks.map((hook) => (
+                <li key={hook.webhookId} className="hook" data-testid={`webhook-${hook.webhookId}`}>
+                  <div className="hook-head">
+                    <div>
+                      <code className="hook-url">{hook.url}</code>
+                      <p className="muted">
+                        {hook.events.join(", ")} · created {formatTime(hook.createdAt)} ·{" "}
+                        {hook.enabled ? "enabled" : "disabled"}
+                      </p>
+                    </div>
+                    <div className="hook-actions">
+                      <button
+                        type="button"
+                        className="button button-small"
+                        aria-expanded={open === hook.webhookId}
+                        onClick={() =>
+                          setOpen((current) =>
+                            current === hook.webhookId ? undefined : hook.webhookId,
+                          )
+                        }
+                      >
+                        {open === hook.webhookId ? "Hide deliveries" : "Deliveries"}
+                      </button>
+                      <ConfirmButton
+                        label="Delete"
+                        confirmLabel="Yes, delete"
+                        question="Delete this webhook?"
+                        onConfirm={() => remove(hook)}
+                      />
+                    </div>
                   </div>
-                  <div className="hook-actions">
-                    <button
-                      type="button"
-                      className="button button-small"
-                      aria-expanded={open === hook.webhookId}
-                      onClick={() =>
-                        setOpen((current) =>
-                          current === hook.webhookId ? undefined : hook.webhookId,
-                        )
-                      }
-                    >
-                      {open === hook.webhookId ? "Hide deliveries" : "Deliveries"}
-                    </button>
-                    <ConfirmButton
-                      label="Delete"
-                      confirmLabel="Yes, delete"
-                      question="Delete this webhook?"
-                      onConfirm={() => remove(hook)}
-                    />
-                  </div>
-                </div>
-                {open === hook.webhookId && <DeliveryLog webhookId={hook.webhookId} />}
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
+                  {open === hook.webhookId && <DeliveryLog webhookId={hook.webhookId} />}
+                </li>
+              ))}
+            </ul>
+          )}
+        </ResourceView>
+      </Panel>
     </div>
   );
 }
