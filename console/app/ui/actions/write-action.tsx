@@ -2,9 +2,9 @@
 
 import { useId, useState } from "react";
 import type { z } from "zod";
-import { fieldErrors } from "../../lib/schemas";
+import { useForm } from "../../lib/use-form";
 import { useWrite, type Write } from "../../lib/use-write";
-import { FieldError } from "../common/states";
+import { TextField } from "../common/text-field";
 import { TxProgress } from "./tx-progress";
 
 /** A text field of a `WriteAction` form. */
@@ -48,11 +48,12 @@ export function WriteAction<T>({
 }) {
   const id = useId();
   const [open, setOpen] = useState(false);
-  const [values, setValues] = useState<Record<string, string>>(() =>
-    Object.fromEntries(fields.map((f) => [f.name, f.initial ?? ""])),
-  );
-  const [errors, setErrors] = useState<Record<string, string>>({});
   const [review, setReview] = useState<T | undefined>(undefined);
+  const form = useForm<Record<string, string>, T>(
+    schema,
+    Object.fromEntries(fields.map((f) => [f.name, f.initial ?? ""])),
+    setReview,
+  );
   const own = useWrite(onSettled);
   const write = shared ?? own;
   const busy = write.state.phase === "submitting" || write.state.phase === "pending";
@@ -82,29 +83,19 @@ export function WriteAction<T>({
           noValidate
           onSubmit={(event) => {
             event.preventDefault();
-            const parsed = schema.safeParse(values);
-            if (!parsed.success) {
-              setErrors(fieldErrors(parsed.error));
-              return;
-            }
-            setErrors({});
-            setReview(parsed.data);
+            void form.submit();
           }}
         >
           {fields.map((field) => (
             <div key={field.name} className="action-field">
-              <label htmlFor={`${id}-${field.name}`}>{field.label}</label>
-              <input
+              <TextField
                 id={`${id}-${field.name}`}
-                value={values[field.name] ?? ""}
+                label={field.label}
                 placeholder={field.placeholder}
                 inputMode={field.inputMode}
                 autoComplete="off"
-                onChange={(event) => setValues((v) => ({ ...v, [field.name]: event.target.value }))}
-                aria-invalid={errors[field.name] !== undefined}
-                aria-describedby={`${id}-${field.name}-error`}
+                {...form.field(field.name)}
               />
-              <FieldError id={`${id}-${field.name}-error`} message={errors[field.name]} />
             </div>
           ))}
           <div className="action-buttons">

@@ -66,9 +66,7 @@ export function ActivityCharts() {
             ? "Balance over the last 30 days."
             : `Now ${history.data.balance} COIN; ${history.data.points.length - 2} recorded change${history.data.points.length === 3 ? "" : "s"} in the last 30 days.`
         }
-        loading={history.loading}
-        error={history.error}
-        onRetry={history.reload}
+        resource={history}
       />
       <Chart
         title="Issuances per day"
@@ -79,9 +77,7 @@ export function ActivityCharts() {
         series={[{ key: "issued", label: "Assets issued", color: "#047857" }]}
         formatX={shortDay}
         summary={`${issued} asset${issued === 1 ? "" : "s"} issued in the last 30 days (UTC days).`}
-        loading={issuances.loading}
-        error={issuances.error}
-        onRetry={issuances.reload}
+        resource={issuances}
       />
       <Chart
         title="Webhook deliveries per hour"
@@ -96,9 +92,7 @@ export function ActivityCharts() {
         ]}
         formatX={hourOf}
         summary={`Last 24 hours: ${totals.succeeded} succeeded, ${totals.retried} retried, ${totals.failed} failed.`}
-        loading={deliveries.loading}
-        error={deliveries.error}
-        onRetry={deliveries.reload}
+        resource={deliveries}
       />
     </div>
   );

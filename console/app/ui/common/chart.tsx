@@ -12,6 +12,7 @@ import {
   XAxis,
   YAxis,
 } from "recharts";
+import type { Resource } from "../../lib/use-resource";
 import { EmptyState, ErrorState, Loading } from "./states";
 
 /** One plotted value of a `Chart`. */
@@ -31,8 +32,8 @@ export interface ChartSeries {
  * is the figure's caption, so the numbers are readable without the drawing.
  *
  * @example
- * <Chart title="Issuances per day" kind="bar" data={days} xKey="day"
- *   series={[{ key: "issued", label: "Issued", color: "#1d4ed8" }]} summary="12 in 30 days" />
+ * <Chart title="Issuances per day" kind="bar" resource={issuances} data={issuances.data?.data}
+ *   xKey="day" series={[{ key: "issued", label: "Issued", color: "#1d4ed8" }]} summary="12 in 30 days" />
  */
 export function Chart<T extends object>({
   title,
@@ -41,9 +42,7 @@ export function Chart<T extends object>({
   xKey,
   series,
   summary,
-  loading,
-  error,
-  onRetry,
+  resource,
   formatX = String,
   formatY = String,
   emptyTitle = "No data yet",
@@ -55,9 +54,8 @@ export function Chart<T extends object>({
   xKey: keyof T & string;
   series: readonly ChartSeries[];
   summary: string;
-  loading: boolean;
-  error: string | undefined;
-  onRetry?: () => void;
+  /** Where `data` comes from: its loading and error states are the chart's. */
+  resource: Pick<Resource<unknown>, "loading" | "error" | "reload">;
   formatX?: (value: string) => string;
   formatY?: (value: number) => string;
   emptyTitle?: string;
@@ -97,10 +95,10 @@ export function Chart<T extends object>({
   return (
     <figure className="card chart" data-testid={testId}>
       <h2>{title}</h2>
-      {loading && !hasData ? (
+      {resource.loading && !hasData ? (
         <Loading label={`Loading ${title.toLowerCase()}…`} />
-      ) : error !== undefined ? (
-        <ErrorState message={error} onRetry={onRetry} />
+      ) : resource.error !== undefined ? (
+        <ErrorState message={resource.error} onRetry={resource.reload} />
       ) : !hasData ? (
         <EmptyState title={emptyTitle} />
       ) : (
