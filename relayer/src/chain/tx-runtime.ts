@@ -14,6 +14,9 @@ import { TxNotifier } from "./tx-notifier.js";
 import { TxSequencer, type TxSequencerOptions } from "./tx-sequencer.js";
 import { TxStore, type TxRow } from "./tx-store.js";
 
+/** The indexer's cursor is read at most this often by one process (`isIndexed`). */
+const CURSOR_REREAD_MS = 200;
+
 /** What the engine is built from (`createAppContext` passes the app's own). */
 export interface TxRuntimeDeps {
   rpc: RpcClient;
@@ -56,6 +59,8 @@ export class TxRuntime {
   readonly #purgeMs: number;
   #purgeTimer: NodeJS.Timeout | undefined;
   #notifierStarted: Promise<void> | undefined;
+  #cursorRead: Promise<void> | undefined;
+  #cursorReadAt = Number.NEGATIVE_INFINITY;
 
   constructor(deps: TxRuntimeDeps, options: TxRuntimeOptions = {}) {
     this.#deps = deps;
@@ -133,7 +138,7 @@ export class TxRuntime {
       async (reason) => {
         // A row recorded a moment ago by this request cannot be final yet: no read needed.
         if (reason === "start" && justRecorded) return false;
-        row = await this.store.get(txId);
+        row = await this.store.getSoon(txId);
         if (row === undefined) throw new Error(`transaction ${txId} vanished`);
         return isFinal(row.state);
       },
@@ -163,12 +168,31 @@ export class TxRuntime {
   async isIndexed(block: number, reread = true): Promise<boolean> {
     if (this.notifier.indexedBlock >= block) return true;
     if (!reread && this.notifier.indexedBlock >= 0) return false;
-    const result = await this.#deps.database.pool.query<{ n: string }>(
-      "SELECT block_number::text AS n FROM indexer_cursor WHERE id = 'main'",
-    );
-    const n = result.rows[0]?.n;
-    if (n !== undefined) this.notifier.noteIndexed(Number(n));
+    await this.#readCursor();
     return this.notifier.indexedBlock >= block;
+  }
+
+  /**
+   * Reads the indexer's cursor, once for every caller at a time: a caller joins the read in
+   * flight, and none is sent within `CURSOR_REREAD_MS` of the last. Hundreds of waiting writes'
+   * safety checks cost one query, not one each. The cursor only moves forward, so a value a few
+   * milliseconds old can only make a caller wait for the next notification, never show an
+   * effect early.
+   */
+  #readCursor(): Promise<void> {
+    if (this.#cursorRead !== undefined) return this.#cursorRead;
+    if (performance.now() - this.#cursorReadAt < CURSOR_REREAD_MS) return Promise.resolve();
+    this.#cursorRead = this.#deps.database.pool
+      .query<{ n: string }>("SELECT block_number::text AS n FROM indexer_cursor WHERE id = 'main'")
+      .then((result) => {
+        const n = result.rows[0]?.n;
+        if (n !== undefined) this.notifier.noteIndexed(Number(n));
+      })
+      .finally(() => {
+        this.#cursorRead = undefined;
+        this.#cursorReadAt = performance.now();
+      });
+    return this.#cursorRead;
   }
 
   /** Resolves true once the indexer has applied `block`, false after `timeoutMs`. */

@@ -1,4 +1,4 @@
-import { asc, eq, sql } from "drizzle-orm";
+import { asc, eq, inArray, sql } from "drizzle-orm";
 import type pg from "pg";
 import { inTransaction, type Database } from "../db/client.js";
 import { idempotencyKeys, transactions } from "../db/schema/index.js";
@@ -71,6 +71,11 @@ const NOTIFY_CHUNK = 200;
  */
 export class TxStore {
   readonly #database: Database;
+  /** `getSoon` callers waiting for the next shared read, by row id. */
+  #soon = new Map<
+    string,
+    Array<{ resolve: (row: TxRow | undefined) => void; reject: (error: unknown) => void }>
+  >();
 
   constructor(database: Database) {
     this.#database = database;
@@ -88,6 +93,36 @@ export class TxStore {
     return row;
   }
 
+  /**
+   * `get`, shared by every caller in the same turn of the event loop: the rows asked for are read
+   * in one statement sent on the next turn (a block that settles a hundred writes wakes a hundred
+   * waiting requests at once: one query, not a hundred). Sent after the call, so never older
+   * than it.
+   */
+  getSoon(id: string): Promise<TxRow | undefined> {
+    return new Promise((resolve, reject) => {
+      const waiting = this.#soon.get(id);
+      if (waiting === undefined) this.#soon.set(id, [{ resolve, reject }]);
+      else waiting.push({ resolve, reject });
+      if (this.#soon.size === 1 && waiting === undefined) setImmediate(() => void this.#readSoon());
+    });
+  }
+
+  async #readSoon(): Promise<void> {
+    const batch = this.#soon;
+    this.#soon = new Map();
+    try {
+      const rows = await this.#database.db
+        .select()
+        .from(transactions)
+        .where(inArray(transactions.id, [...batch.keys()]));
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      for (const [id, waiters] of batch) for (const w of waiters) w.resolve(byId.get(id));
+    } catch (error) {
+      for (const waiters of batch.values()) for (const w of waiters) w.reject(error);
+    }
+  }
+
   async children(parentId: string): Promise<TxRow[]> {
     return this.#database.db
       .select()
@@ -98,7 +133,8 @@ export class TxStore {
 
   /**
    * Records a write's rows (and its `Idempotency-Key` claim) in one database transaction and
-   * tells every relayer process that the wallet has work (`NOTIFY`, sent on commit).
+   * tells every relayer process that the wallet has work (`NOTIFY`, sent on commit). Without a
+   * claim that is one statement.
    *
    * @returns false when another request holds the idempotency key (nothing was written)
    */
@@ -109,32 +145,44 @@ export class TxStore {
   ): Promise<boolean> {
     const rootId = rows[0]?.id;
     if (rootId === undefined) throw new Error("record: no rows");
+    if (claim === undefined) {
+      // One statement, so one round trip and one commit: the rows, and the wake-up sent when
+      // they commit.
+      const insert = this.#database.db
+        .insert(transactions)
+        .values([...rows])
+        .toSQL();
+      const n = insert.params.length;
+      await this.#database.pool.query(
+        `WITH recorded AS (${insert.sql} RETURNING 1) SELECT pg_notify($${n + 1}, $${n + 2})`,
+        [...insert.params, TX_CHANNELS.queued, walletId],
+      );
+      return true;
+    }
     return this.#database.db.transaction(async (tx) => {
-      if (claim !== undefined) {
-        const claimed = await tx
-          .insert(idempotencyKeys)
-          .values({
-            orgId: claim.orgId,
-            key: claim.key,
+      const claimed = await tx
+        .insert(idempotencyKeys)
+        .values({
+          orgId: claim.orgId,
+          key: claim.key,
+          requestHash: claim.requestHash,
+          transactionId: rootId,
+          // From the database clock, like created_at: exactly the TTL apart.
+          expiresAt: sql`now() + ${claim.ttlMs} * interval '1 millisecond'`,
+        })
+        // An expired record (kept past its TTL until the purge removes it) is taken over.
+        .onConflictDoUpdate({
+          target: [idempotencyKeys.orgId, idempotencyKeys.key],
+          set: {
             requestHash: claim.requestHash,
             transactionId: rootId,
-            // From the database clock, like created_at: exactly the TTL apart.
-            expiresAt: sql`now() + ${claim.ttlMs} * interval '1 millisecond'`,
-          })
-          // An expired record (kept past its TTL until the purge removes it) is taken over.
-          .onConflictDoUpdate({
-            target: [idempotencyKeys.orgId, idempotencyKeys.key],
-            set: {
-              requestHash: claim.requestHash,
-              transactionId: rootId,
-              createdAt: sql`now()`,
-              expiresAt: sql`excluded.expires_at`,
-            },
-            setWhere: sql`${idempotencyKeys.expiresAt} <= now()`,
-          })
-          .returning({ key: idempotencyKeys.key });
-        if (claimed.length === 0) return false;
-      }
+            createdAt: sql`now()`,
+            expiresAt: sql`excluded.expires_at`,
+          },
+          setWhere: sql`${idempotencyKeys.expiresAt} <= now()`,
+        })
+        .returning({ key: idempotencyKeys.key });
+      if (claimed.length === 0) return false;
       await tx.insert(transactions).values([...rows]);
       await tx.execute(sql`SELECT pg_notify(${TX_CHANNELS.queued}, ${walletId})`);
       return true;

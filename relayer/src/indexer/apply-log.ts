@@ -8,9 +8,46 @@ export type ApplyMode = "live" | "replay";
 
 const ZERO = "0x0000000000000000000000000000000000000000";
 
+/** Rows per `chain_logs` statement (9 parameters each; PostgreSQL allows 65,535). */
+const CHAIN_LOG_ROWS_PER_STATEMENT = 1_000;
+
+/**
+ * Records newly read logs in `chain_logs` (the history every rollback replays from): one
+ * statement per thousand logs, not one per log. Idempotent.
+ */
+export async function insertChainLogs(
+  client: pg.ClientBase,
+  logs: readonly StoredLog[],
+): Promise<void> {
+  for (let start = 0; start < logs.length; start += CHAIN_LOG_ROWS_PER_STATEMENT) {
+    const chunk = logs.slice(start, start + CHAIN_LOG_ROWS_PER_STATEMENT);
+    const params: unknown[] = [];
+    const rows = chunk.map((log) => {
+      const first = params.length + 1;
+      params.push(
+        log.blockNumber,
+        log.logIndex,
+        log.blockHash,
+        log.txHash,
+        log.blockTimestamp,
+        log.kind,
+        log.tokenId,
+        log.listingId,
+        log.args,
+      );
+      return `(${Array.from({ length: 9 }, (_, i) => `$${first + i}`).join(",")})`;
+    });
+    await client.query(
+      `INSERT INTO chain_logs (block_number, log_index, block_hash, tx_hash, block_timestamp, kind, token_id, listing_id, args)
+       VALUES ${rows.join(",")} ON CONFLICT DO NOTHING`,
+      params,
+    );
+  }
+}
+
 /**
  * Applies one log to the derived tables (assets, listings, asset types) and, in `live` mode, to
- * the history tables (chain_logs, transfers, sales). Every statement is idempotent, so replaying
+ * the history tables (transfers, sales; `chain_logs` is written by `insertChainLogs` first). Every statement is idempotent, so replaying
  * a token's whole history after a rollback rebuilds exactly its current row.
  */
 export async function applyLog(
@@ -20,23 +57,6 @@ export async function applyLog(
 ): Promise<void> {
   const a = log.args;
   const at = log.blockTimestamp;
-  if (mode === "live") {
-    await client.query(
-      `INSERT INTO chain_logs (block_number, log_index, block_hash, tx_hash, block_timestamp, kind, token_id, listing_id, args)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) ON CONFLICT DO NOTHING`,
-      [
-        log.blockNumber,
-        log.logIndex,
-        log.blockHash,
-        log.txHash,
-        at,
-        log.kind,
-        log.tokenId,
-        log.listingId,
-        a,
-      ],
-    );
-  }
   switch (log.kind) {
     case "AssetTypeRegistered":
       await client.query(

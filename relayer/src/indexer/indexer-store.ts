@@ -4,7 +4,7 @@ import { inTransaction, type Database } from "../db/client.js";
 import { insertOutboxEvents } from "../webhooks/outbox.js";
 import { releaseConfirmedEvents } from "../webhooks/release-events.js";
 import { enqueuePins, unpinnedCids } from "../metadata/pin-queue.js";
-import { applyLog } from "./apply-log.js";
+import { applyLog, insertChainLogs } from "./apply-log.js";
 import type { BlockEvent } from "./block-event.js";
 import type { Cursor, StoredBlockLookup } from "./chain-sync.js";
 import { rollbackTo } from "./rollback.js";
@@ -153,6 +153,7 @@ export class IndexerStore implements StoredBlockLookup {
               [h.number, h.hash, h.parentHash, h.timestamp],
             );
           }
+          await insertChainLogs(client, event.logs);
           for (const log of event.logs) await applyLog(client, log, "live");
           const minted = event.logs.flatMap((l) =>
             l.kind === "AssetIssued" && l.tokenId !== null ? [l.tokenId] : [],
