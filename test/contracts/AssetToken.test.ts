@@ -217,28 +217,23 @@ describe("AssetToken", function () {
       expect(await token.balanceOf(alice.address)).to.equal(0n);
     });
 
-    it("mintTo reverts with ERC721InvalidReceiver for the zero owner", async function () {
-      const { token, alice } = await networkHelpers.loadFixture(tokenFixture);
-      await expect(
-        token
-          .connect(alice)
-          .mintTo(ethers.ZeroAddress, "Loan", CID_A, ethers.ZeroHash, { value: STAKE }),
-      )
-        .to.be.revertedWithCustomError(token, "ERC721InvalidReceiver")
-        .withArgs(ethers.ZeroAddress);
-    });
-
-    it("mintTo reverts with ERC721InvalidReceiver for a contract that is not a receiver", async function () {
-      const { token, alice } = await networkHelpers.loadFixture(tokenFixture);
-      const nonReceiver = await ethers.deployContract("NonReceiverMock");
-      await expect(
-        token
-          .connect(alice)
-          .mintTo(await nonReceiver.getAddress(), "Loan", CID_A, ethers.ZeroHash, { value: STAKE }),
-      )
-        .to.be.revertedWithCustomError(token, "ERC721InvalidReceiver")
-        .withArgs(await nonReceiver.getAddress());
-    });
+    for (const [label, receiver] of <Array<[string, () => Promise<string>]>>[
+      ["the zero owner", async () => ethers.ZeroAddress],
+      [
+        "a contract that is not a receiver",
+        async () => (await ethers.deployContract("NonReceiverMock")).getAddress(),
+      ],
+    ]) {
+      it(`mintTo reverts with ERC721InvalidReceiver for ${label}`, async function () {
+        const { token, alice } = await networkHelpers.loadFixture(tokenFixture);
+        const to = await receiver();
+        await expect(
+          token.connect(alice).mintTo(to, "Loan", CID_A, ethers.ZeroHash, { value: STAKE }),
+        )
+          .to.be.revertedWithCustomError(token, "ERC721InvalidReceiver")
+          .withArgs(to);
+      });
+    }
 
     it("mintTo an accepting receiver contract succeeds after all state is recorded", async function () {
       const { token, alice } = await networkHelpers.loadFixture(tokenFixture);

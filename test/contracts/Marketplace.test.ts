@@ -25,17 +25,63 @@ async function marketFixture() {
   return { ...system, market };
 }
 
+type Signer = Awaited<ReturnType<typeof deploySystem>>["alice"];
+
+/**
+ * Lists `tokenId` of `from` by `safeTransferFrom(from, market, tokenId, data)`, sent by `by`
+ * (the owner itself unless an approved operator is named); `data` is normally `terms(...)`.
+ */
+function safeList(
+  { token, market }: { token: Awaited<ReturnType<typeof deploySystem>>["token"]; market: string },
+  from: Signer,
+  tokenId: bigint,
+  data: string,
+  by: Signer = from,
+) {
+  return token.connect(by).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+    from.address,
+    market,
+    tokenId,
+    data,
+  );
+}
+
 /** Alice lists token 1 at PRICE for 30 days via safeTransferFrom: listing 1. */
 async function listedFixture() {
   const system = await marketFixture();
   const { token, alice, market } = system;
-  await token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
-    alice.address,
-    market,
-    1n,
-    terms(PRICE, 30),
-  );
+  await safeList({ token, market }, alice, 1n, terms(PRICE, 30));
   return system;
+}
+
+/** Listing ids in every state but Active: a listing that never existed among them. */
+const Closed = { sold: 1n, cancelled: 2n, expired: 3n, unknown: 9n };
+
+/**
+ * Listing 1 sold to Bob, listing 2 (token 2) delisted, listing 3 (token 3, one day) expired and
+ * not reclaimed: the ids of `Closed`.
+ */
+async function closedListingsFixture() {
+  const system = await listedFixture();
+  const { token, marketplace, alice, bob, market } = system;
+  await marketplace.connect(bob).buy(Closed.sold, PRICE, { value: PRICE });
+  await safeList({ token, market }, alice, 2n, terms(PRICE, 1));
+  await marketplace.connect(alice).delist(Closed.cancelled);
+  await safeList({ token, market }, alice, 3n, terms(PRICE, 1));
+  await networkHelpers.time.increase(DAY);
+  return system;
+}
+
+/** Expects `send(id)` to revert with `Marketplace__ListingNotActive(id)` for every id of `Closed`. */
+async function expectListingNotActive(
+  marketplace: Awaited<ReturnType<typeof deploySystem>>["marketplace"],
+  send: (id: bigint) => Promise<unknown>,
+) {
+  for (const id of Object.values(Closed)) {
+    await expect(send(id))
+      .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
+      .withArgs(id);
+  }
 }
 
 describe("Marketplace", function () {
@@ -83,14 +129,7 @@ describe("Marketplace", function () {
   describe("listing with safeTransferFrom", function () {
     it("safeTransferFrom with abi.encode(price, days) escrows the token and creates an active listing", async function () {
       const { token, marketplace, alice, market } = await networkHelpers.loadFixture(marketFixture);
-      const tx = token
-        .connect(alice)
-        .getFunction("safeTransferFrom(address,address,uint256,bytes)")(
-        alice.address,
-        market,
-        1n,
-        terms(PRICE, 30),
-      );
+      const tx = safeList({ token, market }, alice, 1n, terms(PRICE, 30));
       const now = BigInt(await networkHelpers.time.latest()) + 1n;
       await expect(tx)
         .to.emit(marketplace, "ListingCreated")
@@ -112,14 +151,7 @@ describe("Marketplace", function () {
       const { token, marketplace, alice, carol, market } =
         await networkHelpers.loadFixture(marketFixture);
       await token.connect(alice).setApprovalForAll(carol.address, true);
-      await expect(
-        token.connect(carol).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
-          alice.address,
-          market,
-          2n,
-          terms(PRICE, 7),
-        ),
-      )
+      await expect(safeList({ token, market }, alice, 2n, terms(PRICE, 7), carol))
         .to.emit(marketplace, "ListingCreated")
         .withArgs(1n, 2n, alice.address, PRICE, (expiresAt: bigint) => expiresAt > 0n);
       expect((await marketplace.getListing(1n)).seller).to.equal(alice.address);
@@ -127,18 +159,8 @@ describe("Marketplace", function () {
 
     it("safeTransferFrom accepts 1 and 365 days", async function () {
       const { token, marketplace, alice, market } = await networkHelpers.loadFixture(marketFixture);
-      await token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
-        alice.address,
-        market,
-        1n,
-        terms(PRICE, 1),
-      );
-      await token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
-        alice.address,
-        market,
-        2n,
-        terms(PRICE, 365),
-      );
+      await safeList({ token, market }, alice, 1n, terms(PRICE, 1));
+      await safeList({ token, market }, alice, 2n, terms(PRICE, 365));
       const l1 = await marketplace.getListing(1n);
       const l2 = await marketplace.getListing(2n);
       expect(l1.expiresAt - l1.listedAt).to.equal(DAY);
@@ -149,14 +171,7 @@ describe("Marketplace", function () {
       it(`safeTransferFrom reverts with InvalidDuration for ${days} days`, async function () {
         const { token, marketplace, alice, market } =
           await networkHelpers.loadFixture(marketFixture);
-        await expect(
-          token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
-            alice.address,
-            market,
-            1n,
-            terms(PRICE, days),
-          ),
-        )
+        await expect(safeList({ token, market }, alice, 1n, terms(PRICE, days)))
           .to.be.revertedWithCustomError(marketplace, "Marketplace__InvalidDuration")
           .withArgs(days);
       });
@@ -165,12 +180,7 @@ describe("Marketplace", function () {
     it("safeTransferFrom reverts with ZeroPrice for a zero price", async function () {
       const { token, marketplace, alice, market } = await networkHelpers.loadFixture(marketFixture);
       await expect(
-        token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
-          alice.address,
-          market,
-          1n,
-          terms(0n, 30),
-        ),
+        safeList({ token, market }, alice, 1n, terms(0n, 30)),
       ).to.be.revertedWithCustomError(marketplace, "Marketplace__ZeroPrice");
     });
 
@@ -183,14 +193,10 @@ describe("Marketplace", function () {
       it(`safeTransferFrom reverts with InvalidListingData for ${label}`, async function () {
         const { token, marketplace, alice, market } =
           await networkHelpers.loadFixture(marketFixture);
-        await expect(
-          token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
-            alice.address,
-            market,
-            1n,
-            data,
-          ),
-        ).to.be.revertedWithCustomError(marketplace, "Marketplace__InvalidListingData");
+        await expect(safeList({ token, market }, alice, 1n, data)).to.be.revertedWithCustomError(
+          marketplace,
+          "Marketplace__InvalidListingData",
+        );
         expect(await token.ownerOf(1n)).to.equal(alice.address);
       });
     }
@@ -310,35 +316,10 @@ describe("Marketplace", function () {
     });
 
     it("updatePrice reverts with ListingNotActive for an unknown, sold, cancelled or expired listing", async function () {
-      const { token, marketplace, alice, bob, market } =
-        await networkHelpers.loadFixture(listedFixture);
-      await expect(marketplace.connect(alice).updatePrice(9n, 1n))
-        .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
-        .withArgs(9n);
-      await marketplace.connect(bob).buy(1n, PRICE, { value: PRICE });
-      await expect(marketplace.connect(alice).updatePrice(1n, 1n))
-        .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
-        .withArgs(1n);
-      await token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
-        alice.address,
-        market,
-        2n,
-        terms(PRICE, 1),
+      const { marketplace, alice } = await networkHelpers.loadFixture(closedListingsFixture);
+      await expectListingNotActive(marketplace, (id) =>
+        marketplace.connect(alice).updatePrice(id, 1n),
       );
-      await marketplace.connect(alice).delist(2n);
-      await expect(marketplace.connect(alice).updatePrice(2n, 1n))
-        .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
-        .withArgs(2n);
-      await token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
-        alice.address,
-        market,
-        3n,
-        terms(PRICE, 1),
-      );
-      await networkHelpers.time.increase(DAY);
-      await expect(marketplace.connect(alice).updatePrice(3n, 1n))
-        .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
-        .withArgs(3n);
     });
   });
 
@@ -397,25 +378,10 @@ describe("Marketplace", function () {
     });
 
     it("buy reverts with ListingNotActive for an unknown, sold, cancelled or expired listing", async function () {
-      const { token, marketplace, alice, bob, carol, market } =
-        await networkHelpers.loadFixture(listedFixture);
-      await expect(marketplace.connect(bob).buy(7n, PRICE, { value: PRICE }))
-        .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
-        .withArgs(7n);
-      await marketplace.connect(bob).buy(1n, PRICE, { value: PRICE });
-      await expect(marketplace.connect(carol).buy(1n, PRICE, { value: PRICE }))
-        .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
-        .withArgs(1n);
-      await token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
-        alice.address,
-        market,
-        2n,
-        terms(PRICE, 1),
+      const { marketplace, carol } = await networkHelpers.loadFixture(closedListingsFixture);
+      await expectListingNotActive(marketplace, (id) =>
+        marketplace.connect(carol).buy(id, PRICE, { value: PRICE }),
       );
-      await marketplace.connect(alice).delist(2n);
-      await expect(marketplace.connect(carol).buy(2n, PRICE, { value: PRICE }))
-        .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
-        .withArgs(2n);
     });
 
     it("buy works one second before expiresAt and reverts with ListingNotActive at expiresAt", async function () {
@@ -496,12 +462,7 @@ describe("Marketplace", function () {
 
     it("buy cannot be re-entered from the buyer's onERC721Received hook", async function () {
       const { token, marketplace, alice, market } = await networkHelpers.loadFixture(listedFixture);
-      await token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
-        alice.address,
-        market,
-        2n,
-        terms(PRICE, 30),
-      );
+      await safeList({ token, market }, alice, 2n, terms(PRICE, 30));
       const buyer = await ethers.deployContract("ActorMock");
       await buyer.setHook(market, marketplace.interface.encodeFunctionData("delist", [2n]));
       const data = marketplace.interface.encodeFunctionData("buy", [1n, PRICE]);
@@ -518,14 +479,7 @@ describe("Marketplace", function () {
     it("a bought token can be listed again by its new owner under a new listing id", async function () {
       const { token, marketplace, bob, market } = await networkHelpers.loadFixture(listedFixture);
       await marketplace.connect(bob).buy(1n, PRICE, { value: PRICE });
-      await expect(
-        token.connect(bob).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
-          bob.address,
-          market,
-          1n,
-          terms(PRICE * 2n, 30),
-        ),
-      )
+      await expect(safeList({ token, market }, bob, 1n, terms(PRICE * 2n, 30)))
         .to.emit(marketplace, "ListingCreated")
         .withArgs(2n, 1n, bob.address, PRICE * 2n, (e: bigint) => e > 0n);
     });
@@ -549,35 +503,8 @@ describe("Marketplace", function () {
     });
 
     it("delist reverts with ListingNotActive when already cancelled, sold, expired or unknown", async function () {
-      const { token, marketplace, alice, bob, market } =
-        await networkHelpers.loadFixture(listedFixture);
-      await marketplace.connect(alice).delist(1n);
-      await expect(marketplace.connect(alice).delist(1n))
-        .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
-        .withArgs(1n);
-      await expect(marketplace.connect(alice).delist(5n))
-        .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
-        .withArgs(5n);
-      await token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
-        alice.address,
-        market,
-        2n,
-        terms(PRICE, 2),
-      );
-      await marketplace.connect(bob).buy(2n, PRICE, { value: PRICE });
-      await expect(marketplace.connect(alice).delist(2n))
-        .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
-        .withArgs(2n);
-      await token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
-        alice.address,
-        market,
-        3n,
-        terms(PRICE, 2),
-      );
-      await networkHelpers.time.increase(2n * DAY);
-      await expect(marketplace.connect(alice).delist(3n))
-        .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
-        .withArgs(3n);
+      const { marketplace, alice } = await networkHelpers.loadFixture(closedListingsFixture);
+      await expectListingNotActive(marketplace, (id) => marketplace.connect(alice).delist(id));
     });
   });
 
@@ -625,29 +552,9 @@ describe("Marketplace", function () {
     });
 
     it("reclaim reverts with ListingNotActive for a sold, cancelled, reclaimed or unknown listing", async function () {
-      const { token, marketplace, alice, bob, market } =
-        await networkHelpers.loadFixture(listedFixture);
-      await marketplace.connect(bob).buy(1n, PRICE, { value: PRICE });
-      await token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
-        alice.address,
-        market,
-        2n,
-        terms(PRICE, 1),
-      );
-      await marketplace.connect(alice).delist(2n);
-      await token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
-        alice.address,
-        market,
-        3n,
-        terms(PRICE, 1),
-      );
-      await networkHelpers.time.increase(2n * DAY);
-      await marketplace.connect(alice).reclaim(3n);
-      for (const id of [1n, 2n, 3n, 4n]) {
-        await expect(marketplace.connect(alice).reclaim(id))
-          .to.be.revertedWithCustomError(marketplace, "Marketplace__ListingNotActive")
-          .withArgs(id);
-      }
+      const { marketplace, alice } = await networkHelpers.loadFixture(closedListingsFixture);
+      await marketplace.connect(alice).reclaim(Closed.expired);
+      await expectListingNotActive(marketplace, (id) => marketplace.connect(alice).reclaim(id));
     });
   });
 
@@ -702,12 +609,7 @@ describe("Marketplace", function () {
       const { token, marketplace, admin, bob, market } =
         await networkHelpers.loadFixture(listedFixture);
       await marketplace.connect(bob).buy(1n, PRICE, { value: PRICE });
-      await token.connect(bob).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
-        bob.address,
-        market,
-        1n,
-        terms(PRICE, 30),
-      );
+      await safeList({ token, market }, bob, 1n, terms(PRICE, 30));
       expect(await marketplace.activeListingOf(1n)).to.equal(2n);
       await expect(marketplace.connect(admin).rescueToken(1n, admin.address))
         .to.be.revertedWithCustomError(marketplace, "Marketplace__TokenListed")
