@@ -76,35 +76,31 @@ contract MarketplaceFuzzTest is SystemTest {
     function testFuzz_buy_revertsWhenPriceAboveMax(uint256 price, uint256 maxPrice) public {
         price = bound(price, 2, 1e30);
         maxPrice = bound(maxPrice, 0, price - 1);
-        uint256 tokenId = _mintAs(ALICE, MIN_STAKE);
-        uint256 listingId = _listAs(ALICE, tokenId, price, 30);
-        vm.deal(BOB, price);
-        vm.prank(BOB);
-        vm.expectRevert(
-            abi.encodeWithSelector(
-                IMarketplace.Marketplace__PriceAboveMax.selector,
-                price,
-                maxPrice
-            )
-        );
-        market.buy{value: price}(listingId, maxPrice);
+        bytes4 err = IMarketplace.Marketplace__PriceAboveMax.selector;
+        _expectBuyReverts(price, price, maxPrice, abi.encodeWithSelector(err, price, maxPrice));
     }
 
     function testFuzz_buy_revertsWhenUnderpaid(uint256 price, uint256 value) public {
         price = bound(price, 1, 1e30);
         value = bound(value, 0, price - 1);
+        bytes4 err = IMarketplace.Marketplace__InsufficientPayment.selector;
+        _expectBuyReverts(price, value, price, abi.encodeWithSelector(err, value, price));
+    }
+
+    /// @dev ALICE lists a fresh token at `price`; BOB's `buy{value}(listing, maxPrice)` reverts
+    /// with `reason`.
+    function _expectBuyReverts(
+        uint256 price,
+        uint256 value,
+        uint256 maxPrice,
+        bytes memory reason
+    ) private {
         uint256 tokenId = _mintAs(ALICE, MIN_STAKE);
         uint256 listingId = _listAs(ALICE, tokenId, price, 30);
         vm.deal(BOB, value);
         vm.prank(BOB);
-        vm.expectRevert(
-            abi.encodeWithSelector(
-                IMarketplace.Marketplace__InsufficientPayment.selector,
-                value,
-                price
-            )
-        );
-        market.buy{value: value}(listingId, price);
+        vm.expectRevert(reason);
+        market.buy{value: value}(listingId, maxPrice);
     }
 
     function testFuzz_stateOf_expiresExactlyAtExpiresAt(

@@ -27,26 +27,21 @@ describe("Gas", function () {
   it("a repeat mint with type, stake, password hash and CIDv1 costs at most 155,000 gas", async function () {
     const { token, marketplace, plain, alice, bob } = await networkHelpers.loadFixture(gasFixture);
     const password = ethers.id("correct horse battery staple");
+    const mintGas = (
+      minter: typeof alice,
+      assetType: string,
+      cid: string,
+      passwordHash = password,
+    ) => gasOf(token.connect(minter).mint(assetType, cid, passwordHash, { value: STAKE }));
 
-    const firstMint = await gasOf(
-      token
-        .connect(alice)
-        .mint("Real Estate", cidV1(digestOf("a"), codec.raw), password, { value: STAKE }),
-    );
-    const repeatMint = await gasOf(
-      token
-        .connect(alice)
-        .mint("Real Estate", cidV1(digestOf("b"), codec.raw), password, { value: STAKE }),
-    );
-    const firstMintOtherMinter = await gasOf(
-      token
-        .connect(bob)
-        .mint("Wine", cidV1(digestOf("c"), codec.dagJson), password, { value: STAKE }),
-    );
-    const mintNoPassword = await gasOf(
-      token
-        .connect(alice)
-        .mint("Real Estate", cidV1(digestOf("d")), ethers.ZeroHash, { value: STAKE }),
+    const firstMint = await mintGas(alice, "Real Estate", cidV1(digestOf("a"), codec.raw));
+    const repeatMint = await mintGas(alice, "Real Estate", cidV1(digestOf("b"), codec.raw));
+    const firstMintOtherMinter = await mintGas(bob, "Wine", cidV1(digestOf("c"), codec.dagJson));
+    const mintNoPassword = await mintGas(
+      alice,
+      "Real Estate",
+      cidV1(digestOf("d")),
+      ethers.ZeroHash,
     );
     const mintToOther = await gasOf(
       token
@@ -62,22 +57,17 @@ describe("Gas", function () {
       ["uint256", "uint256"],
       [ethers.parseEther("1"), 30],
     );
-    const listSafe = await gasOf(
-      token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
-        alice.address,
-        marketAddress,
-        1n,
-        terms,
-      ),
-    );
-    const listSafeSecond = await gasOf(
-      token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
-        alice.address,
-        marketAddress,
-        2n,
-        terms,
-      ),
-    );
+    const listBySafeTransfer = (tokenId: bigint) =>
+      gasOf(
+        token.connect(alice).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
+          alice.address,
+          marketAddress,
+          tokenId,
+          terms,
+        ),
+      );
+    const listSafe = await listBySafeTransfer(1n);
+    const listSafeSecond = await listBySafeTransfer(2n);
     const buy = await gasOf(
       marketplace.connect(bob).buy(1n, ethers.parseEther("1"), { value: ethers.parseEther("1") }),
     );

@@ -78,12 +78,28 @@ export function shouldBehaveLikeERC721(load: () => Promise<ERC721Context>): void
       it("ownerOf returns the owner of an existing token", async function () {
         expect(await ctx.token.ownerOf(ctx.firstTokenId)).to.equal(ctx.owner.address);
       });
+    });
 
-      it("ownerOf reverts with ERC721NonexistentToken for an unknown id", async function () {
-        await expect(ctx.token.ownerOf(ctx.nonExistentTokenId))
-          .to.be.revertedWithCustomError(ctx.token, "ERC721NonexistentToken")
-          .withArgs(ctx.nonExistentTokenId);
-      });
+    /** Expects `call` to revert with ERC721NonexistentToken(nonExistentTokenId). */
+    async function expectNonexistent(call: Promise<unknown>) {
+      await expect(call)
+        .to.be.revertedWithCustomError(ctx.token, "ERC721NonexistentToken")
+        .withArgs(ctx.nonExistentTokenId);
+    }
+
+    describe("unknown ids", function () {
+      for (const [name, call] of <Array<[string, (c: ERC721Context) => Promise<unknown>]>>[
+        ["ownerOf", (c) => c.token.ownerOf(c.nonExistentTokenId)],
+        ["getApproved", (c) => c.token.getApproved(c.nonExistentTokenId)],
+        [
+          "approve",
+          (c) => c.token.connect(c.owner).approve(c.approved.address, c.nonExistentTokenId),
+        ],
+      ]) {
+        it(`${name} reverts with ERC721NonexistentToken for an unknown id`, async function () {
+          await expectNonexistent(call(ctx));
+        });
+      }
     });
 
     describe("transfers", function () {
@@ -101,31 +117,19 @@ export function shouldBehaveLikeERC721(load: () => Promise<ERC721Context>): void
         signer: HardhatEthersSigner,
       ) => Promise<unknown>;
 
+      /** A transfer through the function `signature`, with `extra` arguments after the id. */
+      const via =
+        (signature: string, ...extra: string[]) =>
+        (c: ERC721Context): TransferFn =>
+        (from, to, id, signer) =>
+          c.token.connect(signer).getFunction(signature)(from, to, id, ...extra);
+      const safeWithoutData = via("safeTransferFrom(address,address,uint256)");
+      const safeWithData = via("safeTransferFrom(address,address,uint256,bytes)", data);
+
       const transferVariants: Array<[string, (c: ERC721Context) => TransferFn]> = [
-        [
-          "transferFrom",
-          (c) => (from, to, id, signer) =>
-            c.token.connect(signer).getFunction("transferFrom")(from, to, id),
-        ],
-        [
-          "safeTransferFrom without data",
-          (c) => (from, to, id, signer) =>
-            c.token.connect(signer).getFunction("safeTransferFrom(address,address,uint256)")(
-              from,
-              to,
-              id,
-            ),
-        ],
-        [
-          "safeTransferFrom with data",
-          (c) => (from, to, id, signer) =>
-            c.token.connect(signer).getFunction("safeTransferFrom(address,address,uint256,bytes)")(
-              from,
-              to,
-              id,
-              data,
-            ),
-        ],
+        ["transferFrom", via("transferFrom")],
+        ["safeTransferFrom without data", safeWithoutData],
+        ["safeTransferFrom with data", safeWithData],
       ];
 
       for (const [name, make] of transferVariants) {
@@ -186,11 +190,9 @@ export function shouldBehaveLikeERC721(load: () => Promise<ERC721Context>): void
           });
 
           it(`${name} reverts with ERC721NonexistentToken for an unknown id`, async function () {
-            await expect(
+            await expectNonexistent(
               transfer(ctx.owner.address, ctx.other.address, ctx.nonExistentTokenId, ctx.owner),
-            )
-              .to.be.revertedWithCustomError(ctx.token, "ERC721NonexistentToken")
-              .withArgs(ctx.nonExistentTokenId);
+            );
           });
 
           it(`${name} reverts with ERC721InvalidReceiver when sending to the zero address`, async function () {
@@ -211,20 +213,12 @@ export function shouldBehaveLikeERC721(load: () => Promise<ERC721Context>): void
         for (const withData of [false, true]) {
           const label = withData ? "with data" : "without data";
           const send = (to: string, signer: HardhatEthersSigner = ctx.owner) =>
-            withData
-              ? ctx.token
-                  .connect(signer)
-                  .getFunction("safeTransferFrom(address,address,uint256,bytes)")(
-                  ctx.owner.address,
-                  to,
-                  ctx.firstTokenId,
-                  data,
-                )
-              : ctx.token.connect(signer).getFunction("safeTransferFrom(address,address,uint256)")(
-                  ctx.owner.address,
-                  to,
-                  ctx.firstTokenId,
-                );
+            (withData ? safeWithData : safeWithoutData)(ctx)(
+              ctx.owner.address,
+              to,
+              ctx.firstTokenId,
+              signer,
+            );
 
           it(`safeTransferFrom ${label} to an accepting receiver calls onERC721Received with operator, from, id and data`, async function () {
             const mock = await receiver(RECEIVER_MAGIC_VALUE, RevertType.None);
@@ -332,43 +326,28 @@ export function shouldBehaveLikeERC721(load: () => Promise<ERC721Context>): void
           .withArgs(ctx.approved.address);
       });
 
-      it("approve reverts with ERC721NonexistentToken for an unknown id", async function () {
-        await expect(
-          ctx.token.connect(ctx.owner).approve(ctx.approved.address, ctx.nonExistentTokenId),
-        )
-          .to.be.revertedWithCustomError(ctx.token, "ERC721NonexistentToken")
-          .withArgs(ctx.nonExistentTokenId);
-      });
-
       it("getApproved returns the zero address when nothing is approved", async function () {
         expect(await ctx.token.getApproved(ctx.secondTokenId)).to.equal(ctx.ethers.ZeroAddress);
-      });
-
-      it("getApproved reverts with ERC721NonexistentToken for an unknown id", async function () {
-        await expect(ctx.token.getApproved(ctx.nonExistentTokenId))
-          .to.be.revertedWithCustomError(ctx.token, "ERC721NonexistentToken")
-          .withArgs(ctx.nonExistentTokenId);
       });
     });
 
     describe("setApprovalForAll", function () {
+      /** The owner sets the operator to `approved`: the event says so and the getter reads it. */
+      async function expectOperatorSet(approved: boolean) {
+        const { token, owner, operator } = ctx;
+        await expect(token.connect(owner).setApprovalForAll(operator.address, approved))
+          .to.emit(token, "ApprovalForAll")
+          .withArgs(owner.address, operator.address, approved);
+        expect(await token.isApprovedForAll(owner.address, operator.address)).to.equal(approved);
+      }
+
       it("setApprovalForAll approves an operator and emits ApprovalForAll", async function () {
-        await expect(ctx.token.connect(ctx.owner).setApprovalForAll(ctx.operator.address, true))
-          .to.emit(ctx.token, "ApprovalForAll")
-          .withArgs(ctx.owner.address, ctx.operator.address, true);
-        expect(await ctx.token.isApprovedForAll(ctx.owner.address, ctx.operator.address)).to.equal(
-          true,
-        );
+        await expectOperatorSet(true);
       });
 
       it("setApprovalForAll with false revokes an operator", async function () {
         await ctx.token.connect(ctx.owner).setApprovalForAll(ctx.operator.address, true);
-        await expect(ctx.token.connect(ctx.owner).setApprovalForAll(ctx.operator.address, false))
-          .to.emit(ctx.token, "ApprovalForAll")
-          .withArgs(ctx.owner.address, ctx.operator.address, false);
-        expect(await ctx.token.isApprovedForAll(ctx.owner.address, ctx.operator.address)).to.equal(
-          false,
-        );
+        await expectOperatorSet(false);
       });
 
       it("setApprovalForAll reverts with ERC721InvalidOperator for the zero address", async function () {
