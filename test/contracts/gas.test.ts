@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { network } from "hardhat";
 import { deploySystem } from "./helpers/deploy.js";
-import { cidV1, codec, digestOf } from "./helpers/cid.js";
+import { cidV1, codec, digestOf, type CidParts } from "./helpers/cid.js";
 
 const { ethers, networkHelpers } = await network.create();
 
@@ -30,7 +30,7 @@ describe("Gas", function () {
     const mintGas = (
       minter: typeof alice,
       assetType: string,
-      cid: string,
+      cid: CidParts,
       passwordHash = password,
     ) => gasOf(token.connect(minter).mint(assetType, cid, passwordHash, { value: STAKE }));
 

@@ -42,11 +42,10 @@ describe("two relayer processes on one database and one chain", { timeout: 240_0
     orgs = [];
     for (let i = 0; i < ORGS; i += 1) {
       const org = await cluster.registerOrg(relayers[i % 2]);
-      const hook = await call(relayers[(i + 1) % 2]!.baseUrl, "POST", "/api/enterprise/webhooks", {
-        apiKey: org.apiKey,
-        body: { url: receiver.url(`/org/${org.orgId}`), events: ["asset.issued"] },
+      await cluster.subscribeWebhook(relayers[(i + 1) % 2]!, org, {
+        url: receiver.url(`/org/${org.orgId}`),
+        events: ["asset.issued"],
       });
-      assert.equal(hook.status, 200, hook.text);
       orgs.push(org);
     }
   });
@@ -222,11 +221,10 @@ describe("two relayer processes on one database and one chain", { timeout: 240_0
     const workers = [...alive, fresh];
     const org = await cluster.registerOrg(workers[0]);
     const hookPath = `/hang/${org.orgId}`;
-    const hook = await call(workers[0]!.baseUrl, "POST", "/api/enterprise/webhooks", {
-      apiKey: org.apiKey,
-      body: { url: receiver.url(hookPath), events: ["asset.issued"] },
+    await cluster.subscribeWebhook(workers[0]!, org, {
+      url: receiver.url(hookPath),
+      events: ["asset.issued"],
     });
-    assert.equal(hook.status, 200, hook.text);
     // The first attempt is held for 4 s (inside the 5 s timeout): the sender dies meanwhile.
     receiver.respond.set(hookPath, (_req, n) =>
       n === 1 ? { status: 200, delayMs: 4_000 } : { status: 200 },

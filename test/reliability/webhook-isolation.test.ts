@@ -43,11 +43,7 @@ describe("webhook deliveries are isolated between receivers", { timeout: 120_000
     ];
     for (const url of [...targets, receiver.url("/healthy")]) {
       const org = await cluster.registerOrg(relayer);
-      const hook = await call(relayer.baseUrl, "POST", "/api/enterprise/webhooks", {
-        apiKey: org.apiKey,
-        body: { url, events: ["asset.issued"] },
-      });
-      assert.equal(hook.status, 200, hook.text);
+      await cluster.subscribeWebhook(relayer, org, { url, events: ["asset.issued"] });
       if (url.endsWith("/healthy")) healthy = org;
       else badOrgs.push(org);
     }

@@ -20,7 +20,10 @@ import {
   releaseAppServices,
 } from "../../relayer/src/services/app-context-factory.js";
 import type { TxRuntimeOptions } from "../../relayer/src/chain/tx-runtime.js";
+import { httpRequest, type ApiCallOptions, type ApiResponse } from "./http-request.js";
 import { createTestDatabase, stopTestServer, type TestDatabase } from "./postgres.js";
+
+export type { ApiCallOptions, ApiResponse } from "./http-request.js";
 
 /**
  * Integration-test harness: a real anvil, a fresh PostgreSQL database, the contracts deployed
@@ -59,26 +62,6 @@ export interface TestStackOptions {
 }
 
 /** Response of `api`. `body` is parsed JSON when the response is JSON, else the text. */
-// Response bodies are untyped JSON in tests; `any` keeps assertions short.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export interface ApiResponse<T = any> {
-  status: number;
-  body: T;
-  headers: Headers;
-  text: string;
-}
-
-/** Options of one `api` call. */
-export interface ApiCallOptions {
-  /** JSON-encoded unless it is a string (sent as is). */
-  body?: unknown;
-  headers?: Record<string, string>;
-  /** Sent as `X-API-Key`. */
-  apiKey?: string;
-  /** Sent as `X-Admin-Token`. */
-  adminToken?: string;
-}
-
 /** Makes one HTTP request to the stack. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ApiCall = <T = any>(
@@ -239,31 +222,8 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     const { port } = server.address() as AddressInfo;
     const baseUrl = `http://127.0.0.1:${port}`;
 
-    const api: ApiCall = async (method, urlPath, callOptions = {}) => {
-      const headers: Record<string, string> = { ...callOptions.headers };
-      if (callOptions.apiKey !== undefined) headers["x-api-key"] = callOptions.apiKey;
-      if (callOptions.adminToken !== undefined) headers["x-admin-token"] = callOptions.adminToken;
-      let body: string | undefined;
-      if (callOptions.body !== undefined) {
-        body =
-          typeof callOptions.body === "string"
-            ? callOptions.body
-            : JSON.stringify(callOptions.body);
-        if (!Object.keys(headers).some((h) => h.toLowerCase() === "content-type"))
-          headers["content-type"] = "application/json";
-      }
-      const response = await fetch(`${baseUrl}${urlPath}`, { method, headers, body });
-      const text = await response.text();
-      let parsed: unknown = text;
-      if ((response.headers.get("content-type") ?? "").includes("json")) {
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = text;
-        }
-      }
-      return { status: response.status, body: parsed as never, headers: response.headers, text };
-    };
+    const api: ApiCall = (method, urlPath, callOptions = {}) =>
+      httpRequest(baseUrl, method, urlPath, callOptions);
 
     let orgCounter = 0;
     const registerOrg = async (registerOptions: RegisterOrgOptions = {}): Promise<TestOrg> => {

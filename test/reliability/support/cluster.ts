@@ -7,6 +7,7 @@ import { ensureArtifacts } from "../../../deploy/artifacts.js";
 import { deployAll } from "../../../deploy/deploy.js";
 import { findFreePort, startAnvil, type AnvilHandle } from "../../../deploy/local-chain.js";
 import { ANVIL_DEV_PRIVATE_KEY } from "../../../deploy/rpc.js";
+import { httpRequest, type ApiCallOptions, type ApiResponse } from "../../support/http-request.js";
 import { createTestDatabase, stopTestServer, type TestDatabase } from "../../support/postgres.js";
 import { killAll, spawnRelayer, type RelayerProcess } from "../../relayer/start/relayer-process.js";
 
@@ -22,57 +23,22 @@ import { killAll, spawnRelayer, type RelayerProcess } from "../../relayer/start/
  */
 
 /** Response of `call`: status, parsed JSON (or text) and headers. */
-export interface HttpResult {
-  status: number;
-  // Response bodies are untyped JSON in tests; `any` keeps assertions short.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  body: any;
-  text: string;
-  headers: Headers;
-}
+export type HttpResult = ApiResponse;
 
-/** Options of one `call`. */
-export interface CallOptions {
-  body?: unknown;
-  headers?: Record<string, string>;
-  apiKey?: string;
-  adminToken?: string;
-  /** Abort (and reject) after this many ms; default 30 s. */
-  timeoutMs?: number;
-}
+/** Options of one `call`; `timeoutMs` defaults to 30 s. */
+export type CallOptions = ApiCallOptions;
 
-/** One HTTP request; JSON bodies unless `body` is a string. */
-export async function call(
+/** One HTTP request (test/support/http-request.ts) that gives up after 30 s unless told otherwise. */
+export function call(
   baseUrl: string,
   method: string,
   urlPath: string,
   options: CallOptions = {},
 ): Promise<HttpResult> {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.apiKey !== undefined) headers["x-api-key"] = options.apiKey;
-  if (options.adminToken !== undefined) headers["x-admin-token"] = options.adminToken;
-  let body: string | undefined;
-  if (options.body !== undefined) {
-    body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
-    if (!Object.keys(headers).some((h) => h.toLowerCase() === "content-type"))
-      headers["content-type"] = "application/json";
-  }
-  const response = await fetch(`${baseUrl}${urlPath}`, {
-    method,
-    headers,
-    body,
-    signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+  return httpRequest(baseUrl, method, urlPath, {
+    ...options,
+    timeoutMs: options.timeoutMs ?? 30_000,
   });
-  const text = await response.text();
-  let parsed: unknown = text;
-  if ((response.headers.get("content-type") ?? "").includes("json")) {
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = text;
-    }
-  }
-  return { status: response.status, body: parsed, text, headers: response.headers };
 }
 
 /** A relayer process of the cluster. */
@@ -110,6 +76,15 @@ export interface Cluster {
   spawn(extraEnv?: Record<string, string>): Promise<ClusterRelayer>;
   /** Registers an org through `relayer` (the first one by default). */
   registerOrg(relayer?: ClusterRelayer, scopes?: string[]): Promise<ClusterOrg>;
+  /**
+   * Subscribes `org` to webhook `events` at `url` through `relayer`'s API; rejects unless it
+   * answers 200. The answer's body carries the webhook id and, without `secret`, the generated one.
+   */
+  subscribeWebhook(
+    relayer: ClusterRelayer,
+    org: ClusterOrg,
+    webhook: { url: string; events: string[]; secret?: string },
+  ): Promise<HttpResult>;
   stop(): Promise<void>;
 }
 
@@ -206,6 +181,14 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     relayers,
     spawn,
     registerOrg,
+    async subscribeWebhook(relayer, org, webhook) {
+      const res = await call(relayer.baseUrl, "POST", "/api/enterprise/webhooks", {
+        apiKey: org.apiKey,
+        body: webhook,
+      });
+      if (res.status !== 200) throw new Error(`webhook failed: ${res.status} ${res.text}`);
+      return res;
+    },
     async stop() {
       for (const relayer of relayers) {
         const child = relayer.process.child;
