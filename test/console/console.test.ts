@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { startTxWorkers } from "../../relayer/src/chain/tx-workers.js";
 import { ensureConsoleBuilt } from "../../relayer/src/console/build-console.js";
 import { startIndexer, type IndexerHandle } from "../../relayer/src/indexer/start-indexer.js";
@@ -13,7 +13,8 @@ import {
   startWebhookWorkers,
   type WebhookWorkersHandle,
 } from "../../relayer/src/webhooks/start-webhook-workers.js";
-import { CHROMIUM_ARGS, findChromium, missingChromiumMessage } from "../support/chromium.js";
+import { launchChromium } from "../support/browser.js";
+import { findChromium, missingChromiumMessage } from "../support/chromium.js";
 import { startTestStack, type TestOrg, type TestStack } from "../support/stack.js";
 
 /**
@@ -145,7 +146,7 @@ describe("admin console in a browser", { timeout: 900_000 }, () => {
     }
     receiver = await startReceiver();
     org = await stack.registerOrg({ orgName: "Console Test Org" });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium(CHROMIUM);
     context = await browser.newContext({ viewport: WIDE });
     page = await context.newPage();
   });

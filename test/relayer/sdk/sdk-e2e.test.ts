@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import type * as Sdk from "../../../relayer/sdk/index.js";
-import { CHROMIUM_ARGS } from "../../support/chromium.js";
+import { confinedPage, launchChromium } from "../../support/browser.js";
+import { findChromium } from "../../support/chromium.js";
 import { startWriteStack, type WriteStack } from "../writes/helpers.js";
 
-const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = findChromium();
+const NO_CHROMIUM = CHROMIUM === undefined && "no Chromium (see test/support/chromium.ts)";
 
 describe("SDK bundles and /docs against a running relayer", () => {
   let stack: WriteStack;
@@ -23,8 +24,7 @@ describe("SDK bundles and /docs against a running relayer", () => {
     sdk = (await import(
       `data:text/javascript;base64,${Buffer.from(source).toString("base64")}`
     )) as typeof Sdk;
-    if (existsSync(CHROMIUM))
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    if (CHROMIUM !== undefined) browser = await launchChromium(CHROMIUM);
   });
   after(async () => {
     await browser?.close();
@@ -102,16 +102,9 @@ describe("SDK bundles and /docs against a running relayer", () => {
 
   it(
     "/sdk/rwa-sdk.js in headless Chromium defines window.RwaSdk, constructs, and warns once for a live key",
-    { skip: !existsSync(CHROMIUM) && "no /usr/bin/chromium" },
+    { skip: NO_CHROMIUM },
     async () => {
-      const page = await browser!.newPage();
-      const foreign: string[] = [];
-      await page.route("**/*", (route) => {
-        const url = new URL(route.request().url());
-        if (url.origin === stack.baseUrl) return route.continue();
-        foreign.push(url.href);
-        return route.abort();
-      });
+      const { page, foreign } = await confinedPage(browser!, stack.baseUrl);
       const warnings: string[] = [];
       page.on("console", (message) => {
         if (message.type() === "warning") warnings.push(message.text());
@@ -173,20 +166,9 @@ describe("SDK bundles and /docs against a running relayer", () => {
 
   it(
     "/docs renders the reference offline in headless Chromium (no request leaves the relayer)",
-    { skip: !existsSync(CHROMIUM) && "no /usr/bin/chromium" },
+    { skip: NO_CHROMIUM },
     async () => {
-      const page = await browser!.newPage();
-      const foreign: string[] = [];
-      const local: string[] = [];
-      await page.route("**/*", (route) => {
-        const url = new URL(route.request().url());
-        if (url.origin === stack.baseUrl) {
-          local.push(url.pathname);
-          return route.continue();
-        }
-        foreign.push(url.href);
-        return route.abort();
-      });
+      const { page, foreign, local } = await confinedPage(browser!, stack.baseUrl);
       const errors: string[] = [];
       page.on("pageerror", (error) => errors.push(error.message));
       const response = await page.goto(`${stack.baseUrl}/docs`);
