@@ -11,13 +11,14 @@
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { JsonRpcProvider, Wallet } from "ethers";
 import { AssetToken__factory } from "../typechain-types/factories/AssetToken__factory.js";
 import { startTestStack } from "../test/support/stack.js";
 import { seedReadModel } from "../test/relayer/reads/seed-read-model.js";
 import { CEILING_AUTHENTICATED_PATH, CEILING_PATH, CEILING_ROUTES } from "./ceiling-routes.js";
 import { FOREIGN_KEYS, mintDirect } from "../test/relayer/webhooks/chain-helpers.js";
+import { runAsScript } from "./support/run-as-script.js";
 
 interface Histogram {
   average: number;
@@ -208,12 +209,4 @@ export async function runReadsBench(): Promise<void> {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  runReadsBench().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
-}
+runAsScript(import.meta.url, runReadsBench);

@@ -27,9 +27,11 @@ import { AssetToken__factory } from "../typechain-types/index.js";
 import {
   call,
   startCluster,
+  type CallOptions,
   type Cluster,
   type ClusterOrg,
 } from "../test/reliability/support/cluster.js";
+import { percentile } from "./support/percentile.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const ORG_COUNTS = (process.env.BENCH_ORGS ?? "1,10,50,100").split(",").map(Number);
@@ -59,12 +61,6 @@ interface PhaseResult {
   commitsPerIssuance: number;
   relayerCpu: number;
   postgresCpu: number;
-}
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 /** CPU seconds (user + system) of a process, from /proc. */
@@ -260,32 +256,53 @@ function countError(errors: Record<string, number>, key: string): void {
   errors[key] = (errors[key] ?? 0) + 1;
 }
 
-/** `orgs` × 10 writers issuing synchronously for SECONDS; minted/s counts the answered 200s. */
-async function syncPhase(baseUrl: string, orgs: ClusterOrg[]) {
+/**
+ * Runs WRITERS concurrent loops per org for SECONDS, each calling `write(org)` until time is up;
+ * `write` resolves with a failed request's error key (counted), or undefined.
+ */
+async function writeForSeconds(
+  orgs: ClusterOrg[],
+  write: (org: ClusterOrg) => Promise<string | undefined>,
+): Promise<Record<string, number>> {
   const until = performance.now() + SECONDS * 1000;
-  const latencies: number[] = [];
   const errors: Record<string, number> = {};
   await Promise.all(
     orgs.flatMap((org) =>
       Array.from({ length: WRITERS }, async () => {
         while (performance.now() < until) {
-          const t0 = performance.now();
-          const res = await call(baseUrl, "POST", "/api/v1/write/issue-asset", {
-            apiKey: org.apiKey,
-            body: BODY,
-            timeoutMs: 120_000,
-          }).catch((e: unknown) => ({ status: 0, text: String(e) }));
-          if (res.status === 200) {
-            latencies.push(performance.now() - t0);
-            answered.add("headers" in res ? (res.headers.get("x-transaction-id") ?? "") : "");
-          } else {
-            countError(errors, `${res.status}`);
-            await new Promise((r) => setTimeout(r, 200));
-          }
+          const failed = await write(org);
+          if (failed !== undefined) countError(errors, failed);
         }
       }),
     ),
   );
+  return errors;
+}
+
+/** One issue-asset request from `org` (`options` on top); a network error answers status 0. */
+async function issueTimed(baseUrl: string, org: ClusterOrg, options: CallOptions) {
+  const t0 = performance.now();
+  const res = await call(baseUrl, "POST", "/api/v1/write/issue-asset", {
+    apiKey: org.apiKey,
+    body: BODY,
+    ...options,
+  }).catch((e: unknown) => ({ status: 0, text: String(e), body: undefined, headers: undefined }));
+  return { res, ms: performance.now() - t0 };
+}
+
+/** `orgs` × 10 writers issuing synchronously for SECONDS; minted/s counts the answered 200s. */
+async function syncPhase(baseUrl: string, orgs: ClusterOrg[]) {
+  const latencies: number[] = [];
+  const errors = await writeForSeconds(orgs, async (org) => {
+    const { res, ms } = await issueTimed(baseUrl, org, { timeoutMs: 120_000 });
+    if (res.status === 200) {
+      latencies.push(ms);
+      answered.add(res.headers?.get("x-transaction-id") ?? "");
+      return undefined;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    return `${res.status}`;
+  });
   return { ok: latencies.length, latencies, errors };
 }
 
@@ -294,33 +311,20 @@ async function syncPhase(baseUrl: string, orgs: ClusterOrg[]) {
  * request open); then waits for every accepted write to be final. Latency = created → confirmed.
  */
 async function asyncPhase(cluster: Cluster, baseUrl: string, orgs: ClusterOrg[]) {
-  const until = performance.now() + SECONDS * 1000;
   const ids: string[] = [];
   const acceptLatencies: number[] = [];
-  const errors: Record<string, number> = {};
-  await Promise.all(
-    orgs.flatMap((org) =>
-      Array.from({ length: WRITERS }, async () => {
-        while (performance.now() < until) {
-          const t0 = performance.now();
-          const res = await call(baseUrl, "POST", "/api/v1/write/issue-asset", {
-            apiKey: org.apiKey,
-            body: BODY,
-            headers: { prefer: "respond-async" },
-          }).catch((e: unknown) => ({ status: 0, text: String(e), body: undefined }));
-          if (res.status === 202) {
-            acceptLatencies.push(performance.now() - t0);
-            ids.push((res.body as { transactionId: string }).transactionId);
-            answered.add((res.body as { transactionId: string }).transactionId);
-          } else {
-            countError(errors, `${res.status}`);
-            // 429: this org's queue is full (200 writes waiting); back off like a client would.
-            await new Promise((r) => setTimeout(r, 250));
-          }
-        }
-      }),
-    ),
-  );
+  const errors = await writeForSeconds(orgs, async (org) => {
+    const { res, ms } = await issueTimed(baseUrl, org, { headers: { prefer: "respond-async" } });
+    if (res.status === 202) {
+      acceptLatencies.push(ms);
+      ids.push((res.body as { transactionId: string }).transactionId);
+      answered.add((res.body as { transactionId: string }).transactionId);
+      return undefined;
+    }
+    // 429: this org's queue is full (200 writes waiting); back off like a client would.
+    await new Promise((r) => setTimeout(r, 250));
+    return `${res.status}`;
+  });
   for (;;) {
     const { rows } = await cluster.pool.query<{ live: string }>(
       "SELECT count(*)::text AS live FROM transactions WHERE id = ANY($1::text[]) AND state IN ('queued', 'sent')",

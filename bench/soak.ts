@@ -18,6 +18,7 @@ import {
   type Cluster,
   type ClusterOrg,
 } from "../test/reliability/support/cluster.js";
+import { percentile } from "./support/percentile.js";
 
 const { values } = parseArgs({ options: { minutes: { type: "string", default: "2" } } });
 const minutes = Number(values.minutes);
@@ -32,11 +33,6 @@ interface Sample {
   status: number;
   ms: number;
   at: number;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 async function memory(

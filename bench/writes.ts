@@ -9,19 +9,15 @@
  *
  * Run: npm run bench -- writes  (env BENCH_SECONDS: duration of the throughput phases, default 10)
  */
-import { pathToFileURL } from "node:url";
 import { parseEther, Wallet, ZeroHash, type Provider } from "ethers";
 import { AssetToken__factory } from "../typechain-types/factories/AssetToken__factory.js";
 import { startTxWorkers } from "../relayer/src/chain/tx-workers.js";
 import { startTestStack, type TestOrg } from "../test/support/stack.js";
+import { runAsScript } from "./support/run-as-script.js";
+import { percentile } from "./support/percentile.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const BODY = { assetType: "Bond", name: "Bench", description: "benchmark asset" };
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
 
 async function issueOnce(org: TestOrg): Promise<number> {
   const t0 = performance.now();
@@ -155,6 +151,4 @@ export async function runWritesBench(): Promise<void> {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  await runWritesBench();
-}
+runAsScript(import.meta.url, runWritesBench);

@@ -7,6 +7,7 @@ import { after, before, describe, test } from "node:test";
 import pg from "pg";
 import { ensureArtifacts } from "../../../deploy/artifacts.js";
 import { findFreePort } from "../../../deploy/local-chain.js";
+import type { TestOrg } from "../../support/stack.js";
 import {
   exitWithin,
   interruptGroup,
@@ -29,11 +30,8 @@ const COLD_START_MS = 60_000; // includes a contract build when artifacts are st
 const WARM_START_MS = 30_000;
 const STOP_MS = 15_000;
 
-interface Registered {
-  orgId: string;
-  apiKey: string;
-  walletAddress: string;
-}
+/** What the test keeps of the registration answer (the fields `TestOrg` carries too). */
+type Registered = Pick<TestOrg, "orgId" | "apiKey" | "walletAddress">;
 
 describe("npm start", { timeout: 240_000 }, () => {
   let root: string;
