@@ -36,27 +36,52 @@ const fromNode = (answer: { code: number; message: string; data?: string }, meth
   new RpcResponseError(method, answer.code, answer.message, answer.data);
 
 describe("node error predicates on anvil's answers", () => {
-  it("isAlreadyKnown recognises anvil's 'transaction already imported'", () => {
-    assert.equal(isAlreadyKnown(fromNode(ANVIL.alreadyKnown)), true);
-    assert.equal(isNonceTooLow(fromNode(ANVIL.alreadyKnown)), false);
-  });
-  it("isUnderpriced recognises a replacement below the bump and a cap below the base fee", () => {
-    assert.equal(isUnderpriced(fromNode(ANVIL.underpriced)), true);
-    assert.equal(isUnderpriced(fromNode(ANVIL.belowBaseFee)), true);
-    assert.equal(isAlreadyKnown(fromNode(ANVIL.underpriced)), false);
-  });
-  it("isNonceTooLow recognises 'nonce too low'", () => {
-    assert.equal(isNonceTooLow(fromNode(ANVIL.nonceTooLow)), true);
-    assert.equal(isRevert(fromNode(ANVIL.nonceTooLow)), false);
-  });
-  it("isInsufficientFunds recognises anvil's capitalised 'Insufficient funds'", () => {
-    assert.equal(isInsufficientFunds(fromNode(ANVIL.insufficientFunds)), true);
-  });
-  it("isRevert recognises a custom error with data and an empty revert (code 3)", () => {
-    assert.equal(isRevert(fromNode(ANVIL.customError)), true);
-    assert.equal(isRevert(fromNode(ANVIL.emptyRevert)), true);
-    assert.equal(isUnavailable(fromNode(ANVIL.customError)), false);
-  });
+  type Answer = (typeof ANVIL)[keyof typeof ANVIL];
+  const recognised: Array<{
+    title: string;
+    answers: Answer[];
+    is: (error: unknown) => boolean;
+    /** A predicate that must not also claim these answers. */
+    isNot?: (error: unknown) => boolean;
+  }> = [
+    {
+      title: "isAlreadyKnown recognises anvil's 'transaction already imported'",
+      answers: [ANVIL.alreadyKnown],
+      is: isAlreadyKnown,
+      isNot: isNonceTooLow,
+    },
+    {
+      title: "isUnderpriced recognises a replacement below the bump and a cap below the base fee",
+      answers: [ANVIL.underpriced, ANVIL.belowBaseFee],
+      is: isUnderpriced,
+      isNot: isAlreadyKnown,
+    },
+    {
+      title: "isNonceTooLow recognises 'nonce too low'",
+      answers: [ANVIL.nonceTooLow],
+      is: isNonceTooLow,
+      isNot: isRevert,
+    },
+    {
+      title: "isInsufficientFunds recognises anvil's capitalised 'Insufficient funds'",
+      answers: [ANVIL.insufficientFunds],
+      is: isInsufficientFunds,
+    },
+    {
+      title: "isRevert recognises a custom error with data and an empty revert (code 3)",
+      answers: [ANVIL.customError, ANVIL.emptyRevert],
+      is: isRevert,
+      isNot: isUnavailable,
+    },
+  ];
+  for (const { title, answers, is, isNot } of recognised) {
+    it(title, () => {
+      for (const answer of answers) {
+        assert.equal(is(fromNode(answer)), true, answer.message);
+        if (isNot !== undefined) assert.equal(isNot(fromNode(answer)), false, answer.message);
+      }
+    });
+  }
   it("revert data decides over the message (a reason string may say anything)", () => {
     const sneaky = new RpcResponseError("eth_call", 3, "execution reverted: nonce too low", "0x12");
     assert.equal(classifyRpcFailure(sneaky), "revert");
