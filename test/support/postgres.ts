@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { findFreePort } from "../../deploy/local-chain.js";
 import {
   startEmbeddedPostgres,
   type EmbeddedPostgresHandle,
@@ -20,21 +20,8 @@ import {
 let embedded: { handle: EmbeddedPostgresHandle; dir: string } | undefined;
 let serverUrlPromise: Promise<string> | undefined;
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const address = srv.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 async function startEmbedded(): Promise<string> {
-  const port = await freePort();
+  const port = await findFreePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), "rwa-test-pg-"));
   chmodSync(dir, 0o711); // as root, the postgres user must be able to enter it
   let handle: EmbeddedPostgresHandle;
