@@ -54,26 +54,21 @@ describe("webhook signing", () => {
 
 describe("retry backoff", () => {
   it("grows exponentially with jitter, is capped, and honours Retry-After", () => {
-    assert.equal(
-      nextRetryDelayMs(1, 1_000, 60_000, undefined, () => 0),
-      500,
-    );
-    assert.equal(
-      nextRetryDelayMs(1, 1_000, 60_000, undefined, () => 1),
-      1_000,
-    );
-    assert.equal(
-      nextRetryDelayMs(4, 1_000, 60_000, undefined, () => 1),
-      8_000,
-    );
-    assert.equal(
-      nextRetryDelayMs(40, 1_000, 60_000, undefined, () => 1),
-      60_000,
-    );
-    assert.equal(
-      nextRetryDelayMs(1, 1_000, 60_000, 30_000, () => 0),
-      30_000,
-    );
+    // [attempt, Retry-After in ms, jitter, expected delay], with a 1 s base and a 60 s cap.
+    const cases: Array<[number, number | undefined, number, number]> = [
+      [1, undefined, 0, 500],
+      [1, undefined, 1, 1_000],
+      [4, undefined, 1, 8_000],
+      [40, undefined, 1, 60_000],
+      [1, 30_000, 0, 30_000],
+    ];
+    for (const [attempt, retryAfterMs, jitter, expected] of cases) {
+      assert.equal(
+        nextRetryDelayMs(attempt, 1_000, 60_000, retryAfterMs, () => jitter),
+        expected,
+        `attempt ${attempt}, Retry-After ${retryAfterMs}, jitter ${jitter}`,
+      );
+    }
     assert.equal(parseRetryAfterMs("7"), 7_000);
     assert.equal(
       parseRetryAfterMs(new Date(Date.now() + 10_000).toUTCString()) !== undefined,
