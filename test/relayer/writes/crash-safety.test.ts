@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
-import type { ChildProcess } from "node:child_process";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { AssetToken__factory } from "../../../typechain-types/factories/AssetToken__factory.js";
-import { startTestStack, type TestStack } from "../../support/stack.js";
 import { assetBody } from "./helpers.js";
-import { startChild } from "./relayer-child-process.js";
+import { useChildRelayers } from "./relayer-child-process.js";
 
 async function issue(baseUrl: string, apiKey: string, i: number): Promise<Response> {
   return fetch(`${baseUrl}/api/v1/write/issue-asset`, {
@@ -19,20 +17,12 @@ async function issue(baseUrl: string, apiKey: string, i: number): Promise<Respon
 }
 
 describe("crash safety (relayer child process, anvil 1 s blocks)", () => {
-  let stack: TestStack;
-  let child: ChildProcess | undefined;
-  before(async () => {
-    stack = await startTestStack({ blockTime: 1, logLevel: "warn" });
-  });
-  after(async () => {
-    child?.kill("SIGKILL");
-    await stack?.stop();
-  });
+  const relayers = useChildRelayers();
 
   it("30 idempotent issuances survive a SIGKILL mid-way: exactly 30 tokens, one per request, no stuck nonce", async () => {
+    const { stack } = relayers;
     const org = await stack.registerOrg();
-    const first = await startChild(stack);
-    child = first.child;
+    const first = await relayers.start();
     const inFlight = Array.from({ length: 30 }, (_, i) =>
       issue(first.baseUrl, org.apiKey, i).catch(() => undefined),
     );
@@ -53,8 +43,7 @@ describe("crash safety (relayer child process, anvil 1 s blocks)", () => {
     // The kill really happened mid-way: some work was recorded and not finished.
     assert.ok((byState.queued ?? 0) + (byState.sent ?? 0) > 0, JSON.stringify(byState));
 
-    const second = await startChild(stack);
-    child = second.child;
+    const second = await relayers.start();
     const replies = await Promise.all(
       Array.from({ length: 30 }, (_, i) => issue(second.baseUrl, org.apiKey, i)),
     );

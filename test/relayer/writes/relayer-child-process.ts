@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import type { TestStack } from "../../support/stack.js";
+import { after, before } from "node:test";
+import { startTestStack, type TestStack } from "../../support/stack.js";
 
 const NODE = path.resolve("node_modules/.bin/node");
 
@@ -31,4 +32,38 @@ export function startChild(
     });
     child.on("exit", (code) => reject(new Error(`relayer child exited early (${code})`)));
   });
+}
+
+/**
+ * Registers the suite's hooks for tests that run the relayer as a child process: before them, a
+ * test stack with 1 s anvil blocks; after them, every child started through `start` is killed and
+ * the stack stopped. `stack` is readable once the `before` hook has run.
+ */
+export function useChildRelayers(): {
+  readonly stack: TestStack;
+  start(rpcUrl?: string): Promise<{ child: ChildProcess; baseUrl: string }>;
+} {
+  let stack: TestStack | undefined;
+  const children: ChildProcess[] = [];
+  const started = () => {
+    if (stack === undefined) throw new Error("the test stack starts in before()");
+    return stack;
+  };
+  before(async () => {
+    stack = await startTestStack({ blockTime: 1, logLevel: "warn" });
+  });
+  after(async () => {
+    for (const child of children) child.kill("SIGKILL");
+    await stack?.stop();
+  });
+  return {
+    get stack() {
+      return started();
+    },
+    async start(rpcUrl?: string) {
+      const relayer = await startChild(started(), rpcUrl);
+      children.push(relayer.child);
+      return relayer;
+    },
+  };
 }

@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
-import type { ChildProcess } from "node:child_process";
 import net from "node:net";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { findFreePort } from "../../../deploy/local-chain.js";
-import { startTestStack, type TestStack } from "../../support/stack.js";
 import { assetBody } from "./helpers.js";
-import { startChild } from "./relayer-child-process.js";
+import { useChildRelayers } from "./relayer-child-process.js";
 
 /** A TCP proxy to anvil that can be cut (the node looks unreachable) and restored on the same port. */
 function rpcProxy(listenPort: number, target: URL) {
@@ -36,22 +34,14 @@ function rpcProxy(listenPort: number, target: URL) {
 }
 
 describe("RPC outage (relayer child behind a cuttable proxy, anvil 1 s blocks)", () => {
-  let stack: TestStack;
-  let child: ChildProcess | undefined;
-  before(async () => {
-    stack = await startTestStack({ blockTime: 1, logLevel: "warn" });
-  });
-  after(async () => {
-    child?.kill("SIGKILL");
-    await stack?.stop();
-  });
+  const relayers = useChildRelayers();
 
   it("writes answer 503 while the node is down, queued work completes after it returns, later writes succeed", async () => {
+    const { stack } = relayers;
     const org = await stack.registerOrg();
     const proxy = rpcProxy(await findFreePort(), new URL(stack.rpcUrl));
     await proxy.up();
-    const started = await startChild(stack, proxy.url);
-    child = started.child;
+    const started = await relayers.start(proxy.url);
     const call = (headers: Record<string, string> = {}) =>
       fetch(`${started.baseUrl}/api/v1/write/issue-asset`, {
         method: "POST",
