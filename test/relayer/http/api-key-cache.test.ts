@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, it } from "node:test";
 import { API_KEY_CACHE_TTL_MS } from "../../../relayer/src/services/api-key-cache.js";
 import { startTestStack, type TestOrg, type TestStack } from "../../support/stack.js";
+import { assertError } from "../../support/assert-error.js";
 
 const KEYS = "/api/enterprise/keys";
 
@@ -31,8 +32,7 @@ describe("API-key lookups reused for at most 2 s, and revocation", () => {
     const revoke = await org.api("DELETE", `${KEYS}/${key.keyId}`);
     assert.equal(revoke.status, 200, revoke.text);
     const after = await listWith(key.apiKey);
-    assert.equal(after.status, 401);
-    assert.deepEqual(after.body, { error: "Unauthorized" });
+    assertError(after, 401, "Unauthorized");
   });
 
   it("a key revoked by another process (in the database) is refused once the 2 s bound has passed", async () => {
@@ -66,7 +66,6 @@ describe("API-key lookups reused for at most 2 s, and revocation", () => {
     }
     await sleep(API_KEY_CACHE_TTL_MS + 100);
     const later = await listWith(key.apiKey);
-    assert.equal(later.status, 403);
-    assert.deepEqual(later.body, { error: "Insufficient scope" });
+    assertError(later, 403, "Insufficient scope");
   });
 });

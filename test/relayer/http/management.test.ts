@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startTestStack, type TestOrg, type TestStack } from "../../support/stack.js";
+import { assertError } from "../../support/assert-error.js";
 
 const KEYS = "/api/enterprise/keys";
 const WEBHOOKS = "/api/enterprise/webhooks";
@@ -61,16 +62,14 @@ describe("management endpoints: API keys and webhooks", () => {
 
     it("POST refuses scopes the calling key does not have (403 Insufficient scope)", async () => {
       const res = await orgA.api("POST", KEYS, { body: { scopes: ["read", "admin:types"] } });
-      assert.equal(res.status, 403);
-      assert.deepEqual(res.body, { error: "Insufficient scope" });
+      assertError(res, 403, "Insufficient scope");
       const readOnly = await orgA.api("POST", KEYS, { body: { scopes: ["read"] } });
       secrets.push(readOnly.body.apiKey);
       const escalate = await stack.api("POST", KEYS, {
         apiKey: readOnly.body.apiKey,
         body: { scopes: ["write:issue"] },
       });
-      assert.equal(escalate.status, 403);
-      assert.deepEqual(escalate.body, { error: "Insufficient scope" });
+      assertError(escalate, 403, "Insufficient scope");
     });
 
     it("POST expands write:all on both sides", async () => {
@@ -133,8 +132,7 @@ describe("management endpoints: API keys and webhooks", () => {
       const after = await stack.api("GET", "/api/enterprise/wallet", {
         apiKey: created.body.apiKey,
       });
-      assert.equal(after.status, 401);
-      assert.deepEqual(after.body, { error: "Unauthorized" });
+      assertError(after, 401, "Unauthorized");
       const bearer = await stack.api("GET", KEYS, {
         headers: { authorization: `Bearer ${created.body.apiKey}` },
       });
@@ -165,31 +163,26 @@ describe("management endpoints: API keys and webhooks", () => {
         apiKey: narrow.body.apiKey,
         body: { keyId: orgA.keyId },
       });
-      assert.equal(res.status, 403);
-      assert.deepEqual(res.body, { error: "Insufficient scope" });
+      assertError(res, 403, "Insufficient scope");
     });
 
     it("DELETE refuses to revoke the org's last active key (409)", async () => {
       const solo = await stack.registerOrg({ plan: "pro" });
       secrets.push(solo.apiKey);
       const res = await solo.api("DELETE", KEYS, { body: { keyId: solo.keyId } });
-      assert.equal(res.status, 409);
-      assert.deepEqual(res.body, { error: "Cannot revoke the last active key" });
+      assertError(res, 409, "Cannot revoke the last active key");
       assert.equal((await solo.api("GET", KEYS)).status, 200);
     });
 
     it("DELETE returns 400 without keyId and 404 for an unknown id", async () => {
       const missing = await orgA.api("DELETE", KEYS, { body: {} });
-      assert.equal(missing.status, 400);
-      assert.deepEqual(missing.body, { error: "Missing required field: keyId" });
+      assertError(missing, 400, "Missing required field: keyId");
       const noBody = await orgA.api("DELETE", KEYS);
-      assert.equal(noBody.status, 400);
-      assert.deepEqual(noBody.body, { error: "Missing required field: keyId" });
+      assertError(noBody, 400, "Missing required field: keyId");
       const unknown = await orgA.api("DELETE", KEYS, {
         body: { keyId: "key_000000000000000000000000" },
       });
-      assert.equal(unknown.status, 404);
-      assert.deepEqual(unknown.body, { error: "API key not found" });
+      assertError(unknown, 404, "API key not found");
     });
 
     it("org B cannot see or revoke org A's keys (404, not 403)", async () => {
@@ -203,8 +196,7 @@ describe("management endpoints: API keys and webhooks", () => {
         () => orgB.api("DELETE", `${KEYS}/${orgA.keyId}`),
       ]) {
         const res = await call();
-        assert.equal(res.status, 404);
-        assert.deepEqual(res.body, { error: "API key not found" });
+        assertError(res, 404, "API key not found");
       }
       assert.equal((await orgA.api("GET", KEYS)).status, 200, "org A's key still works");
     });
@@ -349,8 +341,7 @@ describe("management endpoints: API keys and webhooks", () => {
       const del2 = await orgA.api("DELETE", `${WEBHOOKS}/${two.body.webhookId}`);
       assert.equal(del2.status, 200);
       const again = await orgA.api("DELETE", WEBHOOKS, { body: { webhookId: one.body.webhookId } });
-      assert.equal(again.status, 404);
-      assert.deepEqual(again.body, { error: "Webhook not found" });
+      assertError(again, 404, "Webhook not found");
       const ids = (await orgA.api("GET", WEBHOOKS)).body.webhooks.map(
         (w: { webhookId: string }) => w.webhookId,
       );
@@ -372,8 +363,7 @@ describe("management endpoints: API keys and webhooks", () => {
         () => orgB.api("DELETE", `${WEBHOOKS}/${mine.body.webhookId}`),
       ]) {
         const res = await call();
-        assert.equal(res.status, 404);
-        assert.deepEqual(res.body, { error: "Webhook not found" });
+        assertError(res, 404, "Webhook not found");
       }
       const listA = await orgA.api("GET", WEBHOOKS);
       assert.ok(
@@ -394,8 +384,7 @@ describe("management endpoints: API keys and webhooks", () => {
       const over = await org.api("POST", WEBHOOKS, {
         body: { url: "https://a.example/11", events: ["asset.issued"] },
       });
-      assert.equal(over.status, 409);
-      assert.deepEqual(over.body, { error: "Webhook limit reached (10 per organization)" });
+      assertError(over, 409, "Webhook limit reached (10 per organization)");
     });
   });
 

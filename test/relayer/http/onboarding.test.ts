@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { getAddress } from "ethers";
 import { AssetTypeRegistry__factory } from "../../../typechain-types/factories/AssetTypeRegistry__factory.js";
 import { startTestStack, type TestStack } from "../../support/stack.js";
+import { assertError } from "../../support/assert-error.js";
 
 const REGISTER = "/api/enterprise/register";
 describe("POST /api/enterprise/register", () => {
@@ -191,8 +192,7 @@ describe("POST /api/enterprise/register", () => {
 
   it("returns 400 Missing required field when the body is absent", async () => {
     const res = await stack.api("POST", REGISTER, { adminToken: stack.adminToken });
-    assert.equal(res.status, 400);
-    assert.deepEqual(res.body, { error: "Missing required field: orgName" });
+    assertError(res, 400, "Missing required field: orgName");
   });
 
   it("returns 403 Admin token required without, with a wrong or a malformed admin token", async () => {
@@ -208,16 +208,14 @@ describe("POST /api/enterprise/register", () => {
         body: { orgName: "Nope" },
         headers: token === undefined ? {} : { "x-admin-token": token },
       });
-      assert.equal(res.status, 403);
-      assert.deepEqual(res.body, { error: "Admin token required" });
+      assertError(res, 403, "Admin token required");
     }
   });
 
   it("does not accept an API key in place of the admin token", async () => {
     const org = await stack.registerOrg({ plan: "pro" });
     const res = await org.api("POST", REGISTER, { body: { orgName: "Escalate" } });
-    assert.equal(res.status, 403);
-    assert.deepEqual(res.body, { error: "Admin token required" });
+    assertError(res, 403, "Admin token required");
   });
 
   it("never logs the admin token, API keys or wallet private keys", async () => {
@@ -237,11 +235,9 @@ describe("POST /api/enterprise/register", () => {
     const before = await stack.database.pool.query("SELECT count(*)::int AS n FROM orgs");
     await stack.anvil.stop();
     const wallet = await org.api("GET", "/api/enterprise/wallet");
-    assert.equal(wallet.status, 503);
-    assert.deepEqual(wallet.body, { error: "RPC unavailable" });
+    assertError(wallet, 503, "RPC unavailable");
     const res = await register({ orgName: "During outage", plan: "pro" });
-    assert.equal(res.status, 503);
-    assert.deepEqual(res.body, { error: "RPC unavailable" });
+    assertError(res, 503, "RPC unavailable");
     const afterCount = await stack.database.pool.query("SELECT count(*)::int AS n FROM orgs");
     assert.equal(afterCount.rows[0].n, before.rows[0].n);
     // management endpoints that do not touch the chain keep working

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startTestStack, type TestOrg, type TestStack } from "../../support/stack.js";
+import { assertError } from "../../support/assert-error.js";
 
 const METRICS_TOKEN = "metrics-scrape-token-0123456789abcdef";
 
@@ -54,8 +55,7 @@ describe("HTTP protocol: bodies, headers, auth forms, errors, metrics", () => {
       ["POST", "/api/enterprise/wallet"],
     ] as const) {
       const res = await org.api(method, path, method === "GET" ? {} : { body: {} });
-      assert.equal(res.status, 404, `${method} ${path}`);
-      assert.deepEqual(res.body, { error: "Not found" });
+      assertError(res, 404, "Not found", `${method} ${path}`);
     }
   });
 
@@ -66,12 +66,10 @@ describe("HTTP protocol: bodies, headers, auth forms, errors, metrics", () => {
         headers: { "content-type": "application/json" },
       });
       if (body === "") {
-        assert.equal(res.status, 400);
-        assert.deepEqual(res.body, { error: "Missing required field: scopes" });
+        assertError(res, 400, "Missing required field: scopes");
         continue;
       }
-      assert.equal(res.status, 400, body);
-      assert.deepEqual(res.body, { error: "Malformed JSON body" });
+      assertError(res, 400, "Malformed JSON body", body);
     }
   });
 
@@ -85,8 +83,7 @@ describe("HTTP protocol: bodies, headers, auth forms, errors, metrics", () => {
         body: '{"scopes":["read"]}',
         headers: { "content-type": type },
       });
-      assert.equal(res.status, 415, type);
-      assert.deepEqual(res.body, { error: "Content-Type must be application/json" });
+      assertError(res, 415, "Content-Type must be application/json", type);
     }
     const noType = await fetch(`${stack.baseUrl}/api/enterprise/keys`, {
       method: "POST",
@@ -105,15 +102,13 @@ describe("HTTP protocol: bodies, headers, auth forms, errors, metrics", () => {
     const res = await org.api("POST", "/api/enterprise/keys", {
       body: { scopes: ["read"], label: "x".repeat(300 * 1024) },
     });
-    assert.equal(res.status, 413);
-    assert.deepEqual(res.body, { error: "Request body too large" });
+    assertError(res, 413, "Request body too large");
   });
 
   it("a malformed %-encoded path parameter is 400 Malformed URL", async () => {
     for (const path of ["/api/enterprise/keys/%ZZ", "/api/enterprise/webhooks/%E0%A4%A"]) {
       const res = await org.api("DELETE", path);
-      assert.equal(res.status, 400, path);
-      assert.deepEqual(res.body, { error: "Malformed URL" });
+      assertError(res, 400, "Malformed URL", path);
     }
   });
 
@@ -203,8 +198,7 @@ describe("HTTP protocol: bodies, headers, auth forms, errors, metrics", () => {
   for (const [what, headers] of badCredentials) {
     it(`401 Unauthorized with ${what}`, async () => {
       const res = await stack.api("GET", "/api/enterprise/wallet", { headers });
-      assert.equal(res.status, 401);
-      assert.deepEqual(res.body, { error: "Unauthorized" });
+      assertError(res, 401, "Unauthorized");
     });
   }
 
@@ -213,8 +207,7 @@ describe("HTTP protocol: bodies, headers, auth forms, errors, metrics", () => {
     const res = await stack.api("GET", "/api/enterprise/wallet", {
       headers: { "x-api-key": org.apiKey, authorization: `Bearer ${other.apiKey}` },
     });
-    assert.equal(res.status, 401);
-    assert.deepEqual(res.body, { error: "Unauthorized" });
+    assertError(res, 401, "Unauthorized");
   });
 
   it("auth is checked before the body: a bad key with a bad body is 401", async () => {
@@ -276,8 +269,7 @@ describe("HTTP protocol: bodies, headers, auth forms, errors, metrics", () => {
     (pool as unknown as { connect: unknown }).connect = () => Promise.reject(refused);
     try {
       const res = await org.api("GET", "/api/enterprise/keys");
-      assert.equal(res.status, 503);
-      assert.deepEqual(res.body, { error: "Database unavailable" });
+      assertError(res, 503, "Database unavailable");
       assert.ok(res.headers.get("retry-after"));
     } finally {
       (pool as unknown as { query: unknown }).query = originalQuery;

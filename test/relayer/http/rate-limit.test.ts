@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startTestStack, type TestStack } from "../../support/stack.js";
+import { assertError } from "../../support/assert-error.js";
 
 describe("rate limits (PostgreSQL counters)", () => {
   let stack: TestStack;
@@ -19,8 +20,7 @@ describe("rate limits (PostgreSQL counters)", () => {
       statuses.push((await org.api("GET", "/api/enterprise/keys")).status);
     assert.deepEqual(statuses, Array(10).fill(200));
     const res = await org.api("GET", "/api/enterprise/wallet");
-    assert.equal(res.status, 429);
-    assert.deepEqual(res.body, { error: "Rate limit exceeded" });
+    assertError(res, 429, "Rate limit exceeded");
     const retryAfter = Number(res.headers.get("retry-after"));
     assert.ok(
       Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60,

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { SCOPES } from "../../../relayer/src/domain/scope.js";
 import { startTestStack, type TestOrg, type TestStack } from "../../support/stack.js";
+import { assertError } from "../../support/assert-error.js";
 
 /**
  * Generated from the served `/openapi.json`: for every operation with a JSON body, every
@@ -147,8 +148,7 @@ describe("required and null fields, generated from /openapi.json", { timeout: 12
       tokenId: null,
       toAddress: org.walletAddress,
     });
-    assert.equal(transfer.status, 400);
-    assert.deepEqual(transfer.body, { error: "Missing required field: tokenId" });
+    assertError(transfer, 400, "Missing required field: tokenId");
   });
 
   it("every optional field sent as null is treated as absent", async () => {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startTestStack, type TestStack } from "../../support/stack.js";
+import { assertError } from "../../support/assert-error.js";
 
 /**
  * Endpoint x scope table: for each management endpoint, the scopes that let a key through.
@@ -88,8 +89,7 @@ describe("scope enforcement (endpoint x scope)", () => {
           assert.notEqual(res.status, 403, res.text);
           assert.ok(res.status < 500, res.text);
         } else {
-          assert.equal(res.status, 403, res.text);
-          assert.deepEqual(res.body, { error: "Insufficient scope" });
+          assertError(res, 403, "Insufficient scope");
         }
       });
     }

@@ -9,6 +9,7 @@ import {
 } from "../../../relayer/src/metadata/start-pin-workers.js";
 import type { TestStackOptions } from "../../support/stack.js";
 import { assetBody, startWriteStack } from "../writes/helpers.js";
+import { assertError } from "../../support/assert-error.js";
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000) {
   const deadline = Date.now() + ms;
@@ -84,11 +85,9 @@ describe("metadata documents on the embedded IPFS node", () => {
   it("the gateway answers 404 for a CID it does not hold and 400 for a malformed one", async () => {
     const unknown = CID.createV1(0x55, await sha256.digest(new TextEncoder().encode("nope")));
     const missing = await env.stack.api("GET", `/ipfs/${unknown.toString()}`);
-    assert.equal(missing.status, 404);
-    assert.deepEqual(missing.body, { error: "Not found" });
+    assertError(missing, 404, "Not found");
     const bad = await env.stack.api("GET", "/ipfs/not-a-cid");
-    assert.equal(bad.status, 400);
-    assert.deepEqual(bad.body, { error: "Invalid field: cid (not a valid IPFS CID)" });
+    assertError(bad, 400, "Invalid field: cid (not a valid IPFS CID)");
   });
 });
 

@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import pg from "pg";
 import { startTestStack, type TestStack } from "../../support/stack.js";
 import { seedReadModel } from "./seed-read-model.js";
+import { assertError } from "../../support/assert-error.js";
 
 const COUNT = 100;
 
@@ -81,8 +82,7 @@ describe("read API: conditional requests and shared reads", () => {
 
   it("errors carry no ETag and are never 304", async () => {
     const missing = await get("/api/v1/assets/999999", { "if-none-match": "*" });
-    assert.equal(missing.status, 404);
-    assert.deepEqual(missing.body, { error: "Asset not found" });
+    assertError(missing, 404, "Asset not found");
     assert.equal(missing.headers.get("etag"), null);
   });
 

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { TestOrg } from "../../support/stack.js";
 import { assetBody, startWriteStack, type WriteStack } from "./helpers.js";
+import { assertError } from "../../support/assert-error.js";
 
 describe("field rules: type names in bytes, image URL schemes", { timeout: 120_000 }, () => {
   let stack: WriteStack;
@@ -21,8 +22,7 @@ describe("field rules: type names in bytes, image URL schemes", { timeout: 120_0
       const res = await registrar.api("POST", "/api/v1/write/register-asset-type", {
         body: { typeName },
       });
-      assert.equal(res.status, 400, res.text);
-      assert.deepEqual(res.body, { error: message });
+      assertError(res, 400, message);
     }
   });
 
@@ -39,8 +39,7 @@ describe("field rules: type names in bytes, image URL schemes", { timeout: 120_0
       adminToken: stack.adminToken,
       body: { typeName: tooLong },
     });
-    assert.equal(res.status, 400, res.text);
-    assert.deepEqual(res.body, { error: message });
+    assertError(res, 400, message);
   });
 
   it("image accepts https: and ipfs: only where local targets are not allowed", async () => {
@@ -52,8 +51,12 @@ describe("field rules: type names in bytes, image URL schemes", { timeout: 120_0
       const res = await registrar.api("POST", "/api/v1/write/issue-asset", {
         body: assetBody({ image }),
       });
-      assert.equal(res.status, 400, `${image}: ${res.text}`);
-      assert.deepEqual(res.body, { error: "Invalid field: image (must be an https/ipfs URL)" });
+      assertError(
+        res,
+        400,
+        "Invalid field: image (must be an https/ipfs URL)",
+        `${image}: ${res.text}`,
+      );
     }
     for (const image of [
       "https://example.com/a.png",
