@@ -3,25 +3,16 @@ import { after, before, describe, it } from "node:test";
 import { CID } from "multiformats/cid";
 import { sha256 } from "multiformats/hashes/sha2";
 import type { TestOrg } from "../../support/stack.js";
-import { assetBody, startWriteStack, type WriteStack } from "../writes/helpers.js";
+import { assetBody, startWriteStackWithOrgs, type WriteStack } from "../writes/helpers.js";
 
 /** A CID a caller might give as `ipfsHash` (any org can send the same one). */
 const SHARED_CID = "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku";
 
 describe("token metadata is bound to the token its own write minted", () => {
-  let stack: WriteStack;
-  let alice: TestOrg;
-  let mallory: TestOrg;
-
-  before(async () => {
-    // The write stack runs the indexer, and a synchronous write answers once its block is indexed.
-    stack = await startWriteStack();
-    [alice, mallory] = await Promise.all([stack.registerOrg(), stack.registerOrg()]);
-  });
-
-  after(async () => {
-    await stack?.stop();
-  });
+  let stack: WriteStack, alice: TestOrg, mallory: TestOrg;
+  // The write stack runs the indexer, and a synchronous write answers once its block is indexed.
+  before(async () => ([stack, alice, mallory] = await startWriteStackWithOrgs(2)));
+  after(() => stack?.stop());
 
   it("two orgs racing with the same ipfsHash and different names: each token shows its own", async () => {
     const [a, m] = await Promise.all([

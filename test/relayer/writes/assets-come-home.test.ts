@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { parseEther, parseUnits, type Wallet } from "ethers";
-import type { AssetToken } from "../../../typechain-types/AssetToken.js";
 import { AssetToken__factory } from "../../../typechain-types/factories/AssetToken__factory.js";
 import { Marketplace__factory } from "../../../typechain-types/factories/Marketplace__factory.js";
 import type { TestOrg } from "../../support/stack.js";
 import { orgSigner } from "../webhooks/chain-helpers.js";
-import { assetBody, startWriteStack, type WriteStack } from "./helpers.js";
+import { assetBody, startWriteStackWithOrgs, type WriteStack } from "./helpers.js";
+import { assertError } from "../../support/assert-error.js";
 
 /**
  * Every asset can come home: delist of an expired listing reclaims the token, redeem burns a
@@ -20,26 +20,16 @@ import { assetBody, startWriteStack, type WriteStack } from "./helpers.js";
 const DAY = 24 * 3600;
 
 describe("assets come home (anvil + PostgreSQL)", () => {
-  let stack: WriteStack;
-  let alice: TestOrg;
-  let bob: TestOrg;
-  let token: AssetToken;
-
-  before(async () => {
-    stack = await startWriteStack();
-    [alice, bob] = await Promise.all([stack.registerOrg(), stack.registerOrg()]);
-    token = AssetToken__factory.connect(stack.ctx.contracts.assetToken, stack.provider);
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  let stack: WriteStack, alice: TestOrg, bob: TestOrg;
+  before(async () => ([stack, alice, bob] = await startWriteStackWithOrgs(2)));
+  after(() => stack?.stop());
 
   const rpc = <T>(method: string, params: unknown[] = []) => stack.rpc<T>(method, params);
   const balance = async (address: string) =>
     BigInt(await rpc<string>("eth_getBalance", [address, "latest"]));
   const ownerOf = async (tokenId: string) => {
     try {
-      return await token.getFunction("ownerOf")(tokenId);
+      return await stack.token.ownerOf(tokenId);
     } catch {
       return undefined;
     }
@@ -64,6 +54,22 @@ describe("assets come home (anvil + PostgreSQL)", () => {
     assert.equal(res.status, 200, res.text);
     return res.body as { listingId: string };
   };
+  /**
+   * POSTs the write `kind` as `org` and expects 200 with `success: true` and exactly the other
+   * `fields` in the body; returns the answer.
+   */
+  const succeeds = async (
+    org: TestOrg,
+    kind: string,
+    body: Record<string, unknown>,
+    fields: string[],
+  ) => {
+    const res = await org.api("POST", `/api/v1/write/${kind}`, { body });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(Object.keys(res.body).sort(), [...fields, "success"].sort());
+    assert.equal(res.body.success, true);
+    return res;
+  };
   const outbox = async (orgId: string, kind: string, txHash: string) =>
     (
       await stack.database.pool.query<{ payload: { data: Record<string, unknown> } }>(
@@ -81,22 +87,15 @@ describe("assets come home (anvil + PostgreSQL)", () => {
       const stranger = await bob.api("POST", "/api/v1/write/marketplace/delist", {
         body: { listingId },
       });
-      assert.equal(stranger.status, 400);
-      assert.deepEqual(stranger.body, { error: "Listing not active" });
+      assertError(stranger, 400, "Listing not active");
       assert.equal(await ownerOf(tokenId), stack.ctx.contracts.marketplace);
 
-      const res = await alice.api("POST", "/api/v1/write/marketplace/delist", {
-        body: { listingId },
-      });
-      assert.equal(res.status, 200, res.text);
-      assert.deepEqual(Object.keys(res.body).sort(), [
+      const res = await succeeds(alice, "marketplace/delist", { listingId }, [
         "listingId",
         "reason",
-        "success",
         "tokenId",
         "txHash",
       ]);
-      assert.equal(res.body.success, true);
       assert.equal(res.body.listingId, listingId);
       assert.equal(res.body.tokenId, tokenId);
       assert.equal(res.body.reason, "expired");
@@ -118,8 +117,7 @@ describe("assets come home (anvil + PostgreSQL)", () => {
       const again = await alice.api("POST", "/api/v1/write/marketplace/delist", {
         body: { listingId },
       });
-      assert.equal(again.status, 400);
-      assert.deepEqual(again.body, { error: "Listing not active" });
+      assertError(again, 400, "Listing not active");
     });
 
     it("delist of an active listing answers reason cancelled and its webhook says cancelled", async () => {
@@ -139,15 +137,11 @@ describe("assets come home (anvil + PostgreSQL)", () => {
     it("redeem-asset burns the caller's token, pays its stake back to the wallet and keeps the record as redeemed", async () => {
       const { tokenId } = await issue(alice, { stakedAmount: "0.3" });
       const before = await balance(alice.walletAddress);
-      const res = await alice.api("POST", "/api/v1/write/redeem-asset", { body: { tokenId } });
-      assert.equal(res.status, 200, res.text);
-      assert.deepEqual(Object.keys(res.body).sort(), [
+      const res = await succeeds(alice, "redeem-asset", { tokenId }, [
         "stakeReturned",
-        "success",
         "tokenId",
         "txHash",
       ]);
-      assert.equal(res.body.success, true);
       assert.equal(res.body.tokenId, tokenId);
       assert.equal(res.body.stakeReturned, "0.3");
       assert.match(res.body.txHash, /^0x[0-9a-f]{64}$/);
@@ -176,8 +170,7 @@ describe("assets come home (anvil + PostgreSQL)", () => {
       const { tokenId } = await issue(alice, { password: "s3cret" });
       for (const body of [{ tokenId }, { tokenId, password: "wrong" }, { tokenId, password: "" }]) {
         const res = await alice.api("POST", "/api/v1/write/redeem-asset", { body });
-        assert.equal(res.status, 400, JSON.stringify(body));
-        assert.deepEqual(res.body, { error: "Invalid password" });
+        assertError(res, 400, "Invalid password", JSON.stringify(body));
       }
       assert.equal(await ownerOf(tokenId), alice.walletAddress);
       const res = await alice.api("POST", "/api/v1/write/redeem-asset", {
@@ -197,8 +190,7 @@ describe("assets come home (anvil + PostgreSQL)", () => {
       const nonce = await stack.provider.getTransactionCount(alice.walletAddress);
       for (const tokenId of [bobs, gone, "999999999"]) {
         const res = await alice.api("POST", "/api/v1/write/redeem-asset", { body: { tokenId } });
-        assert.equal(res.status, 404, tokenId);
-        assert.deepEqual(res.body, { error: "Asset not found" });
+        assertError(res, 404, "Asset not found", tokenId);
       }
       assert.equal(await ownerOf(bobs), bob.walletAddress);
       assert.equal(await stack.provider.getTransactionCount(alice.walletAddress), nonce);
@@ -323,8 +315,7 @@ describe("assets come home (anvil + PostgreSQL)", () => {
         body: { tokenId, toAddress: alice.walletAddress },
         apiKey: alice.apiKey,
       });
-      assert.equal(res.status, 403);
-      assert.deepEqual(res.body, { error: "Admin token required" });
+      assertError(res, 403, "Admin token required");
       assert.equal(await ownerOf(tokenId), stack.ctx.contracts.marketplace);
     });
   });
@@ -362,8 +353,7 @@ describe("assets come home (anvil + PostgreSQL)", () => {
         await waitForPending(2);
         await rpc("evm_mine");
         const res = await pending;
-        assert.equal(res.status, 400, res.text);
-        assert.deepEqual(res.body, { error: "Listing not active" });
+        assertError(res, 400, "Listing not active");
       } finally {
         await rpc("evm_setAutomine", [true]);
       }

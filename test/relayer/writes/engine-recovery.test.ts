@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { parseEther, parseUnits, toBeHex } from "ethers";
-import type { AssetToken } from "../../../typechain-types/AssetToken.js";
-import { AssetToken__factory } from "../../../typechain-types/factories/AssetToken__factory.js";
 import { WRITE_LIMITS } from "../../../relayer/src/writes/limits.js";
 import type { TestOrg } from "../../support/stack.js";
 import { assetBody, startWriteStack, type WriteStack } from "./helpers.js";
@@ -19,18 +17,11 @@ interface RpcTx {
 
 describe("transaction engine recovery (anvil with automine switched off + PostgreSQL)", () => {
   let stack: WriteStack;
-  let token: AssetToken;
 
-  before(async () => {
-    // Re-price after 600 ms without a receipt (production: 15 s).
-    stack = await startWriteStack({}, { sequencer: { stuckAfterMs: 600 } });
-    token = AssetToken__factory.connect(stack.ctx.contracts.assetToken, stack.provider);
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  // Re-price after 600 ms without a receipt (production: 15 s).
+  before(async () => (stack = await startWriteStack({}, { sequencer: { stuckAfterMs: 600 } })));
+  after(() => stack?.stop());
 
-  const automine = (on: boolean) => stack.rpc("evm_setAutomine", [on]);
   const status = async (org: TestOrg, id: string) =>
     (await org.api("GET", `/api/v1/transactions/${id}`)).body;
   /** Polls GET /api/v1/transactions/{id} until `done` holds for it (at most `ms`). */
@@ -59,12 +50,15 @@ describe("transaction engine recovery (anvil with automine switched off + Postgr
   };
   const nonceOf = async (address: string, tag = "latest") =>
     Number(await stack.provider.getTransactionCount(address, tag));
+  /** A new organization and its wallet's nonce before any write. */
+  const newOrg = async () => {
+    const org = await stack.registerOrg();
+    return { org, before: await nonceOf(org.walletAddress) };
+  };
 
   it("a transaction stuck in the pool is re-priced on the same nonce, both fees bumped, and confirms once", async () => {
-    const org = await stack.registerOrg();
-    const before = await nonceOf(org.walletAddress);
-    await automine(false);
-    try {
+    const { org, before } = await newOrg();
+    await stack.withoutAutomine(async () => {
       const id = await issueAsync(org, "Stuck");
       const pending = await waitFor(org, id, (b) => (b.hashes as string[]).length >= 3);
       const attempts = await Promise.all(
@@ -97,26 +91,22 @@ describe("transaction engine recovery (anvil with automine switched off + Postgr
       for (const a of known) assert.equal(Number(BigInt(a.nonce)), pending.nonce);
       assert.equal(pending.nonce, before);
 
-      await automine(true);
+      await stack.automine(true);
       await stack.rpc("evm_mine");
       const done = await waitFor(org, id, (b) => b.status === "confirmed");
       const receipt = done.receipt as { hash: string };
       assert.ok((done.hashes as string[]).includes(receipt.hash));
       const tokenId = (done.result as { tokenId: string }).tokenId;
-      assert.equal(await token.getFunction("ownerOf")(tokenId), org.walletAddress);
+      assert.equal(await stack.token.getFunction("ownerOf")(tokenId), org.walletAddress);
       // One nonce consumed, nothing left pending for the wallet.
       assert.equal(await nonceOf(org.walletAddress), before + 1);
       assert.equal(await nonceOf(org.walletAddress, "pending"), before + 1);
-    } finally {
-      await automine(true);
-    }
+    });
   });
 
   it("a nonce taken by another transaction of the wallet is detected and the write goes through on a new nonce", async () => {
-    const org = await stack.registerOrg();
-    const before = await nonceOf(org.walletAddress);
-    await automine(false);
-    try {
+    const { org, before } = await newOrg();
+    await stack.withoutAutomine(async () => {
       const id = await issueAsync(org, "Overtaken");
       const sent = await waitFor(org, id, (b) => (b.hashes as string[]).length >= 1);
       assert.equal(sent.nonce, before);
@@ -138,7 +128,7 @@ describe("transaction engine recovery (anvil with automine switched off + Postgr
       await stack.rpc("evm_mine");
       const intruderReceipt = await stack.provider.getTransactionReceipt(intruder);
       assert.equal(intruderReceipt?.status, 1);
-      await automine(true);
+      await stack.automine(true);
 
       const done = await waitFor(org, id, (b) => b.status === "confirmed");
       assert.equal(done.nonce, before + 1, "the write was re-queued onto the next nonce");
@@ -147,24 +137,21 @@ describe("transaction engine recovery (anvil with automine switched off + Postgr
       const mined = await stack.provider.getTransaction(receipt.hash);
       assert.equal(mined?.nonce, before + 1);
       const tokenId = (done.result as { tokenId: string }).tokenId;
-      assert.equal(await token.getFunction("ownerOf")(tokenId), org.walletAddress);
+      assert.equal(await stack.token.getFunction("ownerOf")(tokenId), org.walletAddress);
       assert.match(stack.logText(), /nonce consumed by another transaction; re-queueing/);
 
       // The wallet is not wedged: the next write goes straight through.
       const next = await org.api("POST", "/api/v1/write/issue-asset", { body: assetBody() });
       assert.equal(next.status, 200, next.text);
       assert.equal(await nonceOf(org.walletAddress), before + 3);
-    } finally {
-      await automine(true);
-    }
+    });
   });
 
   it("a nonce whose transaction the node refuses for good is filled by a self-transfer and the row is marked replaced", async () => {
     const org = await stack.registerOrg();
     await stack.rpc("anvil_setBalance", [org.walletAddress, toBeHex(parseEther("100"))]);
     const start = await nonceOf(org.walletAddress);
-    await automine(false);
-    try {
+    await stack.withoutAutomine(async () => {
       // Ten writes hold the org's ten in-flight slots, so the batch below waits in the queue.
       const holders = await Promise.all(
         Array.from({ length: 10 }, (_, i) => issueAsync(org, `Holder ${i}`)),
@@ -185,7 +172,7 @@ describe("transaction engine recovery (anvil with automine switched off + Postgr
       // The money leaves the wallet after the batch was accepted: its first item can no longer
       // be paid when it is broadcast, after its second item already holds the next nonce.
       await stack.rpc("anvil_setBalance", [org.walletAddress, toBeHex(parseEther("5"))]);
-      await automine(true);
+      await stack.automine(true);
       await stack.rpc("evm_mine");
 
       const done = await waitFor(
@@ -208,7 +195,7 @@ describe("transaction engine recovery (anvil with automine switched off + Postgr
       );
       assert.equal(result.results[1]!.success, true);
       assert.equal(
-        await token.getFunction("ownerOf")(result.results[1]!.tokenId!),
+        await stack.token.getFunction("ownerOf")(result.results[1]!.tokenId!),
         org.walletAddress,
       );
 
@@ -246,9 +233,7 @@ describe("transaction engine recovery (anvil with automine switched off + Postgr
       for (const id of holders) assert.equal((await status(org, id)).status, "confirmed");
       assert.equal(await nonceOf(org.walletAddress), start + 12);
       assert.equal(await nonceOf(org.walletAddress, "pending"), start + 12);
-    } finally {
-      await automine(true);
-    }
+    });
   });
 
   it(`answers 429 once ${WRITE_LIMITS.maxQueuedPerOrg} writes of an organization are waiting, and other organizations still write`, async () => {
@@ -256,8 +241,7 @@ describe("transaction engine recovery (anvil with automine switched off + Postgr
     const other = await stack.registerOrg();
     // Enough for every queued stake and its gas.
     await stack.rpc("anvil_setBalance", [busy.walletAddress, toBeHex(parseEther("1000"))]);
-    await automine(false);
-    try {
+    await stack.withoutAutomine(async () => {
       const limit = WRITE_LIMITS.maxQueuedPerOrg;
       const ids: string[] = [];
       for (let i = 0; i < limit; i += 25) {
@@ -276,12 +260,10 @@ describe("transaction engine recovery (anvil with automine switched off + Postgr
       assert.ok(Number(refused.headers.get("retry-after")) >= 1);
       // Another org is not held up by the busy one's queue.
       const otherId = await issueAsync(other, "Other org");
-      await automine(true);
+      await stack.automine(true);
       await stack.rpc("evm_mine");
       const done = await waitFor(other, otherId, (b) => b.status === "confirmed", 30_000);
       assert.equal(done.status, "confirmed");
-    } finally {
-      await automine(true);
-    }
+    });
   });
 });

@@ -1,13 +1,26 @@
 import { JsonRpcProvider } from "ethers";
+import type { AssetToken } from "../../../typechain-types/AssetToken.js";
+import { AssetToken__factory } from "../../../typechain-types/factories/AssetToken__factory.js";
 import type { TxRuntimeOptions } from "../../../relayer/src/chain/tx-runtime.js";
 import { startTxWorkers } from "../../../relayer/src/chain/tx-workers.js";
 import { startIndexer } from "../../../relayer/src/indexer/start-indexer.js";
-import { startTestStack, type TestStack, type TestStackOptions } from "../../support/stack.js";
+import {
+  startTestStack,
+  type TestOrg,
+  type TestStack,
+  type TestStackOptions,
+} from "../../support/stack.js";
 
 /** A test stack with the transaction workers running. */
 export interface WriteStack extends TestStack {
   provider: JsonRpcProvider;
+  /** The AssetToken contract, read through `provider`. */
+  token: AssetToken;
   rpc<T = unknown>(method: string, params?: unknown[]): Promise<T>;
+  /** Switches anvil's automine off (a write stays in the pool) or back on. */
+  automine(on: boolean): Promise<unknown>;
+  /** Runs `body` with automine off, and switches it back on afterwards whatever happens. */
+  withoutAutomine<T>(body: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -28,9 +41,20 @@ export async function startWriteStack(
   const indexer = await startIndexer(stack.ctx, { lockPollMs: 200 });
   const provider = new JsonRpcProvider(stack.rpcUrl, 1236, { staticNetwork: true });
   const stop = stack.stop.bind(stack);
+  const automine = (on: boolean) => provider.send("evm_setAutomine", [on]);
   return Object.assign(stack, {
     provider,
+    token: AssetToken__factory.connect(stack.ctx.contracts.assetToken, provider),
     rpc: <T>(method: string, params: unknown[] = []) => provider.send(method, params) as Promise<T>,
+    automine,
+    withoutAutomine: async <T>(body: () => Promise<T>) => {
+      await automine(false);
+      try {
+        return await body();
+      } finally {
+        await automine(true);
+      }
+    },
     stop: async () => {
       const t0 = Date.now();
       await workers.stop();
@@ -42,6 +66,29 @@ export async function startWriteStack(
         console.error(`workers.stop ${t1 - t0} ms, stack.stop ${Date.now() - t1} ms`);
     },
   });
+}
+
+/** `N` organizations, as a tuple so that they destructure without `undefined`. */
+type Orgs<N extends number, T extends TestOrg[] = []> = T["length"] extends N
+  ? T
+  : Orgs<N, [...T, TestOrg]>;
+
+/**
+ * `startWriteStack` plus `count` organizations registered on it at once: `[stack, ...orgs]`.
+ *
+ * @example
+ * let stack: WriteStack, alice: TestOrg, bob: TestOrg;
+ * before(async () => ([stack, alice, bob] = await startWriteStackWithOrgs(2)));
+ * after(() => stack?.stop());
+ */
+export async function startWriteStackWithOrgs<N extends number>(
+  count: N,
+  options: TestStackOptions = {},
+  tx: TxRuntimeOptions = {},
+): Promise<[WriteStack, ...Orgs<N>]> {
+  const stack = await startWriteStack(options, tx);
+  const orgs = await Promise.all(Array.from({ length: count }, () => stack.registerOrg()));
+  return [stack, ...(orgs as Orgs<N>)];
 }
 
 /** A valid issue-asset body. */

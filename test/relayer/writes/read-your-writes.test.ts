@@ -2,25 +2,18 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { parseEther, toBeHex } from "ethers";
 import type { TestOrg } from "../../support/stack.js";
-import { assetBody, startWriteStack, type WriteStack } from "./helpers.js";
+import { assetBody, startWriteStackWithOrgs, type WriteStack } from "./helpers.js";
 
 // A synchronous write answers only once the indexer has applied its block: every read made right
 // after the answer shows the write's effect, with no retry (docs/transactions.md).
 
 describe("read your writes (anvil automine + PostgreSQL, indexer running)", () => {
-  let stack: WriteStack;
-  let seller: TestOrg;
-  let buyer: TestOrg;
-
+  let stack: WriteStack, seller: TestOrg, buyer: TestOrg;
   before(async () => {
-    stack = await startWriteStack();
-    seller = await stack.registerOrg();
-    buyer = await stack.registerOrg();
+    [stack, seller, buyer] = await startWriteStackWithOrgs(2);
     await stack.rpc("anvil_setBalance", [buyer.walletAddress, toBeHex(parseEther("1000"))]);
   });
-  after(async () => {
-    await stack?.stop();
-  });
+  after(() => stack?.stop());
 
   const write = async (org: TestOrg, path: string, body: Record<string, unknown>) => {
     const res = await org.api("POST", `/api/v1/write/${path}`, { body });

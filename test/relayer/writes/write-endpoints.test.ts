@@ -3,10 +3,8 @@ import { after, before, describe, it } from "node:test";
 import { keccak256, parseEther, toUtf8Bytes } from "ethers";
 import { CID } from "multiformats/cid";
 import { sha256 } from "multiformats/hashes/sha2";
-import type { AssetToken } from "../../../typechain-types/AssetToken.js";
-import { AssetToken__factory } from "../../../typechain-types/factories/AssetToken__factory.js";
 import type { TestOrg } from "../../support/stack.js";
-import { assetBody, startWriteStack, type WriteStack } from "./helpers.js";
+import { assetBody, startWriteStackWithOrgs, type WriteStack } from "./helpers.js";
 
 /** Polls GET /api/v1/transactions/{id} (up to ~5 s) until it reports `confirmed`; returns the last answer. */
 async function waitForConfirmed(org: TestOrg, transactionId: string) {
@@ -19,16 +17,8 @@ async function waitForConfirmed(org: TestOrg, transactionId: string) {
 }
 
 describe("write endpoints (anvil automine + PostgreSQL)", () => {
-  let stack: WriteStack;
-  let alice: TestOrg;
-  let bob: TestOrg;
-  let token: AssetToken;
-
-  before(async () => {
-    stack = await startWriteStack();
-    [alice, bob] = await Promise.all([stack.registerOrg(), stack.registerOrg()]);
-    token = AssetToken__factory.connect(stack.ctx.contracts.assetToken, stack.provider);
-  });
+  let stack: WriteStack, alice: TestOrg, bob: TestOrg;
+  before(async () => ([stack, alice, bob] = await startWriteStackWithOrgs(2)));
   after(() => stack?.stop());
 
   // Straight JSON-RPC: ethers' provider caches identical reads for 250 ms.
@@ -54,10 +44,10 @@ describe("write endpoints (anvil automine + PostgreSQL)", () => {
       assert.match(body.txHash, /^0x[0-9a-f]{64}$/);
       assert.equal(body.wallet, alice.walletAddress);
       assert.equal(body.owner, alice.walletAddress);
-      assert.equal(await token.getFunction("ownerOf")(body.tokenId), alice.walletAddress);
-      assert.equal(await token.getFunction("stakeOf")(body.tokenId), parseEther("0.25"));
+      assert.equal(await stack.token.getFunction("ownerOf")(body.tokenId), alice.walletAddress);
+      assert.equal(await stack.token.getFunction("stakeOf")(body.tokenId), parseEther("0.25"));
       assert.equal(
-        await token.getFunction("passwordHashOf")(body.tokenId),
+        await stack.token.getFunction("passwordHashOf")(body.tokenId),
         keccak256(toUtf8Bytes("s3cret")),
       );
     });
@@ -67,7 +57,7 @@ describe("write endpoints (anvil automine + PostgreSQL)", () => {
         image: "ipfs://bafkqaaa",
         externalUrl: "https://example.com/a/1",
       });
-      assert.equal(await token.getFunction("cidStringOf")(body.tokenId), body.ipfsHash);
+      assert.equal(await stack.token.getFunction("cidStringOf")(body.tokenId), body.ipfsHash);
       const { rows } = await stack.database.pool.query<{ json: string }>(
         `SELECT context->>'metadataDocument' AS json FROM transactions WHERE receipt->>'hash' = $1`,
         [body.txHash],
@@ -149,7 +139,7 @@ describe("write endpoints (anvil automine + PostgreSQL)", () => {
       const ids = new Set(res.body.results.map((r: { tokenId: string }) => r.tokenId));
       assert.equal(ids.size, 5);
       for (const r of res.body.results)
-        assert.equal(await token.getFunction("ownerOf")(r.tokenId), alice.walletAddress);
+        assert.equal(await stack.token.getFunction("ownerOf")(r.tokenId), alice.walletAddress);
     });
 
     for (const [condition, body, message] of [
@@ -193,7 +183,7 @@ describe("write endpoints (anvil automine + PostgreSQL)", () => {
         },
         { from: alice.walletAddress, to: bob.walletAddress, tokenId, success: true },
       );
-      assert.equal(await token.getFunction("ownerOf")(tokenId), bob.walletAddress);
+      assert.equal(await stack.token.getFunction("ownerOf")(tokenId), bob.walletAddress);
       const again = await alice.api("POST", "/api/v1/write/transfer", {
         body: { tokenId, toAddress: alice.walletAddress },
       });
@@ -246,8 +236,8 @@ describe("write endpoints (anvil automine + PostgreSQL)", () => {
       assert.equal(bought.body.pricePaid, "1");
       assert.equal(bought.body.buyer, bob.walletAddress);
       assert.equal(bought.body.tokenId, tokenId);
-      assert.equal(await token.getFunction("ownerOf")(tokenId), bob.walletAddress);
-      assert.equal(await token.getFunction("stakeOf")(tokenId), parseEther("0.3"));
+      assert.equal(await stack.token.getFunction("ownerOf")(tokenId), bob.walletAddress);
+      assert.equal(await stack.token.getFunction("stakeOf")(tokenId), parseEther("0.3"));
       assert.equal((await balance(alice.walletAddress)) - sellerBefore, parseEther("1"));
       const receipt = await stack.provider.getTransactionReceipt(bought.body.txHash);
       const gas = receipt!.gasUsed * receipt!.gasPrice;
@@ -281,7 +271,7 @@ describe("write endpoints (anvil automine + PostgreSQL)", () => {
       });
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.listingId, listed.body.listingId);
-      assert.equal(await token.getFunction("ownerOf")(tokenId), alice.walletAddress);
+      assert.equal(await stack.token.getFunction("ownerOf")(tokenId), alice.walletAddress);
       const buy = await bob.api("POST", "/api/v1/write/marketplace/buy", {
         body: { listingId: listed.body.listingId },
       });

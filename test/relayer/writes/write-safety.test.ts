@@ -2,8 +2,6 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { toBeHex } from "ethers";
 import pg from "pg";
-import type { AssetToken } from "../../../typechain-types/AssetToken.js";
-import { AssetToken__factory } from "../../../typechain-types/factories/AssetToken__factory.js";
 import type { TestOrg } from "../../support/stack.js";
 import { assetBody, startWriteStack, type WriteStack } from "./helpers.js";
 
@@ -12,18 +10,11 @@ import { assetBody, startWriteStack, type WriteStack } from "./helpers.js";
 
 describe("write safety (anvil + PostgreSQL)", () => {
   let stack: WriteStack;
-  let token: AssetToken;
 
-  before(async () => {
-    // Re-price after 500 ms without a receipt (production: 15 s).
-    stack = await startWriteStack({}, { sequencer: { stuckAfterMs: 500 } });
-    token = AssetToken__factory.connect(stack.ctx.contracts.assetToken, stack.provider);
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  // Re-price after 500 ms without a receipt (production: 15 s).
+  before(async () => (stack = await startWriteStack({}, { sequencer: { stuckAfterMs: 500 } })));
+  after(() => stack?.stop());
 
-  const automine = (on: boolean) => stack.rpc("evm_setAutomine", [on]);
   const attemptsOf = async (id: string) =>
     (
       await stack.database.pool.query<{
@@ -45,7 +36,7 @@ describe("write safety (anvil + PostgreSQL)", () => {
     const org: TestOrg = await stack.registerOrg();
     const body = assetBody({ name: "Exactly once" });
     const headers = { "Idempotency-Key": "exactly-once-1" };
-    await automine(false);
+    await stack.automine(false);
     try {
       const res = await org.api("POST", "/api/v1/write/issue-asset", {
         body,
@@ -76,7 +67,7 @@ describe("write safety (anvil + PostgreSQL)", () => {
       );
       assert.match(stack.logText(), /re-pricing refused; earlier attempts may still be mined/);
 
-      await automine(true);
+      await stack.automine(true);
       await stack.rpc("evm_mine");
       const done = await until("confirmation", async () => {
         const status = await org.api("GET", `/api/v1/transactions/${id}`);
@@ -84,21 +75,25 @@ describe("write safety (anvil + PostgreSQL)", () => {
       });
       const receipt = done.receipt as { hash: string };
       assert.equal(receipt.hash, first.hash, "the first attempt is the one that was mined");
-      assert.equal(await token.getFunction("balanceOf")(org.walletAddress), 1n);
+      assert.equal(await stack.token.getFunction("balanceOf")(org.walletAddress), 1n);
 
       const retry = await org.api("POST", "/api/v1/write/issue-asset", { body, headers });
       assert.equal(retry.status, 200, retry.text);
       assert.equal(retry.body.tokenId, (done.result as { tokenId: string }).tokenId);
       assert.equal(retry.headers.get("x-transaction-id"), id);
-      assert.equal(await token.getFunction("balanceOf")(org.walletAddress), 1n, "minted once");
+      assert.equal(
+        await stack.token.getFunction("balanceOf")(org.walletAddress),
+        1n,
+        "minted once",
+      );
     } finally {
-      await automine(true);
+      await stack.automine(true);
     }
   });
 
   it("with the database pool starved after the writes are recorded, every answer carries its transaction id, never a 503, and each write is minted once", async () => {
     const org = await stack.registerOrg();
-    const before = await token.getFunction("balanceOf")(org.walletAddress);
+    const before = await stack.token.getFunction("balanceOf")(org.walletAddress);
     const watcher = new pg.Client({ connectionString: stack.ctx.config.databaseUrl });
     await watcher.connect();
     const recorded = async () =>
@@ -110,7 +105,7 @@ describe("write safety (anvil + PostgreSQL)", () => {
           )
         ).rows[0]!.n,
       );
-    await automine(false);
+    await stack.automine(false);
     const held: pg.PoolClient[] = [];
     try {
       const writes = Array.from({ length: 8 }, (_, i) =>
@@ -120,7 +115,7 @@ describe("write safety (anvil + PostgreSQL)", () => {
       // Take every connection of the relayer's pool for longer than its 5 s connect timeout.
       const max = stack.database.pool.options.max ?? 10;
       for (let i = 0; i < max; i++) held.push(await stack.database.pool.connect());
-      await automine(true);
+      await stack.automine(true);
       await stack.rpc("evm_mine");
       await new Promise((r) => setTimeout(r, 6_000));
       for (const client of held.splice(0)) client.release();
@@ -139,10 +134,10 @@ describe("write safety (anvil + PostgreSQL)", () => {
         );
         return rows[0]!.n === "8" ? true : undefined;
       });
-      assert.equal(await token.getFunction("balanceOf")(org.walletAddress), before + 8n);
+      assert.equal(await stack.token.getFunction("balanceOf")(org.walletAddress), before + 8n);
     } finally {
       for (const client of held) client.release();
-      await automine(true);
+      await stack.automine(true);
       await watcher.end();
     }
   });
