@@ -218,7 +218,7 @@ describe("AssetToken", function () {
     });
 
     for (const [label, receiver] of <Array<[string, () => Promise<string>]>>[
-      ["the zero owner", async () => ethers.ZeroAddress],
+      ["the zero owner", () => Promise.resolve(ethers.ZeroAddress)],
       [
         "a contract that is not a receiver",
         async () => (await ethers.deployContract("NonReceiverMock")).getAddress(),
