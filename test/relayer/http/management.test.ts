@@ -270,6 +270,18 @@ describe("management endpoints: API keys and webhooks", () => {
       }
     });
 
+    // The url rules, each with an otherwise valid body: [when, url, reason in the error].
+    const badUrls: Array<[string, string, string]> = [
+      ["the url is not https", "ftp://a.example/x", "must use https"],
+      ["the url is plain http", "http://a.example/x", "must use https"],
+      ["the url is not a URL", "not a url", "not a valid URL"],
+      ["the url has credentials", "https://u:p@a.example/x", "must not contain credentials"],
+      [
+        "the url is too long",
+        `https://a.example/${"a".repeat(2040)}`,
+        "must be at most 2048 characters",
+      ],
+    ];
     const badBodies: Array<[string, unknown, string]> = [
       ["url is missing", { events: ["asset.issued"] }, "Missing required field: url"],
       ["events is missing", { url: "https://a.example" }, "Missing required field: events"],
@@ -283,31 +295,11 @@ describe("management endpoints: API keys and webhooks", () => {
         { url: "https://a.example", events: ["asset.burned"] },
         "Invalid field: events.0 (must be one of asset.issued, asset.transferred, asset.listed, asset.sold, asset.delisted, asset.redeemed)",
       ],
-      [
-        "the url is not https",
-        { url: "ftp://a.example/x", events: ["asset.issued"] },
-        "Invalid field: url (must use https)",
-      ],
-      [
-        "the url is plain http",
-        { url: "http://a.example/x", events: ["asset.issued"] },
-        "Invalid field: url (must use https)",
-      ],
-      [
-        "the url is not a URL",
-        { url: "not a url", events: ["asset.issued"] },
-        "Invalid field: url (not a valid URL)",
-      ],
-      [
-        "the url has credentials",
-        { url: "https://u:p@a.example/x", events: ["asset.issued"] },
-        "Invalid field: url (must not contain credentials)",
-      ],
-      [
-        "the url is too long",
-        { url: `https://a.example/${"a".repeat(2040)}`, events: ["asset.issued"] },
-        "Invalid field: url (must be at most 2048 characters)",
-      ],
+      ...badUrls.map(([when, url, reason]): [string, unknown, string] => [
+        when,
+        { url, events: ["asset.issued"] },
+        `Invalid field: url (${reason})`,
+      ]),
       [
         "the secret is too short",
         { url: "https://a.example", events: ["asset.issued"], secret: "short" },
@@ -321,9 +313,7 @@ describe("management endpoints: API keys and webhooks", () => {
     ];
     for (const [when, body, error] of badBodies) {
       it(`POST returns 400 when ${when}`, async () => {
-        const res = await orgA.api("POST", WEBHOOKS, { body });
-        assert.equal(res.status, 400, res.text);
-        assert.deepEqual(res.body, { error });
+        assertError(await orgA.api("POST", WEBHOOKS, { body }), 400, error);
       });
     }
 

@@ -184,13 +184,23 @@ describe("organization reads (console data)", { timeout: 120_000 }, () => {
 
   after(() => stack?.stop());
 
-  it("GET /api/v1/transactions lists only the caller's writes, newest first, with reasons in words", async () => {
-    const mine = await a.api("GET", "/api/v1/transactions");
-    assert.equal(mine.status, 200, mine.text);
+  /** GETs the list at `path` as `org`, expects 200 and `ids` as the items' `key`, in order. */
+  async function listed(org: TestOrg, path: string, key: string, ids: string[]) {
+    const res = await org.api("GET", path);
+    assert.equal(res.status, 200, res.text);
     assert.deepEqual(
-      mine.body.data.map((t: { transactionId: string }) => t.transactionId),
-      ["tx_a3", "tx_a2", "tx_a1"],
+      res.body.data.map((item: Record<string, string>) => item[key]),
+      ids,
     );
+    return res;
+  }
+
+  it("GET /api/v1/transactions lists only the caller's writes, newest first, with reasons in words", async () => {
+    const mine = await listed(a, "/api/v1/transactions", "transactionId", [
+      "tx_a3",
+      "tx_a2",
+      "tx_a1",
+    ]);
     const [replaced, failed, confirmed] = mine.body.data;
     assert.equal(confirmed.status, "confirmed");
     assert.equal(confirmed.txHash, hash(1));
@@ -244,12 +254,7 @@ describe("organization reads (console data)", { timeout: 120_000 }, () => {
   });
 
   it("GET /api/enterprise/assets returns what the org owns or has listed, not others' assets", async () => {
-    const mine = await a.api("GET", "/api/enterprise/assets");
-    assert.equal(mine.status, 200, mine.text);
-    assert.deepEqual(
-      mine.body.data.map((x: { tokenId: string }) => x.tokenId),
-      ["3", "2", "1"],
-    );
+    const mine = await listed(a, "/api/enterprise/assets", "tokenId", ["3", "2", "1"]);
     assert.equal(mine.body.data[0].listing.listingId, "7");
     const theirs = await b.api("GET", "/api/enterprise/assets");
     assert.deepEqual(

@@ -3,9 +3,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { Webhook } from "standardwebhooks";
-import { ApiError, NetworkError, RwaClient, verifyWebhook } from "../../../relayer/sdk/index.js";
+import {
+  ApiError,
+  NetworkError,
+  RwaClient,
+  verifyWebhook,
+  type RwaClientOptions,
+} from "../../../relayer/sdk/index.js";
 import { parseRetryAfter, retryDelayMs } from "../../../relayer/sdk/retry.js";
 import { signatureHeaders } from "../../../relayer/src/webhooks/sign.js";
+import { assertBackoff } from "../../support/assert-backoff.js";
 
 interface Seen {
   method: string;
@@ -68,14 +75,25 @@ describe("RwaClient retries, idempotency and errors (local scripted server)", ()
   const servers: Server[] = [];
   after(() => Promise.all(servers.map((s) => new Promise((r) => s.close(r)))));
 
-  it("429 then 503 then 200: waits at least Retry-After each time and reuses one Idempotency-Key", async () => {
-    const s = await scriptedServer([
-      (r) => json(r, 429, { error: "Rate limit exceeded" }, { "retry-after": "1" }),
-      (r) => json(r, 503, { error: "RPC unavailable" }, { "retry-after": "1" }),
-      (r) => json(r, 200, ISSUED),
-    ]);
+  /** A scripted server (closed after the suite) and a client of it with `options` on top. */
+  async function clientOf(
+    replies: Array<(res: ServerResponse) => void>,
+    options: Partial<RwaClientOptions> = {},
+  ) {
+    const s = await scriptedServer(replies);
     servers.push(s.server);
-    const client = new RwaClient({ apiKey: KEY, baseUrl: s.url, retryBaseDelayMs: 10 });
+    return { s, client: new RwaClient({ apiKey: KEY, baseUrl: s.url, ...options }) };
+  }
+
+  it("429 then 503 then 200: waits at least Retry-After each time and reuses one Idempotency-Key", async () => {
+    const { s, client } = await clientOf(
+      [
+        (r) => json(r, 429, { error: "Rate limit exceeded" }, { "retry-after": "1" }),
+        (r) => json(r, 503, { error: "RPC unavailable" }, { "retry-after": "1" }),
+        (r) => json(r, 200, ISSUED),
+      ],
+      { retryBaseDelayMs: 10 },
+    );
     const result = await client.issueAsset(ASSET);
     assert.equal(result.tokenId, "1");
     assert.equal(s.seen.length, 3);
@@ -95,13 +113,11 @@ describe("RwaClient retries, idempotency and errors (local scripted server)", ()
   });
 
   it("two calls get two different idempotency keys; a given key is sent as is, with Prefer", async () => {
-    const s = await scriptedServer([
+    const { s, client } = await clientOf([
       (r) => json(r, 200, ISSUED),
       (r) => json(r, 200, ISSUED),
       (r) => json(r, 202, { transactionId: "tx_1", status: "queued" }),
     ]);
-    servers.push(s.server);
-    const client = new RwaClient({ apiKey: KEY, baseUrl: s.url });
     await client.issueAsset(ASSET);
     await client.issueAsset(ASSET);
     const accepted = await client.issueAsset(ASSET, {
@@ -115,17 +131,13 @@ describe("RwaClient retries, idempotency and errors (local scripted server)", ()
   });
 
   it("a write that times out is retried with the same key (idempotent), then succeeds", async () => {
-    const s = await scriptedServer([
-      () => undefined, // never answers: the client's timeout fires
-      (r) => json(r, 200, ISSUED),
-    ]);
-    servers.push(s.server);
-    const client = new RwaClient({
-      apiKey: KEY,
-      baseUrl: s.url,
-      timeoutMs: 200,
-      retryBaseDelayMs: 10,
-    });
+    const { s, client } = await clientOf(
+      [
+        () => undefined, // never answers: the client's timeout fires
+        (r) => json(r, 200, ISSUED),
+      ],
+      { timeoutMs: 200, retryBaseDelayMs: 10 },
+    );
     assert.equal((await client.issueAsset(ASSET)).tokenId, "1");
     assert.equal(s.seen.length, 2);
     assert.equal(s.seen[0]!.headers["idempotency-key"], s.seen[1]!.headers["idempotency-key"]);
@@ -133,9 +145,7 @@ describe("RwaClient retries, idempotency and errors (local scripted server)", ()
   });
 
   it("a non-idempotent call is not retried after a network error", async () => {
-    const s = await scriptedServer([(r) => r.socket?.destroy()]);
-    servers.push(s.server);
-    const client = new RwaClient({ apiKey: KEY, baseUrl: s.url, retryBaseDelayMs: 10 });
+    const { s, client } = await clientOf([(r) => r.socket?.destroy()], { retryBaseDelayMs: 10 });
     await assert.rejects(
       client.createKey({ scopes: ["read"] }),
       (e: unknown) => e instanceof NetworkError && !e.timedOut,
@@ -144,18 +154,14 @@ describe("RwaClient retries, idempotency and errors (local scripted server)", ()
   });
 
   it("errors are ApiError with status, the service's error string and retryAfter; retries stop at maxRetries", async () => {
-    const s = await scriptedServer([
-      (r) => json(r, 400, { error: "Missing required field: name" }),
-      (r) => json(r, 429, { error: "Rate limit exceeded" }, { "retry-after": "0" }),
-      (r) => json(r, 429, { error: "Rate limit exceeded" }, { "retry-after": "0" }),
-    ]);
-    servers.push(s.server);
-    const client = new RwaClient({
-      apiKey: KEY,
-      baseUrl: s.url,
-      maxRetries: 1,
-      retryBaseDelayMs: 1,
-    });
+    const { s, client } = await clientOf(
+      [
+        (r) => json(r, 400, { error: "Missing required field: name" }),
+        (r) => json(r, 429, { error: "Rate limit exceeded" }, { "retry-after": "0" }),
+        (r) => json(r, 429, { error: "Rate limit exceeded" }, { "retry-after": "0" }),
+      ],
+      { maxRetries: 1, retryBaseDelayMs: 1 },
+    );
     await assert.rejects(client.issueAsset({ ...ASSET, name: "" }), (e: unknown) => {
       assert.ok(e instanceof ApiError);
       assert.equal(e.status, 400);
@@ -174,14 +180,12 @@ describe("RwaClient retries, idempotency and errors (local scripted server)", ()
   });
 
   it("a sync write answered 202 (receipt still pending) is polled to its result", async () => {
-    const s = await scriptedServer([
+    const { s, client } = await clientOf([
       (r) => json(r, 202, { transactionId: "tx_9", status: "sent" }),
       (r) => json(r, 200, { transactionId: "tx_9", status: "sent", result: null, error: null }),
       (r) =>
         json(r, 200, { transactionId: "tx_9", status: "confirmed", result: ISSUED, error: null }),
     ]);
-    servers.push(s.server);
-    const client = new RwaClient({ apiKey: KEY, baseUrl: s.url });
     const t0 = Date.now();
     const result = await client.issueAsset(ASSET);
     assert.equal(result.tokenId, "1");
@@ -198,25 +202,15 @@ describe("RwaClient retries, idempotency and errors (local scripted server)", ()
 
   it("backoff grows exponentially with jitter and never undercuts Retry-After; Retry-After dates parse", () => {
     const policy = { baseDelayMs: 100, maxDelayMs: 1_000 };
-    assert.equal(
-      retryDelayMs(0, policy, undefined, () => 0),
-      50,
-    );
-    assert.equal(
-      retryDelayMs(0, policy, undefined, () => 1),
-      100,
-    );
-    assert.equal(
-      retryDelayMs(3, policy, undefined, () => 1),
-      800,
-    );
-    assert.equal(
-      retryDelayMs(10, policy, undefined, () => 1),
-      1_000,
-    );
-    assert.equal(
-      retryDelayMs(0, policy, 2_000, () => 1),
-      2_000,
+    assertBackoff(
+      (attempt, retryAfterMs, jitter) => retryDelayMs(attempt, policy, retryAfterMs, () => jitter),
+      [
+        [0, undefined, 0, 50],
+        [0, undefined, 1, 100],
+        [3, undefined, 1, 800],
+        [10, undefined, 1, 1_000],
+        [0, 2_000, 1, 2_000],
+      ],
     );
     assert.equal(parseRetryAfter("7"), 7);
     assert.equal(parseRetryAfter(new Date(Date.now() + 5_000).toUTCString()), 5);

@@ -11,6 +11,7 @@ import {
 import { serviceSignature, signatureHeaders } from "../../../relayer/src/webhooks/sign.js";
 import { decodePageCursor, encodePageCursor } from "../../../relayer/src/reads/page-cursor.js";
 import { weiToDecimal } from "../../../relayer/src/domain/amount.js";
+import { assertBackoff } from "../../support/assert-backoff.js";
 
 const body = payloadBody({
   event: "asset.issued",
@@ -54,21 +55,17 @@ describe("webhook signing", () => {
 
 describe("retry backoff", () => {
   it("grows exponentially with jitter, is capped, and honours Retry-After", () => {
-    // [attempt, Retry-After in ms, jitter, expected delay], with a 1 s base and a 60 s cap.
-    const cases: Array<[number, number | undefined, number, number]> = [
-      [1, undefined, 0, 500],
-      [1, undefined, 1, 1_000],
-      [4, undefined, 1, 8_000],
-      [40, undefined, 1, 60_000],
-      [1, 30_000, 0, 30_000],
-    ];
-    for (const [attempt, retryAfterMs, jitter, expected] of cases) {
-      assert.equal(
+    assertBackoff(
+      (attempt, retryAfterMs, jitter) =>
         nextRetryDelayMs(attempt, 1_000, 60_000, retryAfterMs, () => jitter),
-        expected,
-        `attempt ${attempt}, Retry-After ${retryAfterMs}, jitter ${jitter}`,
-      );
-    }
+      [
+        [1, undefined, 0, 500],
+        [1, undefined, 1, 1_000],
+        [4, undefined, 1, 8_000],
+        [40, undefined, 1, 60_000],
+        [1, 30_000, 0, 30_000],
+      ],
+    );
     assert.equal(parseRetryAfterMs("7"), 7_000);
     assert.equal(
       parseRetryAfterMs(new Date(Date.now() + 10_000).toUTCString()) !== undefined,
