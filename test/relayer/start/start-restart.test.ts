@@ -12,13 +12,12 @@ import {
   exitWithin,
   interruptGroup,
   killAll,
-  parsePids,
   portIsOpen,
-  processExists,
   rpc,
   spawnRelayer,
   type RelayerProcess,
 } from "./relayer-process.js";
+import { assertNothingLeft, bannerPids } from "./assert-nothing-left.js";
 
 /**
  * `npm start` end to end: cold start with nothing configured, an org registered through the API,
@@ -127,20 +126,13 @@ describe("npm start", { timeout: 240_000 }, () => {
     relayer: RelayerProcess,
     how: "process" | "group" = "process",
   ): Promise<number> {
-    const pids = parsePids(relayer.output());
-    assert.ok(
-      pids.anvil !== undefined && pids.postgres !== undefined,
-      `pids in banner:\n${relayer.output()}`,
-    );
+    const pids = bannerPids(relayer.output());
     if (how === "group") interruptGroup(relayer);
     else relayer.child.kill("SIGINT");
     const { code, ms } = await exitWithin(relayer, STOP_MS);
     assert.equal(code, 0, relayer.output());
     assert.match(relayer.output(), /Stopped in \d+ ms/);
-    assert.equal(processExists(pids.anvil), false, "anvil is gone");
-    assert.equal(processExists(pids.postgres), false, "postgres is gone");
-    assert.equal(await portIsOpen(anvilPort), false);
-    assert.equal(await portIsOpen(pgPort), false);
+    await assertNothingLeft(pids, { anvil: anvilPort, postgres: pgPort }, relayer.output());
     return ms;
   }
 

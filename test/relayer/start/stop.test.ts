@@ -9,12 +9,10 @@ import {
   exitWithin,
   interruptGroup,
   killAll,
-  parsePids,
-  portIsOpen,
-  processExists,
   spawnRelayer,
   type RelayerProcess,
 } from "./relayer-process.js";
+import { assertNothingLeft, bannerPids } from "./assert-nothing-left.js";
 
 /**
  * Stopping `npm start` the way a process manager does (SIGTERM to the npm process) and the way a
@@ -38,21 +36,10 @@ describe("stopping npm start", { timeout: 300_000 }, () => {
     const npm = spawnRelayer(env, { viaNpm: true, processGroup: true });
     spawned.push(npm);
     await npm.waitFor(/Press Ctrl-C to stop/, START_MS);
-    const pids = parsePids(npm.output());
-    assert.ok(
-      pids.relayer !== undefined && pids.anvil !== undefined && pids.postgres !== undefined,
-      `pids in the banner:\n${npm.output()}`,
-    );
+    const pids = bannerPids(npm.output());
+    assert.ok(pids.relayer !== undefined, `the relayer's pid in the banner:\n${npm.output()}`);
     assert.notEqual(pids.relayer, npm.child.pid, "the banner's relayer is npm's child");
     return { npm, pids };
-  }
-
-  async function assertNothingLeft(pids: Record<string, number>, output: string): Promise<void> {
-    for (const [name, pid] of Object.entries(pids)) {
-      assert.equal(processExists(pid), false, `${name} (pid ${pid}) is gone:\n${output}`);
-    }
-    assert.equal(await portIsOpen(anvilPort), false, "anvil's port is free");
-    assert.equal(await portIsOpen(pgPort), false, "PostgreSQL's port is free");
   }
 
   function assertQuietOrderlyStop(output: string): void {
@@ -99,7 +86,7 @@ describe("stopping npm start", { timeout: 300_000 }, () => {
     t.diagnostic(`SIGTERM to npm: stopped in ${ms} ms`);
     assert.equal(code, 0, npm.output());
     assertQuietOrderlyStop(npm.output());
-    await assertNothingLeft(pids, npm.output());
+    await assertNothingLeft(pids, { anvil: anvilPort, postgres: pgPort }, npm.output());
   });
 
   test("the next start on the same DATA_DIR is clean; Ctrl-C stops it the same way, and another signal during the stop says what it waits for", async (t) => {
@@ -119,6 +106,6 @@ describe("stopping npm start", { timeout: 300_000 }, () => {
       `only the SIGTERM is news, not npm's copy of Ctrl-C:\n${npm.output()}`,
     );
     assert.match(notes[0], /^SIGTERM received while stopping: still waiting for stopping \S+/);
-    await assertNothingLeft(pids, npm.output());
+    await assertNothingLeft(pids, { anvil: anvilPort, postgres: pgPort }, npm.output());
   });
 });
