@@ -5,7 +5,6 @@ import type { AssetToken } from "../../typechain-types/AssetToken.js";
 import { AssetToken__factory } from "../../typechain-types/factories/AssetToken__factory.js";
 import { startReceiver, type Receiver } from "../relayer/webhooks/receiver.js";
 import {
-  call,
   localPortsOf,
   startCluster,
   waitUntil,
@@ -73,7 +72,7 @@ describe("two relayer processes on one database and one chain", { timeout: 240_0
 
   /** Issues one asset for `org` through `relayer`; returns its tokenId (polling a 202). */
   async function issue(relayer: ClusterRelayer, org: ClusterOrg, n: number): Promise<string> {
-    const res = await call(relayer.baseUrl, "POST", "/api/v1/write/issue-asset", {
+    const res = await relayer.call("POST", "/api/v1/write/issue-asset", {
       apiKey: org.apiKey,
       body: { assetType: "Bond", name: `Bond ${n}`, description: `mint ${n}` },
       timeoutMs: 90_000,
@@ -83,7 +82,7 @@ describe("two relayer processes on one database and one chain", { timeout: 240_0
       return waitUntil(
         `transaction ${id}`,
         async () => {
-          const tx = await call(relayer.baseUrl, "GET", `/api/v1/transactions/${id}`, {
+          const tx = await relayer.call("GET", `/api/v1/transactions/${id}`, {
             apiKey: org.apiKey,
           });
           const tokenId = tx.body?.result?.tokenId ?? tx.body?.tokenId;

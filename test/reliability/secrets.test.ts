@@ -5,7 +5,6 @@ import { ANVIL_DEV_PRIVATE_KEY } from "../../deploy/rpc.js";
 import { AesGcmKeyStore } from "../../relayer/src/wallets/key-store.js";
 import { startReceiver, type Receiver } from "../relayer/webhooks/receiver.js";
 import {
-  call,
   startCluster,
   waitUntil,
   type Cluster,
@@ -41,7 +40,7 @@ describe("secrets never leave their one creation response", { timeout: 120_000 }
     org: ClusterOrg | undefined,
     body?: unknown,
   ): Promise<HttpResult> {
-    const res = await call(relayer.baseUrl, method, urlPath, {
+    const res = await relayer.call(method, urlPath, {
       ...(org === undefined ? {} : { apiKey: org.apiKey }),
       ...(body === undefined ? {} : { body }),
       timeoutMs: 60_000,
@@ -64,7 +63,7 @@ describe("secrets never leave their one creation response", { timeout: 120_000 }
     buyer = await cluster.registerOrg(relayer);
     secrets.set("seller key", seller.apiKey);
     secrets.set("buyer key", buyer.apiKey);
-    const extra = await call(relayer.baseUrl, "POST", "/api/enterprise/keys", {
+    const extra = await relayer.call("POST", "/api/enterprise/keys", {
       apiKey: seller.apiKey,
       body: { scopes: ["read"], label: "extra" },
     });
@@ -128,7 +127,7 @@ describe("secrets never leave their one creation response", { timeout: 120_000 }
     await api("GET", "/api/v1/status", undefined);
     // Rejections log at debug level: make some, with secrets in the request.
     await api("POST", "/api/v1/write/issue-asset", seller, { password, bogus: true });
-    await call(relayer.baseUrl, "GET", "/api/enterprise/wallet", {
+    await relayer.call("GET", "/api/enterprise/wallet", {
       headers: { authorization: `Bearer ${seller.apiKey}x` },
     });
   });

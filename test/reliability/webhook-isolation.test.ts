@@ -4,7 +4,6 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { startReceiver, type Receiver } from "../relayer/webhooks/receiver.js";
 import {
-  call,
   startCluster,
   waitUntil,
   type Cluster,
@@ -60,7 +59,7 @@ describe("webhook deliveries are isolated between receivers", { timeout: 120_000
   });
 
   async function issue(org: ClusterOrg, name: string): Promise<{ tokenId: string; at: number }> {
-    const res = await call(relayer.baseUrl, "POST", "/api/v1/write/issue-asset", {
+    const res = await relayer.call("POST", "/api/v1/write/issue-asset", {
       apiKey: org.apiKey,
       body: { assetType: "Bond", name, description: "isolation" },
       timeoutMs: 60_000,

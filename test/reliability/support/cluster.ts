@@ -47,6 +47,8 @@ export interface ClusterRelayer {
   process: RelayerProcess;
   pid: number;
   baseUrl: string;
+  /** `call` on this relayer's base URL. */
+  call(method: string, urlPath: string, options?: CallOptions): Promise<HttpResult>;
   /** Everything the process printed (stdout and stderr). */
   output(): string;
 }
@@ -142,6 +144,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       process: proc,
       pid: proc.child.pid ?? -1,
       baseUrl: "",
+      call: (method, urlPath, options) => call(relayer.baseUrl, method, urlPath, options),
       output: () => proc.output(),
     };
     relayers.push(relayer);
@@ -161,7 +164,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       plan: "enterprise",
     };
     if (scopes !== undefined) body.scopes = scopes;
-    const res = await call(relayer.baseUrl, "POST", "/api/enterprise/register", {
+    const res = await relayer.call("POST", "/api/enterprise/register", {
       adminToken,
       body,
     });
@@ -182,7 +185,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     spawn,
     registerOrg,
     async subscribeWebhook(relayer, org, webhook) {
-      const res = await call(relayer.baseUrl, "POST", "/api/enterprise/webhooks", {
+      const res = await relayer.call("POST", "/api/enterprise/webhooks", {
         apiKey: org.apiKey,
         body: webhook,
       });
