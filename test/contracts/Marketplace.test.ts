@@ -25,14 +25,15 @@ async function marketFixture() {
   return { ...system, market };
 }
 
-type Signer = Awaited<ReturnType<typeof deploySystem>>["alice"];
+type System = Awaited<ReturnType<typeof deploySystem>>;
+type Signer = System["alice"];
 
 /**
  * Lists `tokenId` of `from` by `safeTransferFrom(from, market, tokenId, data)`, sent by `by`
  * (the owner itself unless an approved operator is named); `data` is normally `terms(...)`.
  */
 function safeList(
-  { token, market }: { token: Awaited<ReturnType<typeof deploySystem>>["token"]; market: string },
+  { token, market }: Pick<System, "token"> & { market: string },
   from: Signer,
   tokenId: bigint,
   data: string,
@@ -74,7 +75,7 @@ async function closedListingsFixture() {
 
 /** Expects `send(id)` to revert with `Marketplace__ListingNotActive(id)` for every id of `Closed`. */
 async function expectListingNotActive(
-  marketplace: Awaited<ReturnType<typeof deploySystem>>["marketplace"],
+  marketplace: System["marketplace"],
   send: (id: bigint) => Promise<unknown>,
 ) {
   for (const id of Object.values(Closed)) {
