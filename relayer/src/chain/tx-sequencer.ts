@@ -83,7 +83,6 @@ interface WalletState {
   /** Set on lease takeover: re-broadcast what a dead process may never have sent. */
   fresh: boolean;
   lastCheck: number;
-  fills: number[];
   capLogged: Set<string>;
 }
 
@@ -103,6 +102,11 @@ export class TxSequencer {
   /** Hash of every attempt of a sent row of a leased wallet → its row. */
   readonly #hashes = new Map<string, { walletId: string; rowId: string }>();
   readonly #fillCounter: Counter<"reason">;
+  /**
+   * Times of the gap fills of the last hour, by wallet id. Kept apart from the wallet's state,
+   * which is dropped whenever the wallet runs out of work: the cap holds across idle spells.
+   */
+  readonly #fills = new Map<string, number[]>();
   #lastBlock = -1;
   #blockWork: Promise<void> | undefined;
   #blockAgain = false;
@@ -201,7 +205,6 @@ export class TxSequencer {
           again: false,
           fresh: true,
           lastCheck: 0,
-          fills: [],
           capLogged: new Set(),
         });
       }
@@ -452,16 +455,17 @@ export class TxSequencer {
       return;
     }
     const hourAgo = Date.now() - 3_600_000;
-    state.fills = state.fills.filter((t) => t > hourAgo);
-    if (state.fills.length >= this.options.maxFillsPerHour) {
+    const fills = (this.#fills.get(state.wallet.id) ?? []).filter((t) => t > hourAgo);
+    this.#fills.set(state.wallet.id, fills);
+    if (fills.length >= this.options.maxFillsPerHour) {
       this.#d.logger.error(
-        { txId: row.id, nonce: row.nonce, walletId: state.wallet.id, fills: state.fills.length },
+        { txId: row.id, nonce: row.nonce, walletId: state.wallet.id, fills: fills.length },
         "nonce gap filler limit reached for this wallet; later writes wait for an operator",
       );
       this.#fillCounter.inc({ reason: "limit" });
       return;
     }
-    state.fills.push(Date.now());
+    fills.push(Date.now());
     const quote = this.#capFees(row, await this.#d.fees.quote());
     const filler = sign({
       chainId: this.#d.chainId,
