@@ -3,7 +3,7 @@ import type { AssetToken } from "../../../typechain-types/AssetToken.js";
 import { AssetToken__factory } from "../../../typechain-types/factories/AssetToken__factory.js";
 import type { TxRuntimeOptions } from "../../../relayer/src/chain/tx-runtime.js";
 import { startTxWorkers } from "../../../relayer/src/chain/tx-workers.js";
-import { startIndexer } from "../../../relayer/src/indexer/start-indexer.js";
+import { startIndexer, type IndexerHandle } from "../../../relayer/src/indexer/start-indexer.js";
 import {
   startTestStack,
   type TestOrg,
@@ -16,6 +16,8 @@ export interface WriteStack extends TestStack {
   provider: JsonRpcProvider;
   /** The AssetToken contract, read through `provider`. */
   token: AssetToken;
+  /** The indexer `startWriteStack` started; `stop()` stops it (again: harmless) before the stack. */
+  indexer: IndexerHandle;
   rpc<T = unknown>(method: string, params?: unknown[]): Promise<T>;
   /** Switches anvil's automine off (a write stays in the pool) or back on. */
   automine(on: boolean): Promise<unknown>;
@@ -45,6 +47,7 @@ export async function startWriteStack(
   return Object.assign(stack, {
     provider,
     token: AssetToken__factory.connect(stack.ctx.contracts.assetToken, provider),
+    indexer,
     rpc: <T>(method: string, params: unknown[] = []) => provider.send(method, params) as Promise<T>,
     automine,
     withoutAutomine: async <T>(body: () => Promise<T>) => {
