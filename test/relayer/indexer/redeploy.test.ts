@@ -194,4 +194,57 @@ describe("indexer follows a redeployment (anvil + PostgreSQL)", () => {
     assert.equal(read.status, 200, read.text);
     assert.equal(read.body.tokenId, "1");
   });
+
+  it("a database indexed before the binding was recorded is kept on its own contracts and emptied for newer ones", async () => {
+    const dropBinding = () => q(`DELETE FROM settings WHERE key = 'indexer_deployment'`);
+    const current = redeployed!;
+    const before = await versions();
+    assert.equal(before.assets.length, 1);
+
+    // No record, cursor past the deployment block: the same contracts, nothing emptied.
+    await indexer!.stop();
+    indexer = undefined;
+    await dropBinding();
+    indexer = await start(current);
+    await indexer.waitForBlock(await head(), 20_000);
+    assert.deepEqual(await versions(), before, "nothing deleted and indexed again");
+    assert.ok((await deploymentSetting())?.endsWith(`@${current.contracts.deployBlock}`));
+    assert.equal(redeployLines(), 1);
+
+    // No record, cursor before a newer deployment (made while the relayer was down, on a chain
+    // that kept producing blocks): the read model is emptied.
+    await indexer.stop();
+    indexer = undefined;
+    await dropBinding();
+    await stack.rpc("anvil_mine", ["0x5"]);
+    const { deployment } = await deployAll({
+      rpcUrl: stack.rpcUrl,
+      deployerPrivateKey: ANVIL_DEV_PRIVATE_KEY,
+      outFile: path.join(tmpDir, "third", "1236.json"),
+      build: "never",
+      log: () => undefined,
+    });
+    const third = createAppContext({
+      config: stack.ctx.config,
+      logger: stack.ctx.logger,
+      database: stack.database,
+      rpcUrl: stack.rpcUrl,
+      contracts: { ...deployment.addresses, deployBlock: deployment.blockNumber },
+      isLocalChain: true,
+    });
+    try {
+      indexer = await start(third);
+      await indexer.waitForBlock(await head(), 20_000);
+      assert.equal(await count("assets"), 0);
+      assert.equal(await count("listings"), 0);
+      const firstBlock = (await q(`SELECT min(number)::int AS n FROM indexed_blocks`))[0].n;
+      assert.equal(firstBlock, deployment.blockNumber - 1);
+      assert.ok((await deploymentSetting())?.endsWith(`@${deployment.blockNumber}`));
+      assert.equal(redeployLines(), 2);
+    } finally {
+      await indexer?.stop();
+      indexer = undefined;
+      await releaseAppServices(third);
+    }
+  });
 });
