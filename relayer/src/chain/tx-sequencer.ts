@@ -84,6 +84,8 @@ interface WalletState {
   fresh: boolean;
   lastCheck: number;
   capLogged: Set<string>;
+  /** Rows left open because the wallet's gap fills were used up (counted and logged once). */
+  unfilled: Set<string>;
 }
 
 /**
@@ -206,6 +208,7 @@ export class TxSequencer {
           fresh: true,
           lastCheck: 0,
           capLogged: new Set(),
+          unfilled: new Set(),
         });
       }
       this.#kick(wallet.id);
@@ -458,11 +461,17 @@ export class TxSequencer {
     const fills = (this.#fills.get(state.wallet.id) ?? []).filter((t) => t > hourAgo);
     this.#fills.set(state.wallet.id, fills);
     if (fills.length >= this.options.maxFillsPerHour) {
-      this.#d.logger.error(
-        { txId: row.id, nonce: row.nonce, walletId: state.wallet.id, fills: fills.length },
-        "nonce gap filler limit reached for this wallet; later writes wait for an operator",
-      );
-      this.#fillCounter.inc({ reason: "limit" });
+      // The row stays sent: its re-pricings (refused too while the wallet cannot pay) and, at
+      // its fee cap, the re-sending of its last attempt go on, so it is mined once an operator
+      // funds the wallet. Its gap is counted and logged once, not at every refused re-pricing.
+      if (!state.unfilled.has(row.id)) {
+        state.unfilled.add(row.id);
+        this.#d.logger.error(
+          { txId: row.id, nonce: row.nonce, walletId: state.wallet.id, fills: fills.length },
+          "nonce gap filler limit reached for this wallet; later writes wait for an operator",
+        );
+        this.#fillCounter.inc({ reason: "limit" });
+      }
       return;
     }
     fills.push(Date.now());
@@ -568,10 +577,15 @@ export class TxSequencer {
     }
   }
 
-  /** Sends the last attempt of each row again (same signed bytes: harmless when already known). */
+  /**
+   * Sends the last attempt of each row again (same signed bytes: harmless when already known).
+   * A row whose every attempt was refused is still open only when its gap could not be filled:
+   * its last attempt is sent again too, and goes through once the wallet can pay for it.
+   */
   async #rebroadcast(rows: TxRow[], sign: TxSigner): Promise<void> {
     const signed = rows.flatMap((row) => {
-      const last = [...row.attempts].reverse().find((a) => a.refused === undefined);
+      const last =
+        [...row.attempts].reverse().find((a) => a.refused === undefined) ?? row.attempts.at(-1);
       if (last === undefined || row.nonce === null) return [];
       return [sign(this.#unsigned(row, row.nonce, feesOf(last)))];
     });

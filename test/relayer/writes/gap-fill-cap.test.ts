@@ -12,8 +12,12 @@ describe("nonce gap fills are capped per wallet (anvil + PostgreSQL)", () => {
   let stack: WriteStack;
 
   before(async () => {
-    // One fill per wallet per hour; one in-flight write per org, so one holder keeps a batch queued.
-    stack = await startWriteStack({}, { sequencer: { maxFillsPerHour: 1, maxInFlightPerOrg: 1 } });
+    // One fill per wallet per hour; one in-flight write per org, so one holder keeps a batch
+    // queued; re-pricing after 1 s without a receipt (production: 15 s).
+    stack = await startWriteStack(
+      {},
+      { sequencer: { maxFillsPerHour: 1, maxInFlightPerOrg: 1, stuckAfterMs: 1_000 } },
+    );
   });
   after(async () => {
     await stack?.stop();
@@ -123,7 +127,7 @@ describe("nonce gap fills are capped per wallet (anvil + PostgreSQL)", () => {
     }
   }
 
-  it("fills the first gap of a wallet, refuses to fill the second within the hour, and the wallet waits", async () => {
+  it("fills the first gap of a wallet, not the second within the hour: that write waits for the operator to fund the wallet", async () => {
     const org = await stack.registerOrg();
     const before = await fillMetrics();
 
@@ -184,5 +188,34 @@ describe("nonce gap fills are capped per wallet (anvil + PostgreSQL)", () => {
     assert.equal(limitLine.txId, second.refused.id);
     assert.equal(limitLine.nonce, gap);
     assert.equal(limitLine.fills, 1);
+
+    // The open write keeps being re-priced (refused: the wallet still cannot pay) up to its fee
+    // cap; that is one gap, counted and logged once.
+    const atCap = (l: string) => l.includes("at its fee cap") && l.includes(second.refused.id);
+    for (let i = 0; i < 300 && !stack.logs.some(atCap); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    assert.ok(stack.logs.some(atCap), "the refused write reached its fee cap");
+    await new Promise((r) => setTimeout(r, 1_500)); // at least one re-sending at the cap
+    const atCapMetrics = await fillMetrics();
+    assert.equal(atCapMetrics.limit - before.limit, 1, "the gap is counted once");
+    assert.equal(atCapMetrics.refused - before.refused, 1);
+    assert.equal(countLines(LIMIT), 1, "the gap is logged once");
+    assert.equal((await fillers()).length, 1);
+    assert.equal(await nonceOf(org.walletAddress), gap);
+
+    // The operator funds the wallet: the open write is mined on its nonce, the wallet moves on.
+    await stack.rpc("anvil_setBalance", [org.walletAddress, toBeHex(parseEther("100"))]);
+    const secondDone = await waitFor(
+      org,
+      second.batchId,
+      (b) => b.status === "confirmed" || b.status === "failed",
+    );
+    const secondResult = secondDone.result as { issued: number; failed: number };
+    assert.equal(secondResult.issued, 2, JSON.stringify(secondDone));
+    assert.equal(secondResult.failed, 0);
+    assert.deepEqual(await row(second.refused.id), { state: "confirmed", nonce: gap });
+    assert.equal(await nonceOf(org.walletAddress), gap + 2);
+    assert.equal(await nonceOf(org.walletAddress, "pending"), gap + 2);
+    assert.equal((await fillers()).length, 1);
   });
 });
