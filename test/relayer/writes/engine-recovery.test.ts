@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { parseEther, parseUnits, toBeHex } from "ethers";
 import { WRITE_LIMITS } from "../../../relayer/src/writes/limits.js";
 import type { TestOrg } from "../../support/stack.js";
-import { assetBody, startWriteStack, type WriteStack } from "./helpers.js";
+import { assetBody, startWriteStack, type WriteStack, waitForStatus } from "./helpers.js";
 
 // Transactions the chain has not mined yet: anvil's automine is switched off while a test holds a
 // write in the pool, and back on (or a block is mined by hand) to let it through.
@@ -24,22 +24,6 @@ describe("transaction engine recovery (anvil with automine switched off + Postgr
 
   const status = async (org: TestOrg, id: string) =>
     (await org.api("GET", `/api/v1/transactions/${id}`)).body;
-  /** Polls GET /api/v1/transactions/{id} until `done` holds for it (at most `ms`). */
-  async function waitFor(
-    org: TestOrg,
-    id: string,
-    done: (body: Record<string, unknown>) => boolean,
-    ms = 15_000,
-  ) {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const body = await status(org, id);
-      if (done(body)) return body;
-      if (Date.now() > deadline)
-        assert.fail(`transaction ${id} did not reach the expected state: ${JSON.stringify(body)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
   const issueAsync = async (org: TestOrg, name: string) => {
     const res = await org.api("POST", "/api/v1/write/issue-asset", {
       body: assetBody({ name }),
@@ -60,7 +44,7 @@ describe("transaction engine recovery (anvil with automine switched off + Postgr
     const { org, before } = await newOrg();
     await stack.withoutAutomine(async () => {
       const id = await issueAsync(org, "Stuck");
-      const pending = await waitFor(org, id, (b) => (b.hashes as string[]).length >= 3);
+      const pending = await waitForStatus(org, id, (b) => (b.hashes as string[]).length >= 3);
       const attempts = await Promise.all(
         (pending.hashes as string[]).map((h) =>
           stack.rpc<RpcTx | null>("eth_getTransactionByHash", [h]),
@@ -93,7 +77,7 @@ describe("transaction engine recovery (anvil with automine switched off + Postgr
 
       await stack.automine(true);
       await stack.rpc("evm_mine");
-      const done = await waitFor(org, id, (b) => b.status === "confirmed");
+      const done = await waitForStatus(org, id, (b) => b.status === "confirmed");
       const receipt = done.receipt as { hash: string };
       assert.ok((done.hashes as string[]).includes(receipt.hash));
       const tokenId = (done.result as { tokenId: string }).tokenId;
@@ -108,7 +92,7 @@ describe("transaction engine recovery (anvil with automine switched off + Postgr
     const { org, before } = await newOrg();
     await stack.withoutAutomine(async () => {
       const id = await issueAsync(org, "Overtaken");
-      const sent = await waitFor(org, id, (b) => (b.hashes as string[]).length >= 1);
+      const sent = await waitForStatus(org, id, (b) => (b.hashes as string[]).length >= 1);
       assert.equal(sent.nonce, before);
       // Somebody else signs for the wallet at the same nonce and outbids us (as an operator with
       // the key, or a second system sharing it, could): anvil impersonation stands in for them.
@@ -130,7 +114,7 @@ describe("transaction engine recovery (anvil with automine switched off + Postgr
       assert.equal(intruderReceipt?.status, 1);
       await stack.automine(true);
 
-      const done = await waitFor(org, id, (b) => b.status === "confirmed");
+      const done = await waitForStatus(org, id, (b) => b.status === "confirmed");
       assert.equal(done.nonce, before + 1, "the write was re-queued onto the next nonce");
       const receipt = done.receipt as { hash: string };
       assert.notEqual(receipt.hash, intruder);
@@ -156,7 +140,7 @@ describe("transaction engine recovery (anvil with automine switched off + Postgr
       const holders = await Promise.all(
         Array.from({ length: 10 }, (_, i) => issueAsync(org, `Holder ${i}`)),
       );
-      for (const id of holders) await waitFor(org, id, (b) => b.status === "sent");
+      for (const id of holders) await waitForStatus(org, id, (b) => b.status === "sent");
       const res = await org.api("POST", "/api/v1/write/batch-issue", {
         body: {
           assets: [
@@ -175,7 +159,7 @@ describe("transaction engine recovery (anvil with automine switched off + Postgr
       await stack.automine(true);
       await stack.rpc("evm_mine");
 
-      const done = await waitFor(
+      const done = await waitForStatus(
         org,
         batchId,
         (b) => b.status === "confirmed" || b.status === "failed",
@@ -262,7 +246,7 @@ describe("transaction engine recovery (anvil with automine switched off + Postgr
       const otherId = await issueAsync(other, "Other org");
       await stack.automine(true);
       await stack.rpc("evm_mine");
-      const done = await waitFor(other, otherId, (b) => b.status === "confirmed", 30_000);
+      const done = await waitForStatus(other, otherId, (b) => b.status === "confirmed", 30_000);
       assert.equal(done.status, "confirmed");
     });
   });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { parseEther, toBeHex } from "ethers";
 import type { TestOrg } from "../../support/stack.js";
-import { assetBody, startWriteStack, type WriteStack } from "./helpers.js";
+import { assetBody, startWriteStack, type WriteStack, waitForStatus } from "./helpers.js";
 
 // A gap is provoked as in engine-recovery.test.ts: a batch waits in the queue behind a write that
 // holds the org's in-flight slot (automine off), the wallet's money leaves after the batch was
@@ -26,21 +26,6 @@ describe("nonce gap fills are capped per wallet (anvil + PostgreSQL)", () => {
   const automine = (on: boolean) => stack.rpc("evm_setAutomine", [on]);
   const status = async (org: TestOrg, id: string) =>
     (await org.api("GET", `/api/v1/transactions/${id}`)).body;
-  async function waitFor(
-    org: TestOrg,
-    id: string,
-    done: (body: Record<string, unknown>) => boolean,
-    ms = 15_000,
-  ) {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const body = await status(org, id);
-      if (done(body)) return body;
-      if (Date.now() > deadline)
-        assert.fail(`transaction ${id} did not reach the expected state: ${JSON.stringify(body)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
   /** A batch item's row (items have no transaction id of their own in the API). */
   const row = async (id: string) =>
     (
@@ -80,7 +65,7 @@ describe("nonce gap fills are capped per wallet (anvil + PostgreSQL)", () => {
         headers: { Prefer: "respond-async" },
       });
       assert.equal(holder.status, 202, holder.text);
-      await waitFor(org, holder.body.transactionId as string, (b) => b.status === "sent");
+      await waitForStatus(org, holder.body.transactionId as string, (b) => b.status === "sent");
       const res = await org.api("POST", "/api/v1/write/batch-issue", {
         body: {
           assets: [
@@ -96,7 +81,11 @@ describe("nonce gap fills are capped per wallet (anvil + PostgreSQL)", () => {
       await stack.rpc("anvil_setBalance", [org.walletAddress, toBeHex(parseEther("5"))]);
       await automine(true);
       await stack.rpc("evm_mine");
-      await waitFor(org, holder.body.transactionId as string, (b) => b.status === "confirmed");
+      await waitForStatus(
+        org,
+        holder.body.transactionId as string,
+        (b) => b.status === "confirmed",
+      );
     } finally {
       await automine(true);
     }
@@ -133,7 +122,7 @@ describe("nonce gap fills are capped per wallet (anvil + PostgreSQL)", () => {
 
     // First gap: filled by a self-transfer, everything behind it goes through.
     const first = await provokeGap(org, "1");
-    const firstDone = await waitFor(
+    const firstDone = await waitForStatus(
       org,
       first.batchId,
       (b) => b.status === "confirmed" || b.status === "failed",
@@ -205,7 +194,7 @@ describe("nonce gap fills are capped per wallet (anvil + PostgreSQL)", () => {
 
     // The operator funds the wallet: the open write is mined on its nonce, the wallet moves on.
     await stack.rpc("anvil_setBalance", [org.walletAddress, toBeHex(parseEther("100"))]);
-    const secondDone = await waitFor(
+    const secondDone = await waitForStatus(
       org,
       second.batchId,
       (b) => b.status === "confirmed" || b.status === "failed",

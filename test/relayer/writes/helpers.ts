@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 import { JsonRpcProvider } from "ethers";
 import type { AssetToken } from "../../../typechain-types/AssetToken.js";
 import { AssetToken__factory } from "../../../typechain-types/factories/AssetToken__factory.js";
@@ -97,4 +98,24 @@ export async function startWriteStackWithOrgs<N extends number>(
 /** A valid issue-asset body. */
 export function assetBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return { assetType: "Bond", name: "Test Bond", description: "A bond for tests", ...overrides };
+}
+
+/** Polls `GET /api/v1/transactions/{id}` until `done` holds for its body (fails after `ms`). */
+export async function waitForStatus(
+  org: TestOrg,
+  id: string,
+  done: (body: Record<string, unknown>) => boolean,
+  ms = 15_000,
+): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const body = (await org.api("GET", `/api/v1/transactions/${id}`)).body as Record<
+      string,
+      unknown
+    >;
+    if (done(body)) return body;
+    if (Date.now() > deadline)
+      assert.fail(`transaction ${id} did not reach the expected state: ${JSON.stringify(body)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
