@@ -254,13 +254,20 @@ describe("two relayer processes on one database and one chain", { timeout: 240_0
     // The sender is dead, so another process sent it (its connection is closed by now, so the port
     // cannot be matched again).
     assert.notEqual(sender.process.child.signalCode, null);
-    const { rows } = await cluster.pool.query<{ status: string }>(
-      `SELECT d.status FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE w.org_id = $1`,
-      [org.orgId],
+    // The receiver has the request before the sender records the answer: wait for the row to
+    // leave `pending` (bounded), then it must be the one delivery, delivered.
+    const statuses = await waitUntil(
+      "the delivery row to be settled",
+      async () => {
+        const { rows } = await cluster.pool.query<{ status: string }>(
+          `SELECT d.status FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE w.org_id = $1`,
+          [org.orgId],
+        );
+        const list = rows.map((r) => r.status);
+        return list.includes("pending") ? undefined : list;
+      },
+      10_000,
     );
-    assert.deepEqual(
-      rows.map((r) => r.status),
-      ["delivered"],
-    );
+    assert.deepEqual(statuses, ["delivered"]);
   });
 });
