@@ -223,6 +223,26 @@ export class TxSequencer {
     this.#wallets.delete(walletId);
   }
 
+  /**
+   * Ends the live batch parents among `rows` whose items are all final. A parent is normally
+   * ended as its last item settles (`#afterFinal`); that can be lost (the process dies in between,
+   * or the statement fails), and nothing else would end it: the batch would stay `sent` forever
+   * and its wallet leased. Returns `rows` without the parents ended.
+   */
+  async #endOrphanedBatches(rows: TxRow[]): Promise<TxRow[]> {
+    const withLiveItems = new Set(rows.flatMap((r) => (r.parentId === null ? [] : [r.parentId])));
+    const orphans = rows.filter((r) => r.kind === "batch-issue" && !withLiveItems.has(r.id));
+    if (orphans.length === 0) return rows;
+    const ended = new Set(
+      await this.#d.store.finishParents(
+        orphans.map((r) => r.id),
+        summariseBatch,
+      ),
+    );
+    for (const id of ended) this.#d.notifier.emit("final", id);
+    return rows.filter((r) => !ended.has(r.id));
+  }
+
   /** Wallets with sent rows get their periodic check (nonces, stuck transactions). */
   #kickSent(): void {
     const now = Date.now();
@@ -262,7 +282,9 @@ export class TxSequencer {
   }
 
   async #step(state: WalletState): Promise<void> {
-    const rows = await this.#d.store.liveRowsOfWallet(state.wallet.id);
+    const rows = await this.#endOrphanedBatches(
+      await this.#d.store.liveRowsOfWallet(state.wallet.id),
+    );
     for (const row of state.rows.values())
       for (const a of row.attempts) this.#hashes.delete(a.hash.toLowerCase());
     state.rows = new Map(rows.map((r) => [r.id, r]));
