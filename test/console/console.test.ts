@@ -492,6 +492,9 @@ describe("admin console in a browser", { timeout: 900_000 }, () => {
 
     // Filters, and sorting from the keyboard.
     await page.getByLabel("State").selectOption("failed");
+    // The failed row was on screen before the filter too: wait for the confirmed one to go (the
+    // filtered page replaces the list when it arrives), then check the failed one stayed.
+    await row.waitFor({ state: "detached", timeout: 10_000 });
     await failed.waitFor();
     assert.equal(await row.count(), 0);
     await page.getByLabel("State").selectOption("");
