@@ -187,13 +187,18 @@ describe("assets come home (anvil + PostgreSQL)", () => {
         (await alice.api("POST", "/api/v1/write/redeem-asset", { body: { tokenId: gone } })).status,
         200,
       );
-      const nonce = await stack.provider.getTransactionCount(alice.walletAddress);
+      const nonce = Number(
+        await stack.rpc<string>("eth_getTransactionCount", [alice.walletAddress, "latest"]),
+      );
       for (const tokenId of [bobs, gone, "999999999"]) {
         const res = await alice.api("POST", "/api/v1/write/redeem-asset", { body: { tokenId } });
         assertError(res, 404, "Asset not found", tokenId);
       }
       assert.equal(await ownerOf(bobs), bob.walletAddress);
-      assert.equal(await stack.provider.getTransactionCount(alice.walletAddress), nonce);
+      assert.equal(
+        Number(await stack.rpc<string>("eth_getTransactionCount", [alice.walletAddress, "latest"])),
+        nonce,
+      );
     });
 
     it("redeem-asset of the caller's listed token answers 400 naming the listing, and bad input the exact strings", async () => {

@@ -33,7 +33,7 @@ describe("transaction engine recovery (anvil with automine switched off + Postgr
     return res.body.transactionId as string;
   };
   const nonceOf = async (address: string, tag = "latest") =>
-    Number(await stack.provider.getTransactionCount(address, tag));
+    Number(await stack.rpc<string>("eth_getTransactionCount", [address, tag]));
   /** A new organization and its wallet's nonce before any write. */
   const newOrg = async () => {
     const org = await stack.registerOrg();

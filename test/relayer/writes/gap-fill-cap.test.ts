@@ -34,8 +34,10 @@ describe("nonce gap fills are capped per wallet (anvil + PostgreSQL)", () => {
         [id],
       )
     ).rows[0]!;
+  // Straight to the node: ethers' provider answers a repeated getTransactionCount from a 250 ms
+  // cache, which can hide a nonce that moved just now.
   const nonceOf = async (address: string, tag = "latest") =>
-    Number(await stack.provider.getTransactionCount(address, tag));
+    Number(await stack.rpc<string>("eth_getTransactionCount", [address, tag]));
   const fillMetrics = async () => {
     const res = await stack.api("GET", "/metrics", { adminToken: stack.adminToken });
     assert.equal(res.status, 200, res.text);

@@ -91,14 +91,21 @@ describe("write endpoints (anvil automine + PostgreSQL)", () => {
     ];
     for (const [condition, overrides, expected] of badRequests) {
       it(`issue-asset returns 400 when ${condition}`, async () => {
-        const before = await stack.provider.getTransactionCount(alice.walletAddress);
+        const before = Number(
+          await stack.rpc<string>("eth_getTransactionCount", [alice.walletAddress, "latest"]),
+        );
         const res = await alice.api("POST", "/api/v1/write/issue-asset", {
           body: assetBody(overrides),
         });
         assert.equal(res.status, 400, res.text);
         if (typeof expected === "string") assert.equal(res.body.error, expected);
         else assert.match(res.body.error, expected);
-        assert.equal(await stack.provider.getTransactionCount(alice.walletAddress), before);
+        assert.equal(
+          Number(
+            await stack.rpc<string>("eth_getTransactionCount", [alice.walletAddress, "latest"]),
+          ),
+          before,
+        );
       });
     }
 
