@@ -74,16 +74,11 @@ export function receiptFacts(logs: readonly RawLog[], contracts: ContractAddress
         facts.priceWei = (a.price as bigint).toString();
         break;
       case "ListingCancelled":
-        facts.listingId = (a.listingId as bigint).toString();
-        facts.tokenId = (a.tokenId as bigint).toString();
-        facts.seller = getAddress(a.seller as string);
-        facts.delistReason = "cancelled";
-        break;
       case "ListingReclaimed":
         facts.listingId = (a.listingId as bigint).toString();
         facts.tokenId = (a.tokenId as bigint).toString();
         facts.seller = getAddress(a.seller as string);
-        facts.delistReason = "expired";
+        facts.delistReason = event.name === "ListingCancelled" ? "cancelled" : "expired";
         break;
       case "AssetRedeemed":
         facts.tokenId = (a.tokenId as bigint).toString();

@@ -12,36 +12,38 @@ import type { RpcClient } from "./rpc-client.js";
  * registerRpcMetrics(metrics.registry, ctx.rpc);
  */
 export function registerRpcMetrics(registry: Registry, rpc: RpcClient): void {
-  if (registry.getSingleMetric("rpc_endpoint_up") !== undefined) return;
-  new Gauge({
-    name: "rpc_endpoint_up",
-    help: "1 when the chain node endpoint answered its last request or health check",
-    labelNames: ["endpoint"] as const,
-    registers: [registry],
-    collect() {
-      for (const e of rpc.endpoints) this.set({ endpoint: e.label }, e.up ? 1 : 0);
-    },
-  });
-  new Gauge({
-    name: "rpc_endpoint_head_block",
-    help: "Head block reported by the endpoint at its last health check",
-    labelNames: ["endpoint"] as const,
-    registers: [registry],
-    collect() {
-      for (const e of rpc.endpoints)
-        if (e.headBlock !== undefined) this.set({ endpoint: e.label }, e.headBlock);
-    },
-  });
-  new Gauge({
-    name: "rpc_endpoint_latency_seconds",
-    help: "Round trip of the endpoint's last health check",
-    labelNames: ["endpoint"] as const,
-    registers: [registry],
-    collect() {
-      for (const e of rpc.endpoints)
-        if (e.latencyMs !== undefined) this.set({ endpoint: e.label }, e.latencyMs / 1000);
-    },
-  });
+  const perEndpoint = (
+    name: string,
+    help: string,
+    value: (endpoint: RpcClient["endpoints"][number]) => number | undefined,
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["endpoint"] as const,
+      registers: [registry],
+      collect() {
+        for (const e of rpc.endpoints) {
+          const v = value(e);
+          if (v !== undefined) this.set({ endpoint: e.label }, v);
+        }
+      },
+    });
+  perEndpoint(
+    "rpc_endpoint_up",
+    "1 when the chain node endpoint answered its last request or health check",
+    (e) => (e.up ? 1 : 0),
+  );
+  perEndpoint(
+    "rpc_endpoint_head_block",
+    "Head block reported by the endpoint at its last health check",
+    (e) => e.headBlock,
+  );
+  perEndpoint(
+    "rpc_endpoint_latency_seconds",
+    "Round trip of the endpoint's last health check",
+    (e) => (e.latencyMs === undefined ? undefined : e.latencyMs / 1000),
+  );
   new Counter({
     name: "rpc_requests_total",
     help: "JSON-RPC round trips per endpoint: answered, or failed to connect / time out / 5xx",
