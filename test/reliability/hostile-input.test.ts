@@ -314,7 +314,12 @@ describe("hostile input", { timeout: 240_000 }, () => {
   }
 
   function fillPath(op: Operation, value: string): string {
-    return op.path.replace(/\{[A-Za-z]+\}/g, () => encodeURIComponent(value));
+    // encodeURIComponent leaves dots alone, and fetch resolves a "." or ".." segment before
+    // sending (`/ipfs/..` would reach `/`): percent-encode them so the server gets the id itself.
+    const segment = encodeURIComponent(value).replace(/^\.{1,2}$/, (dots) =>
+      "%2E".repeat(dots.length),
+    );
+    return op.path.replace(/\{[A-Za-z]+\}/g, () => segment);
   }
 
   test("generated bodies that break each route's schema are refused with a 4xx { error }", async () => {
