@@ -1,10 +1,13 @@
 import { createRequire } from "node:module";
 import hardhatToolboxMochaEthers from "@nomicfoundation/hardhat-toolbox-mocha-ethers";
 import { defineConfig } from "hardhat/config";
+import { evmVersionFromEnv } from "./deploy/evm-version.js";
 
 const require = createRequire(import.meta.url);
 // Offline: compile with the solcjs build shipped in the `solc` npm package (same version).
 const solcjs = require.resolve("solc/soljson.js");
+
+const evmVersion = evmVersionFromEnv();
 
 const compiler = {
   version: "0.8.28",
@@ -12,7 +15,9 @@ const compiler = {
   settings: {
     // High runs: favours runtime gas (AssetToken.mint is an acceptance figure) over deploy size.
     optimizer: { enabled: true, runs: 1_000_000 },
-    evmVersion: "cancun",
+    // Berlin unless EVM_VERSION says otherwise: bytecode without PUSH0, MCOPY or transient
+    // storage deploys on older private chains too (README "Running on your own chain").
+    evmVersion,
   },
 };
 

@@ -1,5 +1,6 @@
 /**
- * `npm run bench -- <name>`: runs one benchmark by name (`writes`, `reads`, `webhooks`, `scale`), or all
+ * `npm run bench -- <name>`: runs one benchmark by name (`writes`, `reads`, `webhooks`, `scale`,
+ * `signers`, `rotation`), or all
  * of them in turn without a name. Each benchmark prints its own figures and ratios.
  */
 const BENCHES: Record<string, () => Promise<void>> = {
@@ -7,6 +8,8 @@ const BENCHES: Record<string, () => Promise<void>> = {
   reads: async () => (await import("./reads.js")).runReadsBench(),
   webhooks: async () => (await import("./webhooks.js")).runWebhooksBench(),
   scale: async () => (await import("./scale.js")).runScaleBench(),
+  signers: async () => (await import("./signers.js")).runSignersBench(),
+  rotation: async () => (await import("./rotation.js")).runRotationBench(),
 };
 
 const names = process.argv.slice(2).filter((arg) => !arg.startsWith("-"));

@@ -14,6 +14,10 @@
  * `API_KEY_RATE_LIMIT_PER_MINUTE` is raised for the bench only (the relayer's default would
  * refuse most of the load); the bench says so when it starts.
  *
+ * Then the largest org count again, sync and async, with BENCH_PROCESSES (default 2) relayer
+ * processes behind the bench's round-robin (each writer sticks to one process); CPU and
+ * statements are summed over the processes.
+ *
  * Environment: BENCH_SECONDS (per phase, default 20), BENCH_ORGS (default "1,10,50,100"),
  * BENCH_OUT (chart and JSON folder, default `.data/bench`).
  */
@@ -36,6 +40,8 @@ import { percentile } from "./support/percentile.js";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const ORG_COUNTS = (process.env.BENCH_ORGS ?? "1,10,50,100").split(",").map(Number);
 const WRITERS = 10;
+/** Relayer processes of the scale-out phases (BENCH_PROCESSES, default 2; 1 skips them). */
+const PROCESSES = Number(process.env.BENCH_PROCESSES ?? 2);
 const OUT = path.resolve(REPO_ROOT, process.env.BENCH_OUT ?? ".data/bench");
 const BODY = { assetType: "Bond", name: "Scale", description: "scale benchmark asset" };
 const RATE_LIMIT = "1000000";
@@ -56,11 +62,77 @@ interface PhaseResult {
   p99: number;
   /** For async: latency of the 202 itself. */
   acceptP99?: number;
+  /**
+   * The relayer's own p99 for the answer (202 async, 200 sync), from its request histogram: the
+   * upper bound of the bucket that holds it (0.1 s, 0.25 s, 0.5 s, 1 s...).
+   */
+  serverP99?: number;
   fullBlocks: number;
   blocks: number;
   commitsPerIssuance: number;
+  /** SQL statements the relayer's pool sent, per issuance (pg-boss's own pool not counted). */
+  statementsPerIssuance: number;
+  /** CPU milliseconds per issuance: the relayer process, PostgreSQL's backends, the node. */
+  relayerCpuMs: number;
+  postgresCpuMs: number;
+  nodeCpuMs: number;
+  /** Share of one core over the phase. */
   relayerCpu: number;
   postgresCpu: number;
+}
+
+/** The relayer's `rwa_db_statements_total`, read from its `/metrics`. */
+async function relayerStatements(cluster: Cluster, baseUrl: string): Promise<number> {
+  const res = await fetch(`${baseUrl}/metrics`, {
+    headers: { "x-admin-token": cluster.adminToken },
+  });
+  const text = await res.text();
+  const line = /^rwa_db_statements_total\s+(\S+)$/m.exec(text);
+  return line === null ? Number.NaN : Number(line[1]);
+}
+
+/**
+ * The relayer's own `http_request_duration_seconds` buckets for `POST issue-asset` answered with
+ * `status` (cumulative counts by upper bound), summed over `baseUrls`: the server's side of the
+ * latency, without the load generator's queueing on the same cores.
+ */
+async function serverBuckets(
+  cluster: Cluster,
+  baseUrls: readonly string[],
+  status: number,
+): Promise<Map<number, number>> {
+  const buckets = new Map<number, number>();
+  for (const baseUrl of baseUrls) {
+    const res = await fetch(`${baseUrl}/metrics`, {
+      headers: { "x-admin-token": cluster.adminToken },
+    });
+    for (const line of (await res.text()).split("\n")) {
+      if (!line.startsWith("http_request_duration_seconds_bucket{")) continue;
+      if (
+        !line.includes('route="/api/v1/write/issue-asset"') ||
+        !line.includes(`status="${status}"`)
+      )
+        continue;
+      const le = /le="([^"]+)"/.exec(line)?.[1];
+      const count = Number(line.split(" ").at(-1));
+      const bound = le === "+Inf" ? Number.POSITIVE_INFINITY : Number(le);
+      buckets.set(bound, (buckets.get(bound) ?? 0) + count);
+    }
+  }
+  return buckets;
+}
+
+/** The upper bound of the bucket holding the 99th percentile of `after - before`, in ms. */
+function bucketP99(before: Map<number, number>, after: Map<number, number>): number | undefined {
+  const bounds = [...after.keys()].sort((a, b) => a - b);
+  const total =
+    (after.get(Number.POSITIVE_INFINITY) ?? 0) - (before.get(Number.POSITIVE_INFINITY) ?? 0);
+  if (total <= 0) return undefined;
+  for (const bound of bounds) {
+    const count = (after.get(bound) ?? 0) - (before.get(bound) ?? 0);
+    if (count >= total * 0.99) return bound * 1000;
+  }
+  return undefined;
 }
 
 /** CPU seconds (user + system) of a process, from /proc. */
@@ -214,10 +286,24 @@ async function measure(
     errors: Record<string, number>;
   }>,
 ): Promise<PhaseResult> {
-  const relayerPid = cluster.relayers[0]!.pid;
+  const relayers = cluster.relayers.filter(
+    (r) => r.process.child.exitCode === null && r.process.child.signalCode === null,
+  );
+  const relayerCpu = () => relayers.reduce((sum, r) => sum + cpuSeconds(r.pid), 0);
+  const statements = async () => {
+    let sum = 0;
+    for (const r of relayers) sum += await relayerStatements(cluster, r.baseUrl);
+    return sum;
+  };
+  const nodePid = cluster.anvil.pid ?? -1;
+  const answerStatus = mode === "async" ? 202 : 200;
+  const urls = relayers.map((r) => r.baseUrl);
+  const serverBefore = await serverBuckets(cluster, urls, answerStatus);
   const before = {
     db: await databaseCounters(cluster),
-    cpu: cpuSeconds(relayerPid),
+    cpu: relayerCpu(),
+    node: cpuSeconds(nodePid),
+    statements: await statements(),
     block: await provider.getBlockNumber(),
   };
   const t0 = performance.now();
@@ -225,9 +311,14 @@ async function measure(
   const seconds = (performance.now() - t0) / 1000;
   const after = {
     db: await databaseCounters(cluster),
-    cpu: cpuSeconds(relayerPid),
+    cpu: relayerCpu(),
+    node: cpuSeconds(nodePid),
+    statements: await statements(),
     block: await provider.getBlockNumber(),
   };
+  const serverP99 = bucketP99(serverBefore, await serverBuckets(cluster, urls, answerStatus));
+  const minted = Math.max(1, outcome.ok);
+  const postgresSeconds = Math.max(0, after.db.cpu - before.db.cpu);
   const blocks = await blockStats(provider, before.block + 1, after.block);
   const result: PhaseResult = {
     name,
@@ -243,11 +334,16 @@ async function measure(
     ...(outcome.acceptLatencies === undefined
       ? {}
       : { acceptP99: percentile(outcome.acceptLatencies, 99) }),
+    ...(serverP99 === undefined ? {} : { serverP99 }),
     fullBlocks: blocks.full,
     blocks: blocks.blocks,
-    commitsPerIssuance: (after.db.commits - before.db.commits) / Math.max(1, outcome.ok),
+    commitsPerIssuance: (after.db.commits - before.db.commits) / minted,
+    statementsPerIssuance: (after.statements - before.statements) / minted,
+    relayerCpuMs: ((after.cpu - before.cpu) * 1000) / minted,
+    postgresCpuMs: (postgresSeconds * 1000) / minted,
+    nodeCpuMs: ((after.node - before.node) * 1000) / minted,
     relayerCpu: (after.cpu - before.cpu) / seconds,
-    postgresCpu: Math.max(0, after.db.cpu - before.db.cpu) / seconds,
+    postgresCpu: postgresSeconds / seconds,
   };
   return result;
 }
@@ -262,15 +358,18 @@ function countError(errors: Record<string, number>, key: string): void {
  */
 async function writeForSeconds(
   orgs: ClusterOrg[],
-  write: (org: ClusterOrg) => Promise<string | undefined>,
+  baseUrls: readonly string[],
+  write: (org: ClusterOrg, baseUrl: string) => Promise<string | undefined>,
 ): Promise<Record<string, number>> {
   const until = performance.now() + SECONDS * 1000;
   const errors: Record<string, number> = {};
+  // The bench's balancer: writer i of every org talks to process i mod N, round-robin.
   await Promise.all(
     orgs.flatMap((org) =>
-      Array.from({ length: WRITERS }, async () => {
+      Array.from({ length: WRITERS }, async (_, i) => {
+        const baseUrl = baseUrls[i % baseUrls.length]!;
         while (performance.now() < until) {
-          const failed = await write(org);
+          const failed = await write(org, baseUrl);
           if (failed !== undefined) countError(errors, failed);
         }
       }),
@@ -291,9 +390,9 @@ async function issueTimed(baseUrl: string, org: ClusterOrg, options: CallOptions
 }
 
 /** `orgs` × 10 writers issuing synchronously for SECONDS; minted/s counts the answered 200s. */
-async function syncPhase(baseUrl: string, orgs: ClusterOrg[]) {
+async function syncPhase(baseUrls: readonly string[], orgs: ClusterOrg[]) {
   const latencies: number[] = [];
-  const errors = await writeForSeconds(orgs, async (org) => {
+  const errors = await writeForSeconds(orgs, baseUrls, async (org, baseUrl) => {
     const { res, ms } = await issueTimed(baseUrl, org, { timeoutMs: 120_000 });
     if (res.status === 200) {
       latencies.push(ms);
@@ -310,10 +409,10 @@ async function syncPhase(baseUrl: string, orgs: ClusterOrg[]) {
  * `orgs` × 10 writers sending `Prefer: respond-async` for SECONDS (each writer keeps at most one
  * request open); then waits for every accepted write to be final. Latency = created → confirmed.
  */
-async function asyncPhase(cluster: Cluster, baseUrl: string, orgs: ClusterOrg[]) {
+async function asyncPhase(cluster: Cluster, baseUrls: readonly string[], orgs: ClusterOrg[]) {
   const ids: string[] = [];
   const acceptLatencies: number[] = [];
-  const errors = await writeForSeconds(orgs, async (org) => {
+  const errors = await writeForSeconds(orgs, baseUrls, async (org, baseUrl) => {
     const { res, ms } = await issueTimed(baseUrl, org, { headers: { prefer: "respond-async" } });
     if (res.status === 202) {
       acceptLatencies.push(ms);
@@ -521,8 +620,10 @@ export async function runScaleBench(): Promise<void> {
         `  ${r.name.padEnd(28)} ${r.mintedPerSecond.toFixed(1).padStart(6)} minted/s  ratio ${(r.mintedPerSecond / limit).toFixed(2)}  ` +
           `p50 ${(r.p50 / 1000).toFixed(2)} s p95 ${(r.p95 / 1000).toFixed(2)} s p99 ${(r.p99 / 1000).toFixed(2)} s` +
           (r.acceptP99 === undefined ? "" : `  202 p99 ${r.acceptP99.toFixed(0)} ms`) +
-          `  full blocks ${r.fullBlocks}/${r.blocks}  commits/issuance ${r.commitsPerIssuance.toFixed(1)}  ` +
-          `CPU relayer ${(r.relayerCpu * 100).toFixed(0)}% postgres ${(r.postgresCpu * 100).toFixed(0)}%` +
+          (r.serverP99 === undefined ? "" : ` (server ≤ ${r.serverP99.toFixed(0)} ms)`) +
+          `  full blocks ${r.fullBlocks}/${r.blocks}\n${"".padEnd(30)}per issuance: CPU ms relayer ${r.relayerCpuMs.toFixed(1)} ` +
+          `postgres ${r.postgresCpuMs.toFixed(1)} node ${r.nodeCpuMs.toFixed(1)}; statements ${r.statementsPerIssuance.toFixed(1)} ` +
+          `commits ${r.commitsPerIssuance.toFixed(1)}  (CPU relayer ${(r.relayerCpu * 100).toFixed(0)}% postgres ${(r.postgresCpu * 100).toFixed(0)}% of a core)` +
           (errors === "" ? "" : `  errors ${errors}`),
       );
     };
@@ -532,7 +633,7 @@ export async function runScaleBench(): Promise<void> {
       const orgs = allOrgs.slice(0, n);
       report(
         await measure(cluster, provider, `${n} orgs × ${WRITERS} sync`, n, "sync", () =>
-          syncPhase(relayer.baseUrl, orgs),
+          syncPhase([relayer.baseUrl], orgs),
         ),
       );
     }
@@ -541,7 +642,35 @@ export async function runScaleBench(): Promise<void> {
       const orgs = allOrgs.slice(0, n);
       report(
         await measure(cluster, provider, `${n} orgs × ${WRITERS} async`, n, "async", () =>
-          asyncPhase(cluster, relayer.baseUrl, orgs),
+          asyncPhase(cluster, [relayer.baseUrl], orgs),
+        ),
+      );
+    }
+    if (PROCESSES > 1) {
+      // Scale-out: the same load spread over N relayer processes on one PostgreSQL. On two cores
+      // the second process competes with the first for CPU; the figure shows what it costs.
+      while (cluster.relayers.length < PROCESSES) await cluster.spawn();
+      const urls = cluster.relayers.map((r) => r.baseUrl);
+      console.log(`\n${PROCESSES} relayer processes, writers spread round-robin, ${SECONDS} s:`);
+      const orgs = allOrgs.slice(0, maxOrgs);
+      report(
+        await measure(
+          cluster,
+          provider,
+          `${maxOrgs} orgs sync × ${PROCESSES} proc`,
+          maxOrgs,
+          "sync",
+          () => syncPhase(urls, orgs),
+        ),
+      );
+      report(
+        await measure(
+          cluster,
+          provider,
+          `${maxOrgs} orgs async × ${PROCESSES} proc`,
+          maxOrgs,
+          "async",
+          () => asyncPhase(cluster, urls, orgs),
         ),
       );
     }

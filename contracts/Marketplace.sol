@@ -184,6 +184,16 @@ contract Marketplace is IMarketplace, IERC721Receiver, ReentrancyGuard, AccessCo
         _token.transferFrom(address(this), to, tokenId);
     }
 
+    /// @inheritdoc IMarketplace
+    function releaseForForcedTransfer(uint256 tokenId) external nonReentrant {
+        if (msg.sender != address(_token)) revert Marketplace__OnlyToken(msg.sender);
+        uint256 listingId = _activeListingOf(tokenId);
+        if (listingId == 0) return;
+        Listing storage listing = _listings[listingId];
+        listing.state = ListingState.Cancelled;
+        emit ListingCancelled(listingId, tokenId, listing.seller);
+    }
+
     // ---------------------------------------------------------------- views
 
     /// @inheritdoc IMarketplace
@@ -225,6 +235,11 @@ contract Marketplace is IMarketplace, IERC721Receiver, ReentrancyGuard, AccessCo
     /// @inheritdoc IMarketplace
     function activeListingOf(uint256 tokenId) external view returns (uint256) {
         return _activeListingOf(tokenId);
+    }
+
+    /// @inheritdoc IMarketplace
+    function lastSellerOf(uint256 tokenId) external view returns (address) {
+        return _listings[_latestListingOf[tokenId]].seller;
     }
 
     // ---------------------------------------------------------------- internals

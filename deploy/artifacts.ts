@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { keccak256, toUtf8Bytes, type InterfaceAbi } from "ethers";
 import { z } from "zod";
 import { ArtifactError } from "./errors.js";
+import { evmAtLeast, evmVersionFromEnv, isEvmVersion, type EvmVersion } from "./evm-version.js";
 
 /** The repository root (the folder holding package.json and hardhat.config.ts). */
 export const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -21,6 +22,8 @@ export interface Artifact {
   abi: InterfaceAbi;
   bytecode: string;
   deployedBytecode: string;
+  /** The build that produced it (`artifacts/build-info/<id>.json`). */
+  buildInfoId?: string | undefined;
 }
 
 const artifactSchema = z.object({
@@ -29,6 +32,7 @@ const artifactSchema = z.object({
   abi: z.array(z.record(z.string(), z.unknown())),
   bytecode: z.string().regex(/^0x[0-9a-fA-F]*$/),
   deployedBytecode: z.string().regex(/^0x[0-9a-fA-F]*$/),
+  buildInfoId: z.string().optional(),
 });
 
 /** How to get fresh artifacts: build when missing or older than a source file, always, or never. */
@@ -80,6 +84,34 @@ export async function loadAllArtifacts(
   return { AssetTypeRegistry: registry!, AssetToken: token!, Marketplace: marketplace! };
 }
 
+/**
+ * The EVM version the deployed contracts' artifacts were compiled for, read from the solc input
+ * of their build (`artifacts/build-info/<buildInfoId>.json`, `settings.evmVersion`). When the
+ * three come from different builds, the latest target among them (what the node must support).
+ * Undefined when an artifact or its build info is missing or names no version this project
+ * knows.
+ */
+export async function artifactsEvmVersion(root = PROJECT_ROOT): Promise<EvmVersion | undefined> {
+  let newest: EvmVersion | undefined;
+  for (const name of CONTRACT_NAMES) {
+    try {
+      const { buildInfoId } = artifactSchema.parse(
+        JSON.parse(await readFile(artifactPath(name, root), "utf8")),
+      );
+      if (buildInfoId === undefined) return undefined;
+      const info = JSON.parse(
+        await readFile(path.join(root, "artifacts", "build-info", `${buildInfoId}.json`), "utf8"),
+      ) as { input?: { settings?: { evmVersion?: unknown } } };
+      const version = info.input?.settings?.evmVersion;
+      if (typeof version !== "string" || !isEvmVersion(version)) return undefined;
+      if (newest === undefined || evmAtLeast(version, newest)) newest = version;
+    } catch {
+      return undefined;
+    }
+  }
+  return newest;
+}
+
 async function newestMtime(dir: string, extension: string): Promise<number> {
   let newest = 0;
   let entries;
@@ -104,11 +136,16 @@ export function contractTypesEntry(root = PROJECT_ROOT): string {
 
 /**
  * Whether the artifacts of the deployed contracts or the TypeChain bindings generated from them
- * (`typechain-types/`, which deploy.ts deploys through) are missing, or the artifacts are older
- * than any Solidity source under contracts/ (or hardhat.config.ts).
+ * (`typechain-types/`, which deploy.ts deploys through) are missing, the artifacts are older
+ * than any Solidity source under contracts/ (or hardhat.config.ts), or they were compiled for
+ * another EVM version than `EVM_VERSION` (default berlin) asks for.
  */
-export async function artifactsAreStale(root = PROJECT_ROOT): Promise<boolean> {
+export async function artifactsAreStale(
+  root = PROJECT_ROOT,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<boolean> {
   if (!existsSync(contractTypesEntry(root))) return true;
+  if ((await artifactsEvmVersion(root)) !== evmVersionFromEnv(env)) return true;
   let oldestArtifact = Infinity;
   for (const name of CONTRACT_NAMES) {
     try {

@@ -8,13 +8,18 @@
  *                         ${DATA_DIR:-.data}/deployments/1236.json)
  *   REGISTRARS            comma-separated addresses to grant REGISTRAR_ROLE (optional)
  *   EXPECTED_CHAIN_ID     refuse to deploy unless the node reports this chain id (optional)
+ *   EVM_VERSION           the EVM the contracts are compiled for (default berlin; deploy/evm-version.ts)
+ *
+ * Before sending anything it probes the node and refuses, naming the setting to change, when the
+ * node cannot run the compiled bytecode (`npm run doctor` shows the same checks).
  */
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { isAddress } from "ethers";
 import { z } from "zod";
 import { ensureArtifacts, PROJECT_ROOT } from "./artifacts.js";
-import { ConfigError, DeployError } from "./errors.js";
+import { ConfigError } from "./errors.js";
+import { runCli } from "./run-cli.js";
+import { DEFAULT_EVM_VERSION, EVM_VERSIONS, isEvmVersion } from "./evm-version.js";
 import { ANVIL_DEV_PRIVATE_KEY, isLocalAnvil, probeNode } from "./rpc.js";
 
 const USAGE = `Usage: npm run deploy [-- --force]
@@ -22,7 +27,8 @@ const USAGE = `Usage: npm run deploy [-- --force]
   --force   deploy new contracts even when the recorded ABI hashes differ from the build
   --help    show this text
 
-Environment: RPC_URL, DEPLOYER_PRIVATE_KEY, DEPLOYMENTS_FILE, REGISTRARS, EXPECTED_CHAIN_ID, DATA_DIR`;
+Environment: RPC_URL, DEPLOYER_PRIVATE_KEY, DEPLOYMENTS_FILE, REGISTRARS, EXPECTED_CHAIN_ID, DATA_DIR,
+EVM_VERSION (${EVM_VERSIONS.join(", ")}; default ${DEFAULT_EVM_VERSION})`;
 
 const optionalText = z
   .string()
@@ -50,6 +56,10 @@ const envSchema = z.object({
     }
     return list;
   }),
+  EVM_VERSION: optionalText.refine(
+    (value) => value === undefined || isEvmVersion(value.toLowerCase()),
+    { error: `must be one of ${EVM_VERSIONS.join(", ")}` },
+  ),
   EXPECTED_CHAIN_ID: optionalText.transform((value, context) => {
     if (value === undefined) return undefined;
     const chainId = Number(value);
@@ -130,17 +140,4 @@ async function main(): Promise<void> {
   log(`Record             ${path.relative(process.cwd(), result.file)}`);
 }
 
-const isEntry =
-  process.argv[1] !== undefined &&
-  import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
-if (isEntry)
-  main().catch((error: unknown) => {
-    if (error instanceof DeployError) {
-      console.error(`Error: ${error.message}`);
-      if (error.details !== undefined) console.error(error.details);
-      process.exitCode = error instanceof ConfigError ? 2 : 1;
-    } else {
-      console.error(error);
-      process.exitCode = 1;
-    }
-  });
+runCli(import.meta.url, main);

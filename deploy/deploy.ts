@@ -11,6 +11,7 @@ import {
   type Signer,
   type TransactionReceipt,
 } from "ethers";
+import { probeNode as probeDialect } from "../relayer/src/chain/node-dialect.js";
 import { RpcClient } from "../relayer/src/chain/rpc-client.js";
 import { RpcClientProvider } from "../relayer/src/chain/rpc-provider.js";
 import { isInsufficientFunds, isRevert, isUnavailable } from "../relayer/src/chain/rpc-errors.js";
@@ -19,6 +20,7 @@ import { AssetTypeRegistry__factory } from "../typechain-types/factories/AssetTy
 import { Marketplace__factory } from "../typechain-types/factories/Marketplace__factory.js";
 import {
   abiHash,
+  artifactsEvmVersion,
   CONTRACT_NAMES,
   ensureArtifacts,
   loadAllArtifacts,
@@ -41,9 +43,12 @@ import {
   ArtifactError,
   DeployError,
   InsufficientFundsError,
+  NodeUnsupportedError,
   RpcUnreachableError,
   WrongChainError,
 } from "./errors.js";
+import type { EvmVersion } from "./evm-version.js";
+import { checkNode } from "./node-check.js";
 import { probeNode } from "./rpc.js";
 
 /** Options shared by `deployAll` and `deployAllWithSigner`. */
@@ -112,8 +117,13 @@ const REGISTER_BATCH_SIZE = 40;
  *
  * @param options rpcUrl, deployerPrivateKey and the `DeployOptions`
  * @returns what was done, the record and its path
- * @throws RpcUnreachableError, WrongChainError, InsufficientFundsError, AbiMismatchError,
- *   ArtifactError, DeploymentFileError (all `DeployError`)
+ * Before it sends anything it probes the node (`relayer/src/chain/node-dialect.ts`) and refuses
+ * with `NodeUnsupportedError`, naming the setting to change, when the node cannot run the
+ * compiled bytecode (PUSH0 on a pre-Shanghai chain, ...), instead of failing on "missing revert
+ * data". The record keeps the EVM version the bytecode was compiled for.
+ *
+ * @throws RpcUnreachableError, WrongChainError, NodeUnsupportedError, InsufficientFundsError,
+ *   AbiMismatchError, ArtifactError, DeploymentFileError (all `DeployError`)
  * @example
  * const { deployment } = await deployAll({ rpcUrl: "http://127.0.0.1:8545", deployerPrivateKey });
  * console.log(deployment.addresses.assetToken);
@@ -137,7 +147,8 @@ export async function deployAll(options: DeployAllOptions): Promise<DeployResult
 
 /**
  * Same as `deployAll`, with a signer connected to a provider (for callers that manage their own
- * provider, nonce manager or keystore).
+ * provider, nonce manager or keystore). The node is probed first when the provider is an
+ * `RpcClientProvider`; other providers skip that check (logged).
  */
 export async function deployAllWithSigner(
   signer: Signer,
@@ -167,6 +178,9 @@ async function deployWithSigner(
 
   await ensureArtifacts({ mode: options.build ?? "auto", root, log });
   await assertFactoriesMatchArtifacts(root);
+  const evmVersion = await artifactsEvmVersion(root);
+  log(`Contracts compiled for EVM ${evmVersion ?? "(unknown: no build info)"}`);
+  await assertNodeCanRun(provider, rpcLabel, evmVersion, options.expectedChainId, log);
   const currentAbiHashes = Object.fromEntries(
     CONTRACT_NAMES.map((name) => [name, abiHash(FACTORIES[name].abi)]),
   ) as Record<ContractName, string>;
@@ -247,9 +261,19 @@ async function deployWithSigner(
   const token = await deployOne("AssetToken", () =>
     new AssetToken__factory(signer).deploy(registry, deployer),
   );
-  await deployOne("Marketplace", () => new Marketplace__factory(signer).deploy(token, deployer));
+  const marketplace = await deployOne("Marketplace", () =>
+    new Marketplace__factory(signer).deploy(token, deployer),
+  );
 
   const setupTxHashes: { step: string; txHash: string }[] = [];
+  // The token lets escrow hold restricted types and return frozen tokens to their sellers, and
+  // releases listings on a forced transfer: it must know its marketplace (set once).
+  const linked = await send("setMarketplace", deployer, provider, rpcLabel, () =>
+    AssetToken__factory.connect(token, signer).setMarketplace(marketplace),
+  );
+  txHashes.push(linked.hash);
+  setupTxHashes.push({ step: "setMarketplace", txHash: linked.hash });
+  log(`  AssetToken.setMarketplace(${marketplace}) (tx ${linked.hash})`);
   const setupHashes = await converge(signer, registry, {
     assetTypes,
     registrars,
@@ -265,11 +289,48 @@ async function deployWithSigner(
     timestamp: new Date().toISOString(),
     contracts: contracts as Record<ContractName, ContractRecord>,
     setupTxHashes,
+    ...(evmVersion === undefined ? {} : { evmVersion }),
   };
   const loaded = parseDeployment(deployment, "new deployment");
   await writeDeployment(file, deployment);
   log(`Wrote ${shown}`);
   return { status, file, deployment: loaded, txHashes };
+}
+
+/**
+ * Probes the node behind an `RpcClientProvider` and refuses (`NodeUnsupportedError`) when it
+ * cannot run bytecode compiled for `evmVersion`; logs the probe's warnings.
+ */
+async function assertNodeCanRun(
+  provider: Provider,
+  rpcLabel: string,
+  evmVersion: EvmVersion | undefined,
+  expectedChainId: number | undefined,
+  log: (line: string) => void,
+): Promise<void> {
+  if (!(provider instanceof RpcClientProvider)) {
+    log("Node check skipped: the signer's provider is not the relayer's RPC client");
+    return;
+  }
+  const dialect = await probeDialect(provider.rpc).catch((cause: unknown) => {
+    throw new RpcUnreachableError(rpcLabel, cause);
+  });
+  // Host and port only: a URL's path or query may hold an API key.
+  const node = provider.rpc.endpoints.map((e) => e.label).join(", ");
+  const { problems, warnings } = checkNode(dialect, {
+    node,
+    evmVersion: evmVersion ?? "berlin",
+    expectedChainId,
+  });
+  for (const warning of warnings) log(`Warning: ${warning}`);
+  if (problems.length > 0)
+    throw new NodeUnsupportedError(
+      problems,
+      "Nothing was sent. `npm run doctor` shows what the node supports.",
+    );
+  log(
+    `Node supports the contracts' EVM (${dialect.evm.level === "unknown" ? "level not tested" : `${dialect.evm.level} or later`})`,
+  );
 }
 
 type RecordCheck =

@@ -3,6 +3,7 @@ import path from "node:path";
 import { getAddress, isAddress } from "ethers";
 import { z } from "zod";
 import { CONTRACT_NAMES } from "./artifacts.js";
+import { EVM_VERSIONS } from "./evm-version.js";
 import { DeploymentFileError } from "./errors.js";
 
 const address = z
@@ -31,6 +32,8 @@ export const deploymentSchema = z.object({
     Marketplace: contractRecord,
   }),
   setupTxHashes: z.array(z.object({ step: z.string(), txHash: hash32 })),
+  /** The EVM version the deployed bytecode was compiled for (absent in records made before it was kept). */
+  evmVersion: z.enum(EVM_VERSIONS).optional(),
 });
 
 /** A deployment record as stored on disk. */

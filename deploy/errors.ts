@@ -77,3 +77,11 @@ export class ConfigError extends DeployError {
     this.name = "ConfigError";
   }
 }
+
+/** The node cannot run what would be deployed (its EVM is older than the contracts' target). */
+export class NodeUnsupportedError extends DeployError {
+  constructor(problems: readonly string[], details?: string) {
+    super(problems.join("\n"), details === undefined ? {} : { details });
+    this.name = "NodeUnsupportedError";
+  }
+}

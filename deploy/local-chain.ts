@@ -18,6 +18,14 @@ export interface StartAnvilOptions {
   chainId?: number;
   /** Seconds between blocks; default 1. 0 means automine (one block per transaction, for tests). */
   blockTime?: number;
+  /**
+   * The hardfork to run (`anvil --hardfork`: "berlin", "london", "shanghai", "cancun", ...);
+   * default anvil's own (the latest). Older ones imitate older private chains: no PUSH0 before
+   * shanghai, no base fee before london.
+   */
+  hardfork?: string;
+  /** More anvil arguments, e.g. `["--base-fee", "0", "--gas-price", "0"]` for a free-gas chain. */
+  extraArgs?: readonly string[];
   /** File to load state from at start and dump it to on exit (`anvil --state`); omit for none. */
   stateFile?: string;
   /** Also dump state every N seconds (`--state-interval`), so a hard kill loses at most N s. */
@@ -135,6 +143,8 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     host = "127.0.0.1",
     chainId = LOCAL_CHAIN_ID,
     blockTime = 1,
+    hardfork,
+    extraArgs = [],
     stateFile,
     stateIntervalSeconds,
     reuseExisting = true,
@@ -171,6 +181,8 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   }
   const args = ["--chain-id", String(chainId), "--host", host, "--port", String(port)];
   if (blockTime > 0) args.push("--block-time", String(blockTime));
+  if (hardfork !== undefined) args.push("--hardfork", hardfork);
+  args.push(...extraArgs);
   if (stateFile !== undefined) {
     await mkdir(path.dirname(path.resolve(stateFile)), { recursive: true });
     args.push("--state", path.resolve(stateFile));

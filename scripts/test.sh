@@ -31,6 +31,25 @@ fi
 export CHROMIUM_PATH="$chromium_path"
 echo "== Browser tests use $CHROMIUM_PATH"
 
+# PKCS#11 tests (test/relayer/custody) run against a real SoftHSM2 token and look at it with
+# OpenSC's pkcs11-tool (test/support/softhsm.ts). Same pattern: find them, else install Debian's
+# packages as root with apt, else stop now saying what to install.
+find_softhsm() { node --import tsx test/support/softhsm.ts; }
+if ! softhsm_module="$(find_softhsm 2> /dev/null)"; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get > /dev/null; then
+    echo "== No SoftHSM2 for the PKCS#11 tests: installing Debian's softhsm2 and opensc (apt-get)"
+    if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq softhsm2 opensc > /dev/null; }; then
+      echo "npm test: apt-get install softhsm2 opensc failed (see above); install them by hand." >&2
+      exit 1
+    fi
+  fi
+  if ! softhsm_module="$(find_softhsm)"; then
+    echo "npm test: stopped before running anything." >&2
+    exit 1
+  fi
+fi
+echo "== PKCS#11 tests use SoftHSM2 at $softhsm_module"
+
 summary_dir="$(mktemp -d)"
 trap 'rm -rf "$summary_dir"' EXIT
 
@@ -79,6 +98,18 @@ count() {
 passed=$(( $(count "$summary_dir/unit.log" '^(# |ℹ )pass [0-9]+') + $(count "$summary_dir/hardhat.log" '^[0-9]+ passing') + $(count "$summary_dir/node.log" '^(# |ℹ )pass [0-9]+') ))
 failed=$(( $(count "$summary_dir/unit.log" '^(# |ℹ )fail [0-9]+') + $(count "$summary_dir/hardhat.log" '^[0-9]+ failing') + $(count "$summary_dir/node.log" '^(# |ℹ )fail [0-9]+') ))
 echo
+# Name the failures at the very end, where a truncated log still shows them: TAP's "not ok" lines
+# (leaf tests and the suites around them) with their file location, Hardhat's numbered failures.
+if [ "$failed" -gt 0 ]; then
+  echo "Failed:"
+  for log in "$summary_dir/unit.log" "$summary_dir/node.log"; do
+    sed -E 's/\x1b\[[0-9;]*m//g' "$log" 2> /dev/null \
+      | grep -E '^\s*(not ok [0-9]+ - |location: )' | grep -B1 -A0 'location: ' | grep -v '^--$' \
+      | awk '/not ok/ { name = $0; next } /location:/ { if (name != "") print name "   " $0; name = "" }' \
+      | sed -E 's/^\s+//; s/\s+location:/  at/' || true
+  done
+  sed -E 's/\x1b\[[0-9;]*m//g' "$summary_dir/hardhat.log" 2> /dev/null | grep -E '^\s+[0-9]+\) ' | head -20 || true
+fi
 echo "$passed passed, $failed failed"
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
   echo "(a runner exited non-zero; see its output above)"

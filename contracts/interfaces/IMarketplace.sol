@@ -61,6 +61,8 @@ interface IMarketplace {
     error Marketplace__ZeroAdmin();
     /// @notice Thrown when `rescueToken` is asked for a token this contract does not hold.
     error Marketplace__TokenNotHeld(uint256 tokenId);
+    /// @notice Thrown when anyone but the token contract calls `releaseForForcedTransfer`.
+    error Marketplace__OnlyToken(address caller);
 
     /// @notice Emitted when a listing is created.
     event ListingCreated(
@@ -137,6 +139,11 @@ interface IMarketplace {
     /// @param to the account the operator names (not zero, not this contract)
     function rescueToken(uint256 tokenId, address to) external;
 
+    /// @notice Ends the token's listing stored as active (expired or not), if any, as cancelled
+    /// (`ListingCancelled`), without moving the token: the token contract is about to force it
+    /// elsewhere. Only the token contract may call it.
+    function releaseForForcedTransfer(uint256 tokenId) external;
+
     /// @notice The stored listing.
     function getListing(uint256 listingId) external view returns (Listing memory);
     /// @notice Effective state (an active listing past `expiresAt` reads as Expired).
@@ -149,4 +156,7 @@ interface IMarketplace {
     function nextListingId() external view returns (uint256);
     /// @notice The listing stored as active (possibly expired) that holds `tokenId` in escrow, or 0.
     function activeListingOf(uint256 tokenId) external view returns (uint256 listingId);
+    /// @notice The seller of the latest listing created for `tokenId` (zero if never listed). The
+    /// token lets a frozen token, or any token while paused, go back to this address from escrow.
+    function lastSellerOf(uint256 tokenId) external view returns (address seller);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import {ERC721} from "@openzeppelin/contracts/token/ERC721/ERC721.sol";
+import {ERC721} from "../vendor/openzeppelin/ERC721.sol";
 
 /// @title PlainERC721
 /// @notice Test-only reference: a bare OpenZeppelin ERC-721 with sequential ids, to compare mint gas.

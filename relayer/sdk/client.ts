@@ -7,6 +7,7 @@ import type {
   AssetHistory,
   AssetRecord,
   AssetTypesResult,
+  AuditRecord,
   BatchIssueResult,
   CoinPriceResult,
   CreatedKey,
@@ -21,19 +22,28 @@ import type {
   IssueAssetInput,
   IssuanceStats,
   KeyList,
+  ListAuditLogParams,
   ListingRecord,
   ListTransactionsParams,
   NftMetadata,
   Page,
   RedeliveryQueued,
+  ReplayQueued,
+  ReplayWebhookInput,
   RevokedKey,
+  RotatedWebhookSecret,
+  RotateWebhookSecretInput,
   StatusResult,
   TestEventQueued,
   TransactionStatus,
   TransactionSummary,
+  UpdateWebhookInput,
+  SetWalletAlertsInput,
+  WalletAlerts,
   WalletBalance,
   WalletHistory,
   WebhookList,
+  WebhookSummary,
   WriteAccepted,
 } from "./types.js";
 
@@ -67,7 +77,7 @@ export interface WaitOptions extends RequestOptions {
 }
 
 interface CallSpec {
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
   path: string;
   query?: Record<string, string | number | undefined> | undefined;
   body?: unknown;
@@ -200,7 +210,9 @@ export class RwaClient {
 
   /**
    * Polls `getTransaction` until the write is final and returns its result (the same body the
-   * synchronous call returns). A failed write throws `ApiError` 500 `Transaction failed: <reason>`.
+   * synchronous call returns). A failed write throws the `ApiError` the synchronous call throws:
+   * `errorStatus` and `error` (500 `Transaction failed: <reason>`, 400 `Listing not active` for a
+   * lost race).
    */
   async waitForTransaction<T = Record<string, unknown>>(
     transactionId: string,
@@ -211,7 +223,13 @@ export class RwaClient {
     for (;;) {
       const status = await this.getTransaction(transactionId, options);
       if (status.error !== null && FINAL_STATES.has(status.status)) {
-        throw new ApiError({ status: 500, error: status.error, method: "GET", path, body: status });
+        throw new ApiError({
+          status: status.errorStatus ?? 500,
+          error: status.error,
+          method: "GET",
+          path,
+          body: status,
+        });
       }
       if (status.result !== null) return status.result as T;
       if (Date.now() >= deadline) {
@@ -296,12 +314,32 @@ export class RwaClient {
     return this.get("/api/enterprise/wallet", undefined, options);
   }
 
-  /** `GET /api/enterprise/wallet/history` (scope `read`): balance over the last `days` days. */
+  /**
+   * `GET /api/enterprise/wallet/history` (scope `read`): the balances the indexer read, over
+   * `from`-`to` (ISO 8601) or the last `days` days; `cursor` pages back.
+   */
   getWalletHistory(
-    params: { days?: number } = {},
+    params: { days?: number; from?: string; to?: string; limit?: number; cursor?: string } = {},
     options?: RequestOptions,
   ): Promise<WalletHistory> {
     return this.get("/api/enterprise/wallet/history", params, options);
+  }
+
+  /** `GET /api/enterprise/wallet/alerts` (scope `read`): low-balance threshold and state. */
+  getWalletAlerts(options?: RequestOptions): Promise<WalletAlerts> {
+    return this.get("/api/enterprise/wallet/alerts", undefined, options);
+  }
+
+  /**
+   * `PUT /api/enterprise/wallet/alerts` (scope `webhooks`): sets the low-balance threshold
+   * (`{ lowBalance: "1.5" }`); `wallet.low_balance` / `wallet.funded` follow its crossings.
+   */
+  async setWalletAlerts(
+    input: SetWalletAlertsInput,
+    options?: RequestOptions,
+  ): Promise<WalletAlerts> {
+    const spec = { method: "PUT", path: "/api/enterprise/wallet/alerts", body: input } as const;
+    return (await this.call<WalletAlerts>({ ...spec, idempotent: true, options })).body;
   }
 
   /** `GET /api/enterprise/assets` (scope `read`): assets this organization owns or has listed. */
@@ -394,6 +432,58 @@ export class RwaClient {
     const path = `/api/enterprise/webhooks/${idText(webhookId)}/test`;
     return (await this.call<TestEventQueued>({ method: "POST", path, idempotent: false, options }))
       .body;
+  }
+
+  /** `PATCH /api/enterprise/webhooks/{webhookId}` (scope `webhooks`): change the event filter. */
+  async updateWebhook(
+    webhookId: string,
+    input: UpdateWebhookInput,
+    options?: RequestOptions,
+  ): Promise<WebhookSummary> {
+    const path = `/api/enterprise/webhooks/${idText(webhookId)}`;
+    const spec = { method: "PATCH", path, body: input } as const;
+    return (await this.call<WebhookSummary>({ ...spec, idempotent: true, options })).body;
+  }
+
+  /**
+   * `POST /api/enterprise/webhooks/{webhookId}/rotate-secret` (scope `webhooks`): the new secret
+   * is in this answer only; until `previousSecretExpiresAt` deliveries carry a signature with each
+   * secret (pass both to `verifyWebhook` meanwhile).
+   */
+  async rotateWebhookSecret(
+    webhookId: string,
+    input: RotateWebhookSecretInput = {},
+    options?: RequestOptions,
+  ): Promise<RotatedWebhookSecret> {
+    const path = `/api/enterprise/webhooks/${idText(webhookId)}/rotate-secret`;
+    const spec = { method: "POST", path, body: input } as const;
+    return (await this.call<RotatedWebhookSecret>({ ...spec, idempotent: false, options })).body;
+  }
+
+  /**
+   * `POST /api/enterprise/webhooks/{webhookId}/replay` (scope `webhooks`): sends every event of
+   * the range again (at most 31 days; same `webhook-id` as the first time).
+   */
+  async replayWebhook(
+    webhookId: string,
+    input: ReplayWebhookInput,
+    options?: RequestOptions,
+  ): Promise<ReplayQueued> {
+    const path = `/api/enterprise/webhooks/${idText(webhookId)}/replay`;
+    const spec = { method: "POST", path, body: input } as const;
+    return (await this.call<ReplayQueued>({ ...spec, idempotent: false, options })).body;
+  }
+
+  /**
+   * `GET /api/enterprise/audit-log` (scope `read`): who did what to this organization (keys,
+   * webhooks, registration, operator acts), newest first, hash-chained; pass `nextCursor` back
+   * as `cursor`. Filters: `action`, `from` and `to` (ISO 8601).
+   */
+  listAuditLog(
+    params: ListAuditLogParams = {},
+    options?: RequestOptions,
+  ): Promise<Page<AuditRecord>> {
+    return this.get("/api/enterprise/audit-log", params, options);
   }
 
   // ---- transport ----

@@ -10,13 +10,21 @@ import type {
   listKeysResponse,
   revokeKeyResponse,
 } from "../src/http/routes/enterprise-keys.js";
-import type { walletResponse } from "../src/http/routes/enterprise-wallet.js";
+import type {
+  walletAlertsBody,
+  walletAlertsResponse,
+  walletResponse,
+} from "../src/http/routes/enterprise-wallet.js";
+import type { auditLogQuery } from "../src/http/routes/enterprise-audit-log.js";
 import type {
   createWebhookRequest,
   createWebhookResponse,
   deleteWebhookResponse,
   listWebhooksResponse,
+  rotateSecretRequest,
+  updateWebhookRequest,
 } from "../src/http/routes/enterprise-webhooks.js";
+import type { rotatedWebhookSecret, webhookSummary } from "../src/domain/webhook.js";
 import type {
   assetTypesResponse,
   coinPriceResponse,
@@ -33,7 +41,11 @@ import type {
   orgTransactionsQuery,
   walletHistoryResponse,
 } from "../src/http/routes/org-reads.js";
-import type { deliveryLogResponse } from "../src/http/routes/webhook-deliveries.js";
+import type {
+  deliveryLogResponse,
+  replayRequest,
+  replayResponse,
+} from "../src/http/routes/webhook-deliveries.js";
 import type { batchIssue } from "../src/writes/kinds/batch-issue.js";
 import type { buy } from "../src/writes/kinds/buy.js";
 import type { delist } from "../src/writes/kinds/delist.js";
@@ -46,6 +58,7 @@ import type { WebhookPayload } from "../src/domain/webhook-event.js";
 
 export type {
   AssetRecord,
+  AuditRecord,
   ListingRecord,
   ListingState,
   TransactionStatus,
@@ -120,8 +133,17 @@ export type DeliveryStats = z.output<typeof deliveryStatsResponse>;
 /** Body of `getAssetHistory`. */
 export type AssetHistory = z.output<typeof assetHistoryResponse>;
 
+/** Filters of `listAuditLog` (`from` and `to`: ISO 8601 times or dates). */
+export type ListAuditLogParams = Omit<z.input<typeof auditLogQuery>, "limit" | "orgId"> & {
+  limit?: number;
+};
+
 /** Result of `getWallet`. */
 export type WalletBalance = z.output<typeof walletResponse>;
+/** Body of `getWalletAlerts` and `setWalletAlerts`. */
+export type WalletAlerts = z.output<typeof walletAlertsResponse>;
+/** Input of `setWalletAlerts`. */
+export type SetWalletAlertsInput = z.input<typeof walletAlertsBody>;
 /** Result of `listKeys`. */
 export type KeyList = z.output<typeof listKeysResponse>;
 /** Body of `createKey`. */
@@ -151,5 +173,17 @@ export interface TestEventQueued {
   eventId: string;
   queued: true;
 }
+/** Body of `updateWebhook`: the new event filter. */
+export type UpdateWebhookInput = z.input<typeof updateWebhookRequest>;
+/** A webhook as listed (result of `updateWebhook`). */
+export type WebhookSummary = z.output<typeof webhookSummary>;
+/** Body of `rotateWebhookSecret` (optional: a secret of your own). */
+export type RotateWebhookSecretInput = z.input<typeof rotateSecretRequest>;
+/** Result of `rotateWebhookSecret` (the new secret is shown only here). */
+export type RotatedWebhookSecret = z.output<typeof rotatedWebhookSecret>;
+/** Body of `replayWebhook`: ISO 8601 date-times, at most 31 days apart. */
+export type ReplayWebhookInput = z.input<typeof replayRequest>;
+/** Result of `replayWebhook`. */
+export type ReplayQueued = z.output<typeof replayResponse>;
 /** The JSON body of a webhook delivery. */
 export type WebhookEvent = WebhookPayload;

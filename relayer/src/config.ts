@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { parseUnits } from "ethers";
 import { z } from "zod";
 import { ANVIL_DEV_PRIVATE_KEY, LOCAL_CHAIN_ID } from "../../deploy/rpc.js";
-import type { Config, IpfsSettings } from "./context.js";
+import type { CoinPriceSettings, Config, IpfsSettings, SignerSettings } from "./context.js";
 import { ConfigError } from "./errors.js";
 
 /**
@@ -17,32 +17,11 @@ import { ConfigError } from "./errors.js";
  * `loadConfig(env)` is both steps without generated secrets (a fully configured environment).
  * Nothing here touches the disk or the network; the composition root does the I/O.
  *
- * Variables (empty counts as unset):
- *
- * | Variable                      | Default                      | Notes                                      |
- * |-------------------------------|------------------------------|--------------------------------------------|
- * | NODE_ENV                      | development                  | development, test or production            |
- * | HOST                          | 127.0.0.1                    | interface the API binds                    |
- * | PORT                          | 8080                         | 0 = any free port (printed at start)       |
- * | DATA_DIR                      | <repo>/.data                 | chain state, PostgreSQL, secrets.json      |
- * | RPC_URL                       | (embedded anvil)             | required in production; a, b: failover     |
- * | DATABASE_URL                  | (embedded PostgreSQL)        | required in production                     |
- * | ADMIN_TOKEN                   | (generated in development)   | ent_admin_<64 hex>; required in production |
- * | MASTER_KEY                    | (generated in development)   | 64 hex; required in production             |
- * | OPERATOR_PRIVATE_KEY          | anvil account 0 (embedded)   | 0x + 64 hex; required with RPC_URL         |
- * | LOG_LEVEL                     | info                         | trace ... fatal, silent                    |
- * | WEBHOOK_ALLOW_LOCAL           | false                        | true or false; refused in production       |
- * | METRICS_TOKEN                 | (none: admin token only)     | Bearer token for GET /metrics (32+ chars)  |
- * | PUBLIC_BASE_URL               | (the request's own origin)   | http(s) URL the service is reached at      |
- * | COIN_SYMBOL                   | COIN                         | used in error messages                     |
- * | DEV_FAUCET_AMOUNT             | 100 (embedded chain), else 0 | coin per new org wallet; 0 in production   |
- * | API_KEY_RATE_LIMIT_PER_MINUTE | 60                           |                                            |
- * | BODY_LIMIT                    | 256kb                        | bytes, or with kb / mb                     |
- * | ANVIL_PORT                    | 8545                         | embedded anvil port (tests use a free one) |
- * | EMBEDDED_PG_PORT              | remembered, else 54329       | embedded PostgreSQL port                   |
- * | DEPLOYMENTS_FILE              | <repo>/deployments/1236.json | record read when RPC_URL is set            |
- * | SHUTDOWN_TIMEOUT_MS           | 10000                        | hard limit for a clean stop                |
- * | MAX_FEE_PER_GAS_GWEI          | none                         | ceiling on any attempt's maxFeePerGas      |
+ * Every variable this file reads is a key of `variables` below (exported as `CONFIG_VARIABLES`);
+ * empty counts as unset. The README's "Configuration" table documents each one, and
+ * test/relayer/config/readme-env-table.test.ts keeps that table and `CONFIG_VARIABLES` in step.
+ * Nothing else under relayer/src reads `process.env` for a setting: a value reaches the code that
+ * uses it through `Config` (services, workers) or `EnvSettings` (the composition root only).
  */
 
 /** The chain the service targets. Not configurable: contracts, docs and SDK assume it. */
@@ -58,6 +37,27 @@ export const DEFAULT_EMBEDDED_PG_PORT = 54329;
 export const DEFAULT_DEV_FAUCET_AMOUNT = "100";
 /** Default request body limit: 256 KiB (a 100-item batch-issue fits easily). */
 export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;
+/**
+ * Default CONFIRMATIONS, on the embedded chain and on an RPC_URL alike: a block counts as final
+ * as soon as it is seen. Chain 1236 is a private chain, and private EVM chains run QBFT or IBFT
+ * (instant finality: a sealed block is never replaced) far more often than Clique or proof of
+ * work; any other default would add blocks of latency to every write and webhook there. An
+ * operator on a chain that can reorganise sets CONFIRMATIONS (README, "Configuration"); the start
+ * warns when RPC_URL is set without it.
+ */
+export const DEFAULT_CONFIRMATIONS = 0;
+/** Largest CONFIRMATIONS accepted: the indexer searches reorgs this deep (`maxReorgDepth`). */
+export const MAX_CONFIRMATIONS = 1_000;
+/** Default RPC_MAX_BATCH: the largest JSON-RPC batch sent to the node. */
+export const DEFAULT_RPC_MAX_BATCH = 100;
+/** Default WEBHOOK_BACKOFF_BASE_MS: the first retry delay of a webhook delivery (10 s). */
+export const DEFAULT_WEBHOOK_BACKOFF_BASE_MS = 10_000;
+/** Default WEBHOOK_SECRET_GRACE_SECONDS: how long a rotated-out webhook secret still signs (24 h). */
+export const DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS = 86_400;
+/** Default WEBHOOK_MANUAL_PER_MINUTE: test, redeliver and replay calls per organization per minute. */
+export const DEFAULT_WEBHOOK_MANUAL_PER_MINUTE = 30;
+/** Default COIN_PRICE_TTL_SECONDS: how long a price fetched from COIN_PRICE_URL is served. */
+export const DEFAULT_COIN_PRICE_TTL_SECONDS = 60;
 
 /** The repository root (two levels above relayer/src). */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -70,10 +70,12 @@ const PRIVATE_KEY_RE = /^0x[0-9a-fA-F]{64}$/;
 export const SECRET_VARIABLES = new Set([
   "ADMIN_TOKEN",
   "MASTER_KEY",
+  "MASTER_KEY_PREVIOUS",
   "OPERATOR_PRIVATE_KEY",
   "DATABASE_URL",
   "METRICS_TOKEN",
   "IPFS_PINNING_TOKEN",
+  "PKCS11_PIN",
 ]);
 
 /**
@@ -89,6 +91,8 @@ export interface EnvSettings {
   databaseUrl: string | undefined;
   adminToken: string | undefined;
   masterKey: string | undefined;
+  /** MASTER_KEY_PREVIOUS: the key a master-key rotation moves away from (README, "Rotating the master key"). */
+  masterKeyPrevious: string | undefined;
   operatorPrivateKey: string | undefined;
   coinSymbol: string;
   webhookAllowLocal: boolean;
@@ -113,12 +117,30 @@ export interface EnvSettings {
   maxFeePerGasWei: bigint | undefined;
   /** Where metadata documents are pinned (IPFS_API_URL, IPFS_PINNING_SERVICE + IPFS_PINNING_TOKEN). */
   ipfs: IpfsSettings;
+  /** CONFIRMATIONS; undefined when unset (`resolveConfig` applies `DEFAULT_CONFIRMATIONS`). */
+  confirmations: number | undefined;
+  /** RPC_MAX_BATCH: the largest JSON-RPC batch sent to the node. */
+  rpcMaxBatch: number;
+  /** WEBHOOK_BACKOFF_BASE_MS: first retry delay of a webhook delivery. */
+  webhookBackoffBaseMs: number;
+  /** WEBHOOK_SECRET_GRACE_SECONDS: how long the previous secret still signs after a rotation. */
+  webhookSecretGraceSeconds: number;
+  /** WEBHOOK_MANUAL_PER_MINUTE: test, redeliver and replay calls per organization per minute. */
+  webhookManualPerMinute: number;
+  /** COIN_PRICE_USD, COIN_PRICE_URL, COIN_PRICE_TTL_SECONDS: the source of `/api/v1/coin-price`. */
+  coinPrice: CoinPriceSettings;
+  /** CONSOLE_BUILD: `auto` rebuilds the console's static export at start when stale; `off` never. */
+  consoleBuild: "auto" | "off";
+  /** Where custodial keys are made and kept (SIGNER, PKCS11_MODULE, PKCS11_TOKEN_LABEL, PKCS11_PIN). */
+  signer: SignerSettings;
 }
 
 /** Secrets generated in development and kept under DATA_DIR (see `infra/dev-secrets.ts`). */
 export interface DevSecrets {
   adminToken?: string | undefined;
   masterKey?: string | undefined;
+  /** Kept by `npm run rotate-master-key` while a development rotation runs. */
+  masterKeyPrevious?: string | undefined;
 }
 
 // Empty strings count as unset: `FOO= npm start` and docker-compose's `FOO:` mean "no value".
@@ -197,6 +219,10 @@ const variables = {
     .regex(ADMIN_TOKEN_RE, "must be ent_admin_ followed by 64 lower-case hex characters")
     .optional(),
   MASTER_KEY: z.string().regex(MASTER_KEY_RE, "must be 64 hex characters (32 bytes)").optional(),
+  MASTER_KEY_PREVIOUS: z
+    .string()
+    .regex(MASTER_KEY_RE, "must be 64 hex characters (32 bytes)")
+    .optional(),
   OPERATOR_PRIVATE_KEY: z
     .string()
     .regex(PRIVATE_KEY_RE, "must be 0x followed by 64 hex characters")
@@ -239,9 +265,50 @@ const variables = {
   IPFS_API_URL: url(["http:", "https:"]).optional(),
   IPFS_PINNING_SERVICE: url(["http:", "https:"]).optional(),
   IPFS_PINNING_TOKEN: z.string().min(1).optional(),
+  CONFIRMATIONS: z
+    .string()
+    .regex(/^\d+$/, "must be a whole number of blocks (0 or more)")
+    .transform(Number)
+    .refine((n) => n <= MAX_CONFIRMATIONS, `must be at most ${MAX_CONFIRMATIONS}`)
+    .optional(),
+  RPC_MAX_BATCH: positiveInt(10_000).default(DEFAULT_RPC_MAX_BATCH),
+  WEBHOOK_BACKOFF_BASE_MS: positiveInt(3_600_000).default(DEFAULT_WEBHOOK_BACKOFF_BASE_MS),
+  WEBHOOK_SECRET_GRACE_SECONDS: positiveInt(30 * 86_400).default(
+    DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS,
+  ),
+  WEBHOOK_MANUAL_PER_MINUTE: positiveInt(10_000).default(DEFAULT_WEBHOOK_MANUAL_PER_MINUTE),
+  COIN_PRICE_USD: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, "must be a decimal number (e.g. 2.50)")
+    .optional(),
+  COIN_PRICE_URL: url(["http:", "https:"]).optional(),
+  COIN_PRICE_TTL_SECONDS: positiveInt(86_400).default(DEFAULT_COIN_PRICE_TTL_SECONDS),
+  CONSOLE_BUILD: z.enum(["auto", "off"], { message: "must be auto or off" }).default("auto"),
+  SIGNER: z.enum(["local", "pkcs11"], { message: "must be local or pkcs11" }).default("local"),
+  PKCS11_MODULE: z.string().min(1).optional(),
+  PKCS11_TOKEN_LABEL: z
+    .string()
+    .refine((label) => Buffer.byteLength(label, "utf8") <= 32, "must be at most 32 bytes")
+    .optional(),
+  PKCS11_PIN: z.string().min(1).optional(),
 } as const;
 
 type VariableName = keyof typeof variables;
+
+/** Every environment variable the relayer reads, in the order `variables` declares them. */
+export const CONFIG_VARIABLES: readonly VariableName[] = Object.keys(variables) as VariableName[];
+
+/**
+ * Variables the relayer no longer reads, each with what replaces it. Setting one refuses the
+ * start rather than being silently ignored.
+ */
+export const RETIRED_VARIABLES: Readonly<Record<string, string>> = {
+  // Counted differently: its 1 meant "as soon as the block is indexed", which CONFIRMATIONS
+  // calls 0, so accepting it as an alias would have shifted every setting by one block.
+  INDEXER_CONFIRMATIONS:
+    "replaced by CONFIRMATIONS, which counts the blocks standing above a block " +
+    "(INDEXER_CONFIRMATIONS=N is CONFIRMATIONS=N-1); set CONFIRMATIONS instead",
+};
 
 function parseVariable<K extends VariableName>(
   name: K,
@@ -270,6 +337,10 @@ export function parseEnv(
   env: NodeJS.ProcessEnv = process.env,
   cwd: string = REPO_ROOT,
 ): EnvSettings {
+  for (const [name, replacement] of Object.entries(RETIRED_VARIABLES)) {
+    if (optionalText.parse(env[name]) !== undefined)
+      throw new ConfigError(`Unsupported ${name}: ${replacement}`, { details: { variable: name } });
+  }
   const get = <K extends VariableName>(name: K) => parseVariable(name, env[name]);
   const dataDir = path.resolve(cwd, get("DATA_DIR") ?? ".data");
   const deploymentsFile = get("DEPLOYMENTS_FILE");
@@ -284,6 +355,7 @@ export function parseEnv(
     databaseUrl: get("DATABASE_URL"),
     adminToken: get("ADMIN_TOKEN"),
     masterKey: get("MASTER_KEY")?.toLowerCase(),
+    masterKeyPrevious: get("MASTER_KEY_PREVIOUS")?.toLowerCase(),
     operatorPrivateKey: get("OPERATOR_PRIVATE_KEY"),
     coinSymbol: get("COIN_SYMBOL"),
     // Local webhook targets (127.0.0.1, private ranges) are an SSRF risk; allowed by default
@@ -302,7 +374,53 @@ export function parseEnv(
     shutdownTimeoutMs: get("SHUTDOWN_TIMEOUT_MS"),
     maxFeePerGasWei: get("MAX_FEE_PER_GAS_GWEI"),
     ipfs: ipfsSettings(get("IPFS_API_URL"), get("IPFS_PINNING_SERVICE"), get("IPFS_PINNING_TOKEN")),
+    confirmations: get("CONFIRMATIONS"),
+    rpcMaxBatch: get("RPC_MAX_BATCH"),
+    webhookBackoffBaseMs: get("WEBHOOK_BACKOFF_BASE_MS"),
+    webhookSecretGraceSeconds: get("WEBHOOK_SECRET_GRACE_SECONDS"),
+    webhookManualPerMinute: get("WEBHOOK_MANUAL_PER_MINUTE"),
+    coinPrice: {
+      fixedUsd: get("COIN_PRICE_USD"),
+      url: get("COIN_PRICE_URL"),
+      ttlSeconds: get("COIN_PRICE_TTL_SECONDS"),
+    },
+    consoleBuild: get("CONSOLE_BUILD"),
+    signer: signerSettings(
+      get("SIGNER"),
+      get("PKCS11_MODULE"),
+      get("PKCS11_TOKEN_LABEL"),
+      get("PKCS11_PIN"),
+    ),
   };
+}
+
+/**
+ * Where custodial keys live. SIGNER picks the backend of new organizations' keys; an existing
+ * organization keeps the backend its key was made in (`wallets.signer_backend`). The PKCS#11
+ * token is opened whenever PKCS11_MODULE is set, so a process with SIGNER=local still signs for
+ * wallets whose keys are in the token. The three PKCS11_ variables go together.
+ */
+function signerSettings(
+  newWallets: SignerSettings["newWallets"],
+  module: string | undefined,
+  tokenLabel: string | undefined,
+  pin: string | undefined,
+): SignerSettings {
+  const given = { PKCS11_MODULE: module, PKCS11_TOKEN_LABEL: tokenLabel, PKCS11_PIN: pin };
+  const missing = Object.entries(given).flatMap(([name, value]) =>
+    value === undefined ? [name] : [],
+  );
+  if (missing.length === 3 && newWallets === "local") return { newWallets };
+  if (missing.length > 0) {
+    const why =
+      newWallets === "pkcs11"
+        ? "required with SIGNER=pkcs11"
+        : "the PKCS11_ variables go together (module, token label, PIN)";
+    throw new ConfigError(`Missing ${missing.join(", ")}: ${why}`, {
+      details: { variable: missing[0] },
+    });
+  }
+  return { newWallets, pkcs11: { module: module!, tokenLabel: tokenLabel!, pin: pin! } };
 }
 
 /**
@@ -332,8 +450,8 @@ function ipfsSettings(
 }
 
 /** Which secrets the environment lacks and development mode must generate. */
-export function missingDevSecrets(settings: EnvSettings): Array<keyof DevSecrets> {
-  const missing: Array<keyof DevSecrets> = [];
+export function missingDevSecrets(settings: EnvSettings): Array<"adminToken" | "masterKey"> {
+  const missing: Array<"adminToken" | "masterKey"> = [];
   if (settings.adminToken === undefined) missing.push("adminToken");
   if (settings.masterKey === undefined) missing.push("masterKey");
   return missing;
@@ -405,6 +523,7 @@ export function resolveConfig(settings: EnvSettings, devSecrets: DevSecrets = {}
       },
     );
   }
+  const masterKeyPrevious = resolvePreviousMasterKey(settings, masterKey, production, devSecrets);
   const operatorPrivateKey =
     settings.operatorPrivateKey ??
     (embeddedChain && !production ? ANVIL_DEV_PRIVATE_KEY : undefined);
@@ -424,6 +543,7 @@ export function resolveConfig(settings: EnvSettings, devSecrets: DevSecrets = {}
     databaseUrl: settings.databaseUrl,
     adminToken,
     masterKey,
+    masterKeyPrevious,
     operatorPrivateKey,
     chainId: TARGET_CHAIN_ID,
     coinSymbol: settings.coinSymbol,
@@ -438,7 +558,50 @@ export function resolveConfig(settings: EnvSettings, devSecrets: DevSecrets = {}
     bodyLimitBytes: settings.bodyLimitBytes,
     maxFeePerGasWei: settings.maxFeePerGasWei,
     ipfs: settings.ipfs,
+    confirmations: settings.confirmations ?? DEFAULT_CONFIRMATIONS,
+    rpcMaxBatch: settings.rpcMaxBatch,
+    webhookBackoffBaseMs: settings.webhookBackoffBaseMs,
+    webhookSecretGraceSeconds: settings.webhookSecretGraceSeconds,
+    webhookManualPerMinute: settings.webhookManualPerMinute,
+    coinPrice: settings.coinPrice,
+    signer: settings.signer,
   };
+}
+
+/**
+ * The previous master key during a rotation: MASTER_KEY_PREVIOUS (only beside an explicit
+ * MASTER_KEY: the pair names the old and the new key together), or in development, when the
+ * master key itself comes from the secrets file, that file's `masterKeyPrevious`.
+ *
+ * @throws ConfigError when MASTER_KEY_PREVIOUS comes without MASTER_KEY or equals it
+ */
+function resolvePreviousMasterKey(
+  settings: EnvSettings,
+  masterKey: string,
+  production: boolean,
+  devSecrets: DevSecrets,
+): string | undefined {
+  let previous: string | undefined;
+  if (settings.masterKeyPrevious !== undefined) {
+    if (settings.masterKey === undefined) {
+      throw new ConfigError(
+        "Invalid MASTER_KEY_PREVIOUS: set it together with MASTER_KEY (the new key) during a " +
+          "master-key rotation",
+        { details: { variable: "MASTER_KEY_PREVIOUS" } },
+      );
+    }
+    previous = settings.masterKeyPrevious;
+  } else if (settings.masterKey === undefined && !production) {
+    previous = devSecrets.masterKeyPrevious?.toLowerCase();
+  }
+  if (previous !== undefined && previous === masterKey) {
+    throw new ConfigError(
+      "Invalid MASTER_KEY_PREVIOUS: it is the same key as MASTER_KEY; during a rotation " +
+        "MASTER_KEY is the new key and MASTER_KEY_PREVIOUS the old one",
+      { details: { variable: "MASTER_KEY_PREVIOUS" } },
+    );
+  }
+  return previous;
 }
 
 /**

@@ -5,11 +5,13 @@ import type { RpcClientProvider } from "./chain/rpc-provider.js";
 import type { Logger } from "pino";
 import type { Database } from "./db/client.js";
 import type { KeyStore } from "./wallets/key-store.js";
+import type { SignerRouter } from "./wallets/signer-router.js";
 import type { TxRuntime } from "./chain/tx-runtime.js";
 import type { IpfsTarget } from "./metadata/ipfs-target.js";
 import type { Metrics } from "./metrics.js";
 import type { CoinPriceService } from "./reads/coin-price.js";
 import type { ApiKeyCache } from "./services/api-key-cache.js";
+import type { RateLimiter } from "./services/rate-limiter.js";
 import type { DeliveryProducer } from "./webhooks/delivery-queue.js";
 import type { AssetTypeCache } from "./writes/asset-type-cache.js";
 
@@ -31,6 +33,12 @@ export interface Config {
   databaseUrl: string | undefined;
   adminToken: string; // ent_admin_<64 hex>
   masterKey: string; // 64 hex chars
+  /**
+   * The key a master-key rotation moves away from (MASTER_KEY_PREVIOUS): envelopes sealed under
+   * it still open until `npm run rotate-master-key` has re-sealed them (README, "Rotating the
+   * master key"). Undefined outside a rotation.
+   */
+  masterKeyPrevious?: string | undefined;
   /** Key of the operator account that deploys, funds (dev only) and grants roles. */
   operatorPrivateKey: string;
   chainId: number; // 1236
@@ -50,6 +58,41 @@ export interface Config {
   maxFeePerGasWei?: bigint | undefined;
   /** Where metadata documents are pinned; absent means the embedded IPFS node under `dataDir`. */
   ipfs?: IpfsSettings;
+  /**
+   * CONFIRMATIONS: how many blocks must stand above a block on the canonical chain before what it
+   * holds counts as final. A write seen in a block is `mined`, and `confirmed` once this many
+   * blocks stand above it; the indexer releases a block's webhook events at the same depth.
+   * 0 = final as soon as seen (instant-finality QBFT/IBFT chains, the embedded anvil).
+   */
+  confirmations: number;
+  /** RPC_MAX_BATCH: the largest JSON-RPC batch sent to the node (default 100). */
+  rpcMaxBatch: number;
+  /** WEBHOOK_BACKOFF_BASE_MS: first retry delay of a webhook delivery; doubles per attempt. */
+  webhookBackoffBaseMs: number;
+  /**
+   * WEBHOOK_SECRET_GRACE_SECONDS: after a secret rotation, deliveries are also signed with the
+   * previous secret for this long (default `DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS`, 24 h).
+   */
+  webhookSecretGraceSeconds?: number | undefined;
+  /**
+   * WEBHOOK_MANUAL_PER_MINUTE: test, redeliver and replay calls per organization per minute
+   * (default `DEFAULT_WEBHOOK_MANUAL_PER_MINUTE`, 30).
+   */
+  webhookManualPerMinute?: number | undefined;
+  /** The source of `GET /api/v1/coin-price` (`reads/coin-price.ts`). */
+  coinPrice: CoinPriceSettings;
+  /** Where custodial keys are made and kept; absent means SIGNER=local and no PKCS#11 token. */
+  signer?: SignerSettings | undefined;
+}
+
+/** Where the native coin's USD price comes from (COIN_PRICE_USD, COIN_PRICE_URL, COIN_PRICE_TTL_SECONDS). */
+export interface CoinPriceSettings {
+  /** A fixed decimal price; also the fallback while COIN_PRICE_URL has not answered. */
+  fixedUsd: string | undefined;
+  /** An http(s) URL answering JSON with `priceUsd`, `usd` or `price`. */
+  url: string | undefined;
+  /** How long a fetched price is served before the URL is asked again. */
+  ttlSeconds: number;
 }
 
 /** The IPFS target of metadata documents (`metadata/ipfs-target.ts`). */
@@ -57,6 +100,23 @@ export type IpfsSettings =
   | { kind: "embedded" }
   | { kind: "kubo"; url: string }
   | { kind: "pinning-service"; url: string; token: string };
+
+/**
+ * The signer backends (wallets/create-signers.ts). `newWallets` (SIGNER) is where a new
+ * organization's key is made; `pkcs11` (PKCS11_MODULE, PKCS11_TOKEN_LABEL, PKCS11_PIN) is the
+ * token, opened whenever it is configured so that wallets made there keep signing.
+ */
+export interface SignerSettings {
+  newWallets: "local" | "pkcs11";
+  pkcs11?: Pkcs11Settings | undefined;
+}
+
+/** A PKCS#11 token: the module (shared library) path, the token's label, the user PIN. */
+export interface Pkcs11Settings {
+  module: string;
+  tokenLabel: string;
+  pin: string;
+}
 
 /**
  * What the composition root opens or starts before any service: configuration, logger, database,
@@ -90,12 +150,16 @@ export interface AppContext extends Foundation {
   metrics: Metrics;
   /** The transaction engine: store, sequencer, block watcher, notifier (docs/transactions.md). */
   tx: TxRuntime;
+  /** The signer backends: each wallet's key where it lives; new keys in SIGNER's backend. */
+  signers: SignerRouter;
   /** Registered asset-type names (a hit is final; a miss asks the registry contract). */
   assetTypes: AssetTypeCache;
   /** Where metadata documents are pinned and read from (docs/metadata.md). */
   ipfs: IpfsTarget;
   /** Successful API-key lookups, reused for at most 2 s. */
   apiKeys: ApiKeyCache;
+  /** Request limits: shares of each bucket leased from PostgreSQL and spent in this process. */
+  rateLimiter: RateLimiter;
   /** The native coin's USD price. */
   coinPrice: CoinPriceService;
   /** Enqueues webhook deliveries on the pool (no workers of its own). */

@@ -23,7 +23,10 @@ export class ValidationError extends BaseError {
   override name = "ValidationError";
 }
 
-/** 401: missing, malformed, unknown or revoked credentials. Message is always `Unauthorized`. */
+/**
+ * 401: missing, malformed, unknown or revoked credentials. Message is `Unauthorized` (an expired
+ * key: `ApiKeyExpiredError`).
+ */
 export class UnauthorizedError extends BaseError {
   override name = "UnauthorizedError";
   constructor(options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
@@ -31,9 +34,26 @@ export class UnauthorizedError extends BaseError {
   }
 }
 
+/** 401 `API key expired`: a known, unrevoked key past the `expiresAt` it was created with. */
+export class ApiKeyExpiredError extends UnauthorizedError {
+  override name = "ApiKeyExpiredError";
+  constructor(options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+    super(options);
+    this.message = "API key expired";
+  }
+}
+
 /** 403: authenticated but not allowed (`Insufficient scope`, `Admin token required`). */
 export class ForbiddenError extends BaseError {
   override name = "ForbiddenError";
+}
+
+/** 403 `Organization suspended`: the caller's organization is held by operator staff. */
+export class OrgSuspendedError extends ForbiddenError {
+  override name = "OrgSuspendedError";
+  constructor(options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+    super("Organization suspended", options);
+  }
 }
 
 /** 404: unknown route or id. */
@@ -91,6 +111,8 @@ export class TransactionFailedError extends BaseError {
  */
 export class UnavailableError extends BaseError {
   override name = "UnavailableError";
+  /** Always: try again later. */
+  readonly retryable: boolean = true;
 }
 
 /** 503 `RPC unavailable`: the chain node cannot be reached. */
@@ -106,6 +128,21 @@ export class DatabaseUnavailableError extends UnavailableError {
   override name = "DatabaseUnavailableError";
   constructor(options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
     super("Database unavailable", options);
+  }
+}
+
+/**
+ * 503 `HSM unavailable`: the PKCS#11 token that holds custodial keys cannot sign or generate a
+ * key now (it went away, its sessions were lost, it is full). Writes already queued stay queued
+ * and are signed once it answers again; `details` says what the token reported (logged only).
+ */
+export class HsmUnavailableError extends UnavailableError {
+  override name = "HsmUnavailableError";
+  constructor(
+    message = "HSM unavailable",
+    options: { cause?: unknown; details?: Record<string, unknown> } = {},
+  ) {
+    super(message, options);
   }
 }
 

@@ -33,6 +33,9 @@ const SECRET_FIELD_NAMES = new Set([
   "xadmintoken",
   "databaseurl", // carries the database password
   "connectionstring",
+  "pin", // a PKCS#11 token's user PIN (PKCS11_PIN)
+  "pkcs11pin",
+  "sopin",
 ]);
 
 /** Suffixes that mark a field as secret (`webhookSecret`, `operatorPrivateKey`, `pgPassword`...). */
@@ -98,6 +101,7 @@ const BINDING_REDACT_PATHS = [
   "operatorPrivateKey",
   "masterKey",
   "master_key",
+  "masterKeyPrevious",
   "webhookSecret",
   "databaseUrl",
   "headers.authorization",

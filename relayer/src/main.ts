@@ -10,7 +10,7 @@
  * PostgreSQL run in process groups of their own, so a terminal's Ctrl-C reaches only this process
  * (and npm, which relays it once more: see ECHO_WINDOW_MS).
  */
-import { parseEnv } from "./config.js";
+import { parseEnv, type EnvSettings } from "./config.js";
 import { ensureContractTypes } from "./infra/contract-types.js";
 // Type-only: erased at run time. The relayer itself is loaded after `ensureContractTypes`, because
 // it imports the generated typechain-types/ (missing on a fresh clone until `npm run build`).
@@ -35,16 +35,17 @@ function killKnownProcesses(): void {
 }
 
 async function main(): Promise<void> {
-  // Parsed again by startRelayer; here only for the stop timeout (a bad value fails there).
-  let timeoutMs = 10_000;
-  let production = process.env.NODE_ENV === "production";
+  // Parsed again by startRelayer; here for the stop timeout and, before anything is built, to
+  // refuse a malformed environment with the message naming the variable.
+  let settings: EnvSettings;
   try {
-    const settings = parseEnv(process.env);
-    timeoutMs = settings.shutdownTimeoutMs;
-    production = settings.nodeEnv === "production";
-  } catch {
-    // startRelayer reports the ConfigError.
+    settings = parseEnv(process.env);
+  } catch (error) {
+    console.error(`\nStart-up failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(EXIT_STARTUP_FAILED);
   }
+  const timeoutMs = settings.shutdownTimeoutMs;
+  const production = settings.nodeEnv === "production";
   try {
     await ensureContractTypes({ production, print: (line) => console.log(line) });
   } catch (error) {

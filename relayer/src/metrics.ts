@@ -35,3 +35,27 @@ export function createMetrics(): Metrics {
   });
   return { registry, httpRequests, httpDuration };
 }
+
+/**
+ * A counter read from a running count at each scrape (`read` only goes up): the pool's SQL
+ * statements (`rwa_db_statements_total`, which the scale bench divides by the writes minted),
+ * the rate limiter's lease statements.
+ */
+export function registerCountMetric(
+  registry: Registry,
+  name: string,
+  help: string,
+  read: () => number,
+): void {
+  let reported = 0;
+  new Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      const now = read();
+      this.inc(Math.max(0, now - reported));
+      reported = now;
+    },
+  });
+}

@@ -7,7 +7,7 @@ import * as consoleConstants from "../../console/app/lib/constants.js";
 import type * as Console from "../../console/app/lib/types.js";
 import { LISTING_STATES } from "../../relayer/src/domain/listing.js";
 import type {
-  OperatorOrgSummary,
+  OrgOverview,
   RegisteredOrganization,
   SessionInfo,
 } from "../../relayer/src/domain/index.js";
@@ -19,7 +19,7 @@ import type { createKeyResponse } from "../../relayer/src/http/routes/enterprise
 import type { registerResponse } from "../../relayer/src/http/routes/enterprise-register.js";
 import type { walletResponse } from "../../relayer/src/http/routes/enterprise-wallet.js";
 import type { createWebhookResponse } from "../../relayer/src/http/routes/enterprise-webhooks.js";
-import type { operatorOrgsResponse } from "../../relayer/src/http/routes/session-operator.js";
+import type { orgOverviewSchema } from "../../relayer/src/http/routes/enterprise-orgs.js";
 import type { sessionResponse } from "../../relayer/src/http/routes/session.js";
 import { scopeSchema } from "../../relayer/src/http/routes/schemas.js";
 import type { deliveryLogResponse } from "../../relayer/src/http/routes/webhook-deliveries.js";
@@ -51,11 +51,11 @@ export type ConsoleTypesMatchTheServer = [
   Assert<Reads<Out<typeof webhookSummary>, Console.WebhookSummary>>,
   Assert<Reads<Out<typeof createWebhookResponse>, Console.CreatedWebhook>>,
   Assert<Reads<Out<typeof deliveryLogResponse>, Console.DeliveryLog>>,
-  Assert<Reads<Out<typeof operatorOrgsResponse>["orgs"][number], Console.OperatorOrg>>,
+  Assert<Reads<Out<typeof orgOverviewSchema>, Console.OrgOverview>>,
   Assert<Reads<Out<typeof registerResponse>, Console.RegisteredOrg>>,
   // The organization and session bodies: the domain's types and the route schemas agree.
   Assert<Same<Out<typeof sessionResponse>, SessionInfo>>,
-  Assert<Same<Out<typeof operatorOrgsResponse>["orgs"][number], OperatorOrgSummary>>,
+  Assert<Same<Out<typeof orgOverviewSchema>, OrgOverview>>,
   Assert<Same<Out<typeof registerResponse>, RegisteredOrganization>>,
   // The domain types are shared, not copied: the console's and the SDK's are the same.
   Assert<Reads<Console.AssetRecord, AssetRecord>>,

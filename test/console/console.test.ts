@@ -331,6 +331,22 @@ describe("admin console in a browser", { timeout: 900_000 }, () => {
     await log.getByText("Redelivery queued.").waitFor();
     await page.getByRole("button", { name: "I have stored it" }).click();
     await shoot("webhooks");
+
+    // Settings (docs/webhooks.md): event filter, replay of the last day, secret rotation.
+    await page.getByRole("button", { name: "Settings" }).click();
+    const controls = page.locator('[data-testid^="webhook-controls-"]');
+    await controls.getByRole("button", { name: "Save events" }).click();
+    await controls.getByText("Event filter saved.").waitFor();
+    await controls.getByRole("button", { name: "Replay", exact: true }).click();
+    await controls.getByText("Replay queued.").waitFor();
+    await controls.getByRole("button", { name: "Rotate secret" }).click();
+    await controls.getByRole("button", { name: "Yes, rotate" }).click();
+    await controls.getByText("Secret rotated: copy the new one above.").waitFor();
+    const rotated = (await page.getByTestId("secret-value").innerText()).trim();
+    assert.ok(rotated.startsWith("whsec_") && rotated !== secret, "a new secret, shown once");
+    await page.getByText(/the previous one signs until/).waitFor();
+    await shoot("webhook-settings");
+    await page.getByRole("button", { name: "I have stored it" }).click();
   });
 
   it("the gallery shows each asset's image, a placeholder for a missing or broken one, and metadata text as text", async () => {
@@ -384,6 +400,10 @@ describe("admin console in a browser", { timeout: 900_000 }, () => {
     await page.getByLabel("Asset type").fill("Treasury");
     await page.getByRole("button", { name: "Filter" }).click();
     await page.getByText("No Treasury assets").waitFor();
+    await page.waitForURL(url("/assets/?assetType=Treasury"));
+    await page.reload();
+    await page.getByText("No Treasury assets").waitFor();
+    assert.equal(await page.getByLabel("Asset type").inputValue(), "Treasury");
 
     // Keyboard: the card is a link; Enter opens the detail view.
     await page.goto(url("/assets/"));
@@ -506,6 +526,134 @@ describe("admin console in a browser", { timeout: 900_000 }, () => {
     await shoot("transactions");
   });
 
+  it("the transactions screen keeps its filters and page in the URL across a reload, Back and a bad link", async () => {
+    // 25 failed writes, older than the others: two pages of "failed" (20 a page). Each has a
+    // target and data (without both a row is a batch's parent, whose items carry the errors).
+    await stack.database.pool.query(
+      `INSERT INTO transactions (id, org_id, wallet_id, kind, request_hash, from_address, to_address, data, state, error, error_kind, failed_at, created_at)
+       SELECT 'tx_' || lpad(to_hex(g), 24, '0'), w.org_id, w.id, 'buy', 'console-page-' || g, w.address, w.address, '0x',
+              'failed', 'Listing not active', 'revert', now(), now() - g * interval '1 minute'
+         FROM wallets w, generate_series(1, 25) AS g WHERE w.org_id = $1`,
+      [org.orgId],
+    );
+    await page.goto(url("/transactions/"));
+    await page.locator('[data-testid^="tx-row-"]').first().waitFor();
+    await page.getByLabel("State").selectOption("failed");
+    await page.waitForURL(/\/transactions\/\?status=failed$/);
+    await page.getByLabel("Kind").selectOption("buy");
+    await page.waitForURL(/\/transactions\/\?status=failed&kind=buy$/);
+    const rows = page.locator('[data-testid^="tx-row-"]');
+    const pager = page.locator(".pager");
+    /** The row of the `n`th inserted write (the list keeps the last page until the next comes). */
+    const filled = (n: number) => page.getByTestId(`tx-row-tx_${n.toString(16).padStart(24, "0")}`);
+    await pager.getByText("Page 1").waitFor();
+    await filled(19).waitFor();
+    assert.equal(await rows.count(), 20);
+
+    await pager.getByRole("button", { name: "Next" }).click();
+    await page.waitForURL(/status=failed&kind=buy&cursor=[\w-]+$/);
+    await pager.getByText("Page 2").waitFor();
+    // 26 failed buys (the earlier test's too): 6 on page 2.
+    await filled(25).waitFor();
+    assert.equal(await rows.count(), 6);
+    const page2 = page.url();
+
+    // A reload shows the same filters and page, and Previous still works.
+    await page.reload();
+    await pager.getByText("Page 2").waitFor();
+    assert.equal(await page.getByLabel("State").inputValue(), "failed");
+    assert.equal(await page.getByLabel("Kind").inputValue(), "buy");
+    await filled(20).waitFor();
+    assert.equal(await rows.count(), 6);
+    await pager.getByRole("button", { name: "Previous" }).click();
+    await filled(1).waitFor();
+    await pager.getByText("Page 1").waitFor();
+    await page.waitForURL(/\/transactions\/\?status=failed&kind=buy$/);
+    // Back returns to page 2 (moving between pages adds history entries).
+    await page.goBack();
+    await pager.getByText("Page 2").waitFor();
+    await filled(25).waitFor();
+    assert.equal(page.url(), page2);
+
+    // A shared link with a cursor the API refuses: page 1 of the same filters, not an error.
+    await page.goto(url("/transactions/?status=failed&kind=buy&cursor=not-a-cursor"));
+    await pager.getByText("Page 1").waitFor();
+    await page.waitForURL(/\/transactions\/\?status=failed&kind=buy$/);
+    await filled(19).waitFor();
+    // A value the filter does not offer reads as "any".
+    await page.goto(url("/transactions/?status=bogus&kind=buy"));
+    await rows.first().waitFor();
+    assert.equal(await page.getByLabel("State").inputValue(), "");
+  });
+
+  it("a write's timeline shows its recording, each attempt's hash and fee, its block and its final state", async () => {
+    const accepted = await org.api<{ transactionId: string }>("POST", "/api/v1/write/issue-asset", {
+      body: { assetType: "Bond", name: "Timeline Bond", description: "followed in the console" },
+      headers: { prefer: "respond-async" },
+    });
+    assert.equal(accepted.status, 202, accepted.text);
+    const id = accepted.body.transactionId;
+    type Status = {
+      status: string;
+      attempts: Array<{ hash: string; type: number | null }>;
+      receipt: { hash: string; blockNumber: number } | null;
+      confirmations: { blocksAbove: number | null; required: number };
+    };
+    let status = (await org.api<Status>("GET", `/api/v1/transactions/${id}`)).body;
+    for (let i = 0; i < 300 && status.status !== "confirmed"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = (await org.api<Status>("GET", `/api/v1/transactions/${id}`)).body;
+    }
+    assert.equal(status.status, "confirmed");
+    const attempt = status.attempts[0]!;
+
+    // From the list, filtered: the id links to the timeline, and Back keeps the filter.
+    await page.goto(url("/transactions/?kind=issue-asset"));
+    await page.getByTestId(`tx-row-${id}`).getByTestId("tx-detail-link").click();
+    await page.waitForURL(url(`/transactions/detail/?id=${id}`));
+    await page.getByTestId("tx-detail-status").getByText("confirmed").waitFor();
+    const attempts = page.getByTestId("tx-attempt");
+    assert.equal(await attempts.count(), status.attempts.length);
+    assert.equal(
+      await attempts.first().getByTestId("tx-attempt-hash").getAttribute("title"),
+      attempt.hash,
+    );
+    assert.match(
+      await attempts.first().getByTestId("tx-attempt-fee").innerText(),
+      attempt.type === 0
+        ? /^gas price (≈ )?[\d.]+ gwei$/
+        : /^max fee (≈ )?[\d.]+ gwei, priority fee (≈ )?[\d.]+ gwei$/,
+    );
+    assert.match(
+      await attempts.first().getByTestId("tx-attempt-outcome").innerText(),
+      new RegExp(`^Mined in block ${status.receipt!.blockNumber}\\.`),
+    );
+    assert.match(
+      await page.getByTestId("tx-mined").innerText(),
+      new RegExp(`Mined in block ${status.receipt!.blockNumber}`),
+    );
+    assert.match(
+      await page.getByTestId("tx-confirmations").innerText(),
+      new RegExp(`^\\d+ blocks on top \\(${status.confirmations.required} required\\)$`),
+    );
+    assert.match(await page.getByTestId("tx-final").innerText(), /^Confirmed/);
+    assert.match(await page.getByTestId("tx-result").innerText(), /"tokenId"/);
+    await shoot("transaction-detail");
+    await page.goBack();
+    await page.waitForURL(url("/transactions/?kind=issue-asset"));
+    assert.equal(await page.getByLabel("Kind").inputValue(), "issue-asset");
+
+    // A failed write: the reason and the status the synchronous call answered.
+    const failedId = `tx_${"1".padStart(24, "0")}`;
+    await page.goto(url(`/transactions/detail/?id=${failedId}`));
+    const final = page.getByTestId("tx-final");
+    await final.waitFor();
+    assert.match(await final.innerText(), /^Failed/);
+    assert.equal(await page.getByTestId("tx-error").innerText(), "Listing not active");
+    assert.match(await final.innerText(), /answered HTTP 400/);
+    assert.equal(await page.getByTestId("tx-attempt").count(), 0);
+  });
+
   it("the activity screen charts the balance, issuances per day and deliveries per hour", async () => {
     await page.goto(url("/activity/"));
     const issuances = page.getByTestId("chart-issuances");
@@ -527,6 +675,74 @@ describe("admin console in a browser", { timeout: 900_000 }, () => {
       /Last 24 hours: [1-9]\d* succeeded/,
     );
     await shoot("activity");
+  });
+
+  it("the audit log screen shows the organization's actions, by the session's key, filtered by action", async () => {
+    await page.getByRole("link", { name: "Audit log" }).click();
+    await page.waitForURL(url("/audit/"));
+    const created = page.locator('[data-testid^="audit-row-"]').filter({
+      hasText: "api_key.created",
+    });
+    await created.first().waitFor();
+    // The key created in the console was created by the key the session was opened with.
+    assert.match(await created.first().innerText(), new RegExp(org.keyId));
+    await page.getByLabel("Action").selectOption("api_key.revoked");
+    await page.waitForURL(url("/audit/?action=api_key.revoked"));
+    const rows = page.locator('[data-testid^="audit-row-"]');
+    // The unfiltered page stays until the filtered one comes.
+    await rows.filter({ hasNotText: "api_key.revoked" }).first().waitFor({ state: "detached" });
+    await rows.filter({ hasText: "api_key.revoked" }).first().waitFor();
+    for (const text of await rows.allInnerTexts()) assert.match(text, /api_key\.revoked/);
+    await shoot("audit");
+  });
+
+  it("the alert threshold raises the low-balance banner on every screen, amounts read short with the exact value on hover, and pages never scroll sideways", async () => {
+    await page.goto(url("/wallet/"));
+    await page.getByLabel("Alert below (COIN)").fill("1000");
+    await page.getByRole("button", { name: "Save threshold" }).click();
+    await page.getByText("Alert threshold set to 1000 COIN.").waitFor();
+    const banner = page.getByTestId("low-balance-banner");
+    await reloadUntil(banner, "the low-balance banner");
+    assert.match(
+      await banner.innerText(),
+      /Low balance\..*below your alert threshold of 1\D?000 COIN/s,
+    );
+    const amount = banner.locator(".amount").first();
+    const exact = await amount.getAttribute("data-exact");
+    assert.ok(exact !== null && /^\d+(\.\d+)?$/.test(exact), `exact value ${String(exact)}`);
+    assert.equal(await amount.getAttribute("title"), `${exact} COIN`);
+    // After this suite's writes the balance has 18 decimals: shown to 4, exact on hover.
+    const balance = page.getByTestId("wallet-balance");
+    assert.match((await balance.innerText()).trim(), /^≈ \d+\.\d{1,4} COIN$/);
+    assert.match(String(await balance.getAttribute("title")), /^\d+\.\d{5,18} COIN$/);
+    await shoot("wallet-low-balance");
+    for (const screen of ["/transactions/", "/webhooks/", "/assets/"]) {
+      await page.goto(url(screen));
+      await banner.waitFor();
+      for (const size of [WIDE, PHONE]) {
+        await page.setViewportSize(size);
+        const overflow = await page.evaluate<number>(
+          "document.documentElement.scrollWidth - window.innerWidth",
+        );
+        assert.ok(
+          overflow <= 0,
+          `${screen} at ${size.width} px scrolls sideways by ${overflow} px`,
+        );
+      }
+      await page.setViewportSize(WIDE);
+    }
+    // Threshold 0: the banner goes once the indexer has read the wallet again.
+    await page.goto(url("/wallet/"));
+    await page.getByLabel("Alert below (COIN)").fill("0");
+    await page.getByRole("button", { name: "Save threshold" }).click();
+    await page.getByText("Alert threshold set to 0 COIN.").waitFor();
+    const deadline = Date.now() + 30_000;
+    while ((await banner.count()) > 0) {
+      assert.ok(Date.now() < deadline, "the banner did not go");
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      await page.reload();
+      await page.waitForLoadState("networkidle");
+    }
   });
 
   it("signing out ends the session on the server", async () => {
@@ -603,5 +819,23 @@ describe("admin console in a browser", { timeout: 900_000 }, () => {
       headers: { cookie: `rwa_session=${cookie.value}` },
     });
     assert.equal(wallet.status, 401);
+  });
+
+  it("the operator's audit log shows every organization, filtered by organization", async () => {
+    await page.getByRole("link", { name: "Audit log" }).click();
+    await page.waitForURL(url("/operator/audit/"));
+    const rows = page.locator('[data-testid^="audit-row-"]');
+    await rows.filter({ hasText: "Operator Made Org" }).first().waitFor();
+    await rows.filter({ hasText: "asset_type.registered" }).first().waitFor();
+    assert.match(
+      await rows.filter({ hasText: "asset_type.registered" }).first().innerText(),
+      /\(service\)[\s\S]*admin/,
+    );
+    await page.getByLabel("Organization").selectOption({ label: "Operator Made Org" });
+    await rows.filter({ hasText: "asset_type.registered" }).first().waitFor({ state: "detached" });
+    const texts = await rows.allInnerTexts();
+    assert.ok(texts.length > 0);
+    for (const text of texts) assert.match(text, /Operator Made Org/);
+    await shoot("operator-audit");
   });
 });

@@ -14,9 +14,23 @@ import {TestBase} from "./utils/TestBase.sol";
 /// reclaim, redeem, withdrawProceeds, stray transfers into the marketplace (plain transferFrom),
 /// operator rescues of any escrowed token and time warps across three EOAs and one smart account
 /// that can refuse coins, keeping ghost variables for the invariant test. The handler holds the
-/// marketplace's OPERATOR_ROLE.
+/// marketplace's OPERATOR_ROLE and the token's enforcer and pauser roles: it also freezes,
+/// unfreezes, forces transfers, pauses, resumes and allowlists actors, and mints a restricted
+/// type beside an unrestricted one. Every action compares each token's holder before and after
+/// it, so a move the compliance rules forbid is recorded even when no later state shows it.
 contract MarketHandler is TestBase {
     uint256 private constant MIN_STAKE = 0.1 ether;
+    /// @notice The type the invariant test marks restricted before any mint.
+    string public constant RESTRICTED_TYPE = "Carbon Credit";
+
+    /// @dev Which holder changes an action may make to a frozen token or while paused: a return
+    /// from escrow to the token's last seller (delist, reclaim, a rescue to that seller) or any
+    /// forced transfer.
+    enum Exemption {
+        None,
+        ReturnToSeller,
+        Forced
+    }
 
     AssetToken public immutable token;
     Marketplace public immutable market;
@@ -41,6 +55,15 @@ contract MarketHandler is TestBase {
     /// @notice Set if a rescue of a token held without a listing ever failed.
     bool public ghostStrayRescueFailed;
     uint256 public ghostRescues;
+    /// @notice Set if a frozen token ever changed hands other than by a forced transfer or a
+    /// return from escrow to its seller.
+    bool public ghostFrozenTokenMoved;
+    /// @notice Set if anything was minted, moved or redeemed while paused, other than by a forced
+    /// transfer or a return from escrow to the seller.
+    bool public ghostMovedWhilePaused;
+    uint256 public ghostFreezes;
+    uint256 public ghostForcedTransfers;
+    uint256 public ghostPausedCalls;
 
     constructor(AssetToken token_, Marketplace market_) {
         token = token_;
@@ -59,14 +82,14 @@ contract MarketHandler is TestBase {
         uint256 stakeSeed,
         bytes32 digest,
         bool withPassword
-    ) external {
+    ) external tracked(Exemption.None) {
         address actor = _actor(actorSeed);
         uint256 stake = bound(stakeSeed, MIN_STAKE, 1_000 ether);
         if (digest == bytes32(0)) digest = keccak256("digest");
         vm.deal(actor, actor.balance + stake);
         vm.prank(actor);
         uint256 tokenId = token.mint{value: stake}(
-            "Real Estate",
+            stakeSeed % 3 == 2 ? RESTRICTED_TYPE : "Real Estate",
             IAssetToken.Cid({digest: digest, version: 1, codec: 0x55, hashCode: 0x12}),
             withPassword ? keccak256(abi.encode(digest)) : bytes32(0)
         );
@@ -75,7 +98,7 @@ contract MarketHandler is TestBase {
         ghostLiveStake += stake;
     }
 
-    function transfer(uint256 tokenSeed, uint256 toSeed) external {
+    function transfer(uint256 tokenSeed, uint256 toSeed) external tracked(Exemption.None) {
         (uint256 tokenId, address owner) = _heldToken(tokenSeed);
         if (owner == address(0)) return;
         vm.prank(owner);
@@ -87,7 +110,7 @@ contract MarketHandler is TestBase {
         uint256 priceSeed,
         uint256 daysSeed,
         bool viaSafeTransfer
-    ) external {
+    ) external tracked(Exemption.None) {
         (uint256 tokenId, address owner) = _heldToken(tokenSeed);
         if (owner == address(0)) return;
         uint256 price = bound(priceSeed, 1, 100 ether);
@@ -101,10 +124,12 @@ contract MarketHandler is TestBase {
                 abi.encode(price, durationDays)
             );
         } else {
-            vm.startPrank(owner);
+            // One prank per call: a startPrank left open by a reverting `list` (paused, frozen)
+            // would make the handler's later calls come from `owner`.
+            vm.prank(owner);
             token.approve(address(market), tokenId);
+            vm.prank(owner);
             market.list(tokenId, price, durationDays);
-            vm.stopPrank();
         }
     }
 
@@ -120,7 +145,7 @@ contract MarketHandler is TestBase {
         uint256 listingSeed,
         uint256 maxSeed,
         uint256 valueSeed
-    ) external {
+    ) external tracked(Exemption.None) {
         uint256 listingId = _listing(listingSeed);
         if (listingId == 0) return;
         address buyer = _actor(actorSeed);
@@ -143,21 +168,21 @@ contract MarketHandler is TestBase {
         ++ghostSales;
     }
 
-    function delist(uint256 listingSeed) external {
+    function delist(uint256 listingSeed) external tracked(Exemption.ReturnToSeller) {
         uint256 listingId = _listing(listingSeed);
         if (listingId == 0) return;
         vm.prank(market.getListing(listingId).seller);
         market.delist(listingId);
     }
 
-    function reclaim(uint256 listingSeed) external {
+    function reclaim(uint256 listingSeed) external tracked(Exemption.ReturnToSeller) {
         uint256 listingId = _listing(listingSeed);
         if (listingId == 0) return;
         vm.prank(market.getListing(listingId).seller);
         market.reclaim(listingId);
     }
 
-    function redeem(uint256 tokenSeed) external {
+    function redeem(uint256 tokenSeed) external tracked(Exemption.None) {
         (uint256 tokenId, address owner) = _heldToken(tokenSeed);
         if (owner == address(0)) return;
         uint256 stake = token.stakeOf(tokenId);
@@ -167,7 +192,7 @@ contract MarketHandler is TestBase {
         ghostLiveStake -= stake;
     }
 
-    function strayTransfer(uint256 tokenSeed) external {
+    function strayTransfer(uint256 tokenSeed) external tracked(Exemption.None) {
         (uint256 tokenId, address owner) = _heldToken(tokenSeed);
         if (owner == address(0)) return;
         vm.prank(owner);
@@ -177,7 +202,7 @@ contract MarketHandler is TestBase {
 
     /// @dev Tries to rescue any token in escrow, listed or not, and records what happened. Whether
     /// it is listed is read from the listings themselves, not from `activeListingOf`.
-    function rescue(uint256 tokenSeed, uint256 toSeed) external {
+    function rescue(uint256 tokenSeed, uint256 toSeed) external tracked(Exemption.ReturnToSeller) {
         uint256 count = _tokenIds.length;
         if (count == 0) return;
         uint256 tokenId;
@@ -190,12 +215,15 @@ contract MarketHandler is TestBase {
         }
         if (!found) return;
         bool listed = _isListed(tokenId);
-        try market.rescueToken(tokenId, _actor(toSeed)) {
+        address to = _actor(toSeed);
+        // A pause, a freeze or a restricted type may refuse the move itself.
+        bool movable = token.canTransfer(address(market), to, tokenId);
+        try market.rescueToken(tokenId, to) {
             if (listed) ghostRescuedListedToken = true;
             else --ghostStrayHeld;
             ++ghostRescues;
         } catch {
-            if (!listed) ghostStrayRescueFailed = true;
+            if (!listed && movable) ghostStrayRescueFailed = true;
         }
     }
 
@@ -203,6 +231,42 @@ contract MarketHandler is TestBase {
         address actor = _actor(actorSeed);
         vm.prank(actor);
         market.withdrawProceeds();
+    }
+
+    function freeze(uint256 tokenSeed) external tracked(Exemption.None) {
+        uint256 tokenId = _liveToken(tokenSeed);
+        if (tokenId == 0) return;
+        token.freeze(tokenId, "dispute");
+        ++ghostFreezes;
+    }
+
+    function unfreeze(uint256 tokenSeed) external tracked(Exemption.None) {
+        uint256 tokenId = _liveToken(tokenSeed);
+        if (tokenId == 0) return;
+        token.unfreeze(tokenId, "resolved");
+    }
+
+    function forcedTransfer(uint256 tokenSeed, uint256 toSeed) external tracked(Exemption.Forced) {
+        uint256 tokenId = _liveToken(tokenSeed);
+        if (tokenId == 0) return;
+        address from = token.ownerOf(tokenId);
+        bool stray = from == address(market) && !_isListed(tokenId);
+        token.forcedTransferWithReason(from, _actor(toSeed), tokenId, "court order");
+        if (stray) --ghostStrayHeld;
+        ++ghostForcedTransfers;
+    }
+
+    function pause() external tracked(Exemption.None) {
+        token.pause("incident");
+        ++ghostPausedCalls;
+    }
+
+    function unpause() external tracked(Exemption.None) {
+        token.unpause("incident closed");
+    }
+
+    function allow(uint256 actorSeed) external tracked(Exemption.None) {
+        token.setAllowed(_actor(actorSeed), true);
     }
 
     function warp(uint256 secondsSeed) external {
@@ -224,6 +288,53 @@ contract MarketHandler is TestBase {
     }
 
     // ---------------------------------------------------------------- internals
+
+    /// @dev Runs the action, then flags every holder change the compliance rules forbid.
+    modifier tracked(Exemption exemption) {
+        uint256 countBefore = _tokenIds.length;
+        address[] memory before = new address[](countBefore);
+        bool[] memory frozen = new bool[](countBefore);
+        for (uint256 i = 0; i < countBefore; ++i) {
+            uint256 tokenId = _tokenIds[i];
+            before[i] = _holderOf(tokenId);
+            frozen[i] = before[i] != address(0) && token.isFrozen(tokenId);
+        }
+        bool wasPaused = token.paused();
+        _;
+        if (wasPaused && _tokenIds.length != countBefore) ghostMovedWhilePaused = true;
+        for (uint256 i = 0; i < countBefore; ++i) {
+            uint256 tokenId = _tokenIds[i];
+            address now_ = _holderOf(tokenId);
+            if (now_ == before[i]) continue;
+            bool exempt =
+                exemption == Exemption.Forced ||
+                    (exemption == Exemption.ReturnToSeller &&
+                        before[i] == address(market) &&
+                        now_ == market.lastSellerOf(tokenId));
+            if (exempt) continue;
+            if (frozen[i]) ghostFrozenTokenMoved = true;
+            if (wasPaused) ghostMovedWhilePaused = true;
+        }
+    }
+
+    /// @dev The holder of `tokenId`, or zero once redeemed.
+    function _holderOf(uint256 tokenId) private view returns (address) {
+        try token.ownerOf(tokenId) returns (address o) {
+            return o;
+        } catch {
+            return address(0);
+        }
+    }
+
+    /// @dev A live token (held by anyone, escrow included), or 0 when there is none.
+    function _liveToken(uint256 seed) private view returns (uint256) {
+        uint256 count = _tokenIds.length;
+        for (uint256 i = 0; i < count; ++i) {
+            uint256 tokenId = _tokenIds[(seed + i) % count];
+            if (_holderOf(tokenId) != address(0)) return tokenId;
+        }
+        return 0;
+    }
 
     function _actor(uint256 seed) private view returns (address) {
         return _actors[seed % _actors.length];
@@ -274,8 +385,12 @@ contract MarketInvariantTest is SystemTest {
         handler = new MarketHandler(token, market);
         vm.label(address(handler), "handler");
         market.grantRole(market.OPERATOR_ROLE(), address(handler));
+        token.grantRole(token.ENFORCER_ROLE(), address(handler));
+        token.grantRole(token.PAUSER_ROLE(), address(handler));
+        token.setTypeRestricted(handler.RESTRICTED_TYPE(), true);
+        token.setAllowed(ALICE, true);
         targetContract(address(handler));
-        bytes4[] memory selectors = new bytes4[](14);
+        bytes4[] memory selectors = new bytes4[](21);
         selectors[0] = MarketHandler.mint.selector;
         selectors[1] = MarketHandler.mint.selector; // weighted: minting feeds every other action
         selectors[2] = MarketHandler.transfer.selector;
@@ -290,6 +405,13 @@ contract MarketInvariantTest is SystemTest {
         selectors[11] = MarketHandler.toggleSmartAccountCoins.selector;
         selectors[12] = MarketHandler.strayTransfer.selector;
         selectors[13] = MarketHandler.rescue.selector;
+        selectors[14] = MarketHandler.freeze.selector;
+        selectors[15] = MarketHandler.unfreeze.selector;
+        selectors[16] = MarketHandler.forcedTransfer.selector;
+        selectors[17] = MarketHandler.pause.selector;
+        selectors[18] = MarketHandler.unpause.selector;
+        selectors[19] = MarketHandler.unpause.selector; // weighted: pauses should not last
+        selectors[20] = MarketHandler.allow.selector;
         targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
     }
 
@@ -376,6 +498,34 @@ contract MarketInvariantTest is SystemTest {
         assertFalse(handler.ghostBuyerPaidWrongAmount(), "buyer paid other than the price");
     }
 
+    /// @notice A frozen token never changes hands except by a forced transfer or a return from
+    /// escrow to its seller.
+    function invariant_frozenTokenMovesOnlyByForcedTransfer() public view {
+        assertFalse(handler.ghostFrozenTokenMoved(), "frozen token moved");
+    }
+
+    /// @notice While paused nothing is minted, moved or redeemed, except by a forced transfer or a
+    /// return from escrow to the seller.
+    function invariant_pauseStopsEveryTransferPath() public view {
+        assertFalse(handler.ghostMovedWhilePaused(), "moved while paused");
+    }
+
+    /// @notice Every live token of the restricted type is held by an allowlisted address or in
+    /// escrow (the allowlist only grows in this run).
+    function invariant_restrictedTokenHeldOnlyByAllowlist() public view {
+        uint256[] memory ids = handler.tokenIds();
+        for (uint256 i = 0; i < ids.length; ++i) {
+            try token.ownerOf(ids[i]) returns (address owner) {
+                if (keccak256(bytes(token.assetTypeOf(ids[i]))) != keccak256("Carbon Credit"))
+                    continue;
+                assertTrue(
+                    owner == address(market) || token.isAllowed(owner),
+                    "restricted token outside the allowlist"
+                );
+            } catch {}
+        }
+    }
+
     /// @notice Token count == minted - redeemed; ids are sequential.
     function invariant_supplyIsMintedMinusRedeemed() public view {
         assertEq(
@@ -396,6 +546,29 @@ contract MarketInvariantTest is SystemTest {
         handler.list(1, 1 ether, 30, false);
         handler.buy(1, 0, 1, 1);
         assertEq(handler.ghostSales(), 2, "sale2");
+    }
+
+    /// @notice The handler's compliance actions take effect (guards against actions that only
+    /// ever revert): a freeze blocks a transfer, a forced transfer moves the frozen token, a
+    /// pause blocks a mint.
+    function test_handler_reachesComplianceActions() public {
+        handler.mint(0, 0, keccak256("a"), false); // "Real Estate" to alice
+        handler.freeze(0);
+        assertEq(handler.ghostFreezes(), 1, "frozen");
+        vm.expectRevert();
+        handler.transfer(0, 1);
+        assertEq(token.ownerOf(1), ALICE, "frozen token stayed");
+        handler.forcedTransfer(0, 1);
+        assertEq(handler.ghostForcedTransfers(), 1, "forced");
+        assertEq(token.ownerOf(1), BOB, "forced to bob");
+        assertFalse(token.isFrozen(1), "forced transfer unfroze");
+        handler.pause();
+        assertTrue(token.paused(), "paused");
+        vm.expectRevert();
+        handler.mint(0, 0, keccak256("b"), false);
+        handler.unpause();
+        assertFalse(handler.ghostFrozenTokenMoved(), "no illegal move");
+        assertFalse(handler.ghostMovedWhilePaused(), "no move while paused");
     }
 
     /// @notice The handler's rescue reaches a stray token and is refused for a listed one (guards

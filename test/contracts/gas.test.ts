@@ -7,6 +7,12 @@ const { ethers, networkHelpers } = await network.create();
 
 /** Acceptance threshold from the issue: a mint with type, stake, password hash and a CIDv1. */
 const MINT_GAS_LIMIT = 155_000n;
+/**
+ * A transfer of an unrestricted, unfrozen token before the compliance controls (issue 24), and
+ * the most they may add to it.
+ */
+const TRANSFER_GAS_BEFORE_COMPLIANCE = 42_567n;
+const COMPLIANCE_TRANSFER_ALLOWANCE = 5_000n;
 const STAKE = ethers.parseEther("0.1");
 
 async function gasFixture() {
@@ -24,7 +30,7 @@ async function gasOf(
 }
 
 describe("Gas", function () {
-  it("a repeat mint with type, stake, password hash and CIDv1 costs at most 155,000 gas", async function () {
+  it("a mint costs at most 155,000 gas and an unrestricted transfer at most 5,000 more than before the compliance controls", async function () {
     const { token, marketplace, plain, alice, bob } = await networkHelpers.loadFixture(gasFixture);
     const password = ethers.id("correct horse battery staple");
     const mintGas = (
@@ -76,6 +82,17 @@ describe("Gas", function () {
     const listApproved = await gasOf(
       marketplace.connect(alice).list(4n, ethers.parseEther("1"), 30),
     );
+    const transfer = await gasOf(token.connect(bob).transferFrom(bob.address, alice.address, 3n));
+    // The same transfer back while another type is restricted: the rule costs nothing more.
+    await (await token.setTypeRestricted("Carbon Credit", true)).wait();
+    const transferOtherTypeRestricted = await gasOf(
+      token.connect(alice).transferFrom(alice.address, bob.address, 3n),
+    );
+    await (await token.setTypeRestricted("Wine", true)).wait(); // token 3 is Wine
+    await (await token.setAllowed(alice.address, true)).wait();
+    const transferRestricted = await gasOf(
+      token.connect(bob).transferFrom(bob.address, alice.address, 3n),
+    );
     const redeem = await gasOf(token.connect(bob).redeem(1n));
 
     const ratio = (gas: bigint) => (Number(gas) / Number(plainRepeat)).toFixed(2);
@@ -92,6 +109,9 @@ describe("Gas", function () {
       ["list via approve + list (list call only)", listApproved],
       ["buy (push payment)", buy],
       ["delist", delist],
+      ["transferFrom to another owner", transfer],
+      ["transferFrom, another type restricted", transferOtherTypeRestricted],
+      ["transferFrom of a restricted type (allowlisted)", transferRestricted],
       ["redeem", redeem],
     ];
     console.log(
@@ -102,5 +122,9 @@ describe("Gas", function () {
 
     expect(repeatMint).to.be.at.most(MINT_GAS_LIMIT);
     expect(firstMint).to.be.at.most(MINT_GAS_LIMIT);
+    expect(transfer).to.be.at.most(TRANSFER_GAS_BEFORE_COMPLIANCE + COMPLIANCE_TRANSFER_ALLOWANCE);
+    expect(transferOtherTypeRestricted).to.be.at.most(
+      TRANSFER_GAS_BEFORE_COMPLIANCE + COMPLIANCE_TRANSFER_ALLOWANCE,
+    );
   });
 });

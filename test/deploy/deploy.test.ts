@@ -4,7 +4,7 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { JsonRpcProvider, Wallet } from "ethers";
+import { id, JsonRpcProvider, Wallet } from "ethers";
 import { AssetToken__factory } from "../../typechain-types/factories/AssetToken__factory.js";
 import { AssetTypeRegistry__factory } from "../../typechain-types/factories/AssetTypeRegistry__factory.js";
 import { Marketplace__factory } from "../../typechain-types/factories/Marketplace__factory.js";
@@ -107,6 +107,10 @@ describe("deployAll against a real anvil", () => {
       assert.equal(await token.getFunction("registry")(), record.addresses.assetTypeRegistry);
       const market = Marketplace__factory.connect(record.addresses.marketplace, provider);
       assert.equal(await market.getFunction("token")(), record.addresses.assetToken);
+      // Compliance: the token knows its marketplace, and the deployer holds the token's roles.
+      assert.equal(await token.getFunction("marketplace")(), record.addresses.marketplace);
+      for (const role of ["ENFORCER_ROLE", "PAUSER_ROLE", "REGISTRAR_ROLE"])
+        assert.equal(await token.getFunction("hasRole")(id(role), DEPLOYER), true, role);
     });
   });
 

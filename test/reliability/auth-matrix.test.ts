@@ -123,6 +123,16 @@ describe("authorization matrix", { timeout: 120_000 }, () => {
     return [...API_ROUTES, ...extra];
   }
 
+  /** Valid bodies of the routes whose path names a webhook (none changes anything: 404 first). */
+  const VALID_WEBHOOK_BODIES: Record<string, unknown> = {
+    "PATCH /api/enterprise/webhooks/:webhookId": { events: ["asset.issued"] },
+    "POST /api/enterprise/webhooks/:webhookId/rotate-secret": {},
+    "POST /api/enterprise/webhooks/:webhookId/replay": {
+      from: "2026-01-01T00:00:00Z",
+      to: "2026-01-02T00:00:00Z",
+    },
+  };
+
   /** The probe request of `route` for `cell` (path params and body). */
   function probe(route: AnyRouteDefinition, other: boolean): { path: string; body?: unknown } {
     const ids: Record<string, string> = {
@@ -134,6 +144,8 @@ describe("authorization matrix", { timeout: 120_000 }, () => {
           ? callerIds.webhookId
           : "wh_doesnotexist",
       deliveryId: "dlv_doesnotexist",
+      // Operator routes name a real org (the caller's), so the admin token reaches past the 404.
+      orgId: caller.orgId,
       id: route.path.startsWith("/api/v1/transactions")
         ? other
           ? ownerIds.transactionId
@@ -146,6 +158,9 @@ describe("authorization matrix", { timeout: 120_000 }, () => {
       return { path: urlPath, body: { keyId: ids.keyId } };
     if (routeKey(route) === "DELETE /api/enterprise/webhooks")
       return { path: urlPath, body: { webhookId: other ? ownerIds.webhookId : "wh_doesnotexist" } };
+    // A path naming a webhook and a body: a valid body, so the probe reaches the ownership check.
+    const valid = VALID_WEBHOOK_BODIES[routeKey(route)];
+    if (valid !== undefined) return { path: urlPath, body: valid };
     // An unknown field: every body schema is strict, so this is a 400 once auth has passed.
     return { path: urlPath, body: { matrixProbe: true } };
   }
@@ -187,6 +202,9 @@ describe("authorization matrix", { timeout: 120_000 }, () => {
     if (routeKey(route) === "GET /metrics") return cell === "adminToken" ? "allowed" : 401;
     if (route.auth === "none") return "allowed";
     if (route.auth === "admin") return cell === "adminToken" ? "allowed" : 403;
+    // Either credential: a presented admin token is checked as one (a wrong one is 403).
+    if (route.auth === "apiKeyOrAdmin" && cell === "adminToken") return "allowed";
+    if (route.auth === "apiKeyOrAdmin" && cell === "malformed") return 403;
     if (CREDENTIALS.includes(cell as Credential)) return 401;
     const [scope] = cell.split("@");
     const granted = expandScopes([scope!]);

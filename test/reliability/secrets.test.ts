@@ -120,7 +120,14 @@ describe("secrets never leave their one creation response", { timeout: 120_000 }
       for (const hook of hooks.body.webhooks as Array<{ webhookId: string }>) {
         await api("GET", `/api/enterprise/webhooks/${hook.webhookId}/deliveries`, org);
       }
+      const audit = await api("GET", "/api/enterprise/audit-log?limit=100", org);
+      assert.ok(audit.body.data.length >= 2, audit.text); // registration, webhook (and a key)
     }
+    const everyOrg = await relayer.call("GET", "/api/enterprise/audit-log?limit=100", {
+      headers: { "x-admin-token": cluster.adminToken },
+    });
+    assert.equal(everyOrg.status, 200, everyOrg.text);
+    answers.push(everyOrg);
     await api("GET", `/api/v1/assets/${String(issued.body.tokenId)}`, undefined);
     await api("GET", `/api/v1/nft/${String(issued.body.tokenId)}`, undefined);
     await api("GET", "/api/v1/marketplace", undefined);
@@ -160,8 +167,13 @@ describe("secrets never leave their one creation response", { timeout: 120_000 }
     assert.doesNotMatch(JSON.stringify(dump.rows), /0x[0-9a-fA-F]{64}"/);
   });
 
-  test("no secret appears in the relayer's output, in API answers or in deliveries", () => {
+  test("no secret appears in the relayer's output, in API answers, in deliveries or in the audit log", async () => {
+    const audit = await cluster.pool.query<{ row: string }>(
+      "SELECT row_to_json(a)::text AS row FROM audit_log a",
+    );
+    assert.ok(audit.rows.length >= 5, "registrations, a key and webhooks are audited");
     const haystacks: Array<[string, string]> = [
+      ["audit log", audit.rows.map((r) => r.row).join("\n")],
       ["relayer output", relayer.output()],
       ...answers.map((a, i): [string, string] => [`answer ${i} (${a.status})`, a.text]),
       ...receiver.received.map((d, i): [string, string] => [

@@ -5,9 +5,20 @@ import type { Server } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { deployAll } from "../../deploy/deploy.js";
-import { findFreePort, startAnvil, type AnvilHandle } from "../../deploy/local-chain.js";
+import {
+  findFreePort,
+  startAnvil,
+  type AnvilHandle,
+  type StartAnvilOptions,
+} from "../../deploy/local-chain.js";
 import { ANVIL_DEV_PRIVATE_KEY } from "../../deploy/rpc.js";
 import type { BuildMode } from "../../deploy/artifacts.js";
+import {
+  DEFAULT_COIN_PRICE_TTL_SECONDS,
+  DEFAULT_CONFIRMATIONS,
+  DEFAULT_RPC_MAX_BATCH,
+  DEFAULT_WEBHOOK_BACKOFF_BASE_MS,
+} from "../../relayer/src/config.js";
 import type { AppContext, Config } from "../../relayer/src/context.js";
 import { createDatabase, type Database } from "../../relayer/src/db/client.js";
 import type { RegisteredOrganization } from "../../relayer/src/domain/org.js";
@@ -59,6 +70,24 @@ export interface TestStackOptions {
   tx?: TxRuntimeOptions;
   /** Extra routes for the app (benchmarks' constant-JSON ceiling routes). */
   extraRoutes?: CreateAppOptions["extraRoutes"];
+  /**
+   * Starts the chain node on the free port given, instead of the default anvil (another
+   * hardfork, `--base-fee 0`, Hardhat's node: `test/relayer/chain/compat-matrix.test.ts`).
+   */
+  startChain?: (port: number) => Promise<AnvilHandle>;
+  /**
+   * The RPC URL(s) the deploy and the relayer use, given the node's own URL: a fault proxy in
+   * front of it, or a comma-separated failover list (`RPC_URL`). `stack.rpcUrl` stays the
+   * node's own URL, for assertions on the chain. Default: the node's URL.
+   */
+  relayerRpcUrl?: (nodeUrl: string) => string | Promise<string>;
+  /** An older or free-gas chain: `anvil --hardfork`, extra anvil arguments. */
+  anvil?: Pick<StartAnvilOptions, "hardfork" | "extraArgs">;
+  /**
+   * Puts something between the relayer (and the deploy) and anvil, e.g. a dialect proxy
+   * (test/support/dialect-proxy.ts); `stack.rpcUrl` stays anvil's own URL.
+   */
+  rpcProxy?: (anvilUrl: string) => Promise<{ url: string; close(): Promise<void> }>;
 }
 
 /** Response of `api`. `body` is parsed JSON when the response is JSON, else the text. */
@@ -134,12 +163,28 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
 
     const [anvil, testDatabase] = await Promise.all([
       findFreePort().then((port) =>
-        startAnvil({ port, blockTime: options.blockTime ?? 0, reuseExisting: false }),
+        options.startChain !== undefined
+          ? options.startChain(port)
+          : startAnvil({
+              port,
+              blockTime: options.blockTime ?? 0,
+              reuseExisting: false,
+              ...options.anvil,
+            }),
       ),
       createTestDatabase(),
     ]);
     cleanups.push(() => anvil.stop());
     cleanups.push(() => testDatabase.drop());
+    let relayerRpcUrl =
+      options.relayerRpcUrl === undefined
+        ? anvil.rpcUrl
+        : await options.relayerRpcUrl(anvil.rpcUrl);
+    if (options.rpcProxy !== undefined) {
+      const proxy = await options.rpcProxy(relayerRpcUrl);
+      cleanups.push(() => proxy.close());
+      relayerRpcUrl = proxy.url;
+    }
 
     // The production logger (with its redaction), writing into `logs` instead of stdout.
     const logger = createLogger({
@@ -162,7 +207,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     let contracts = { assetTypeRegistry: "", assetToken: "", marketplace: "", deployBlock: 0 };
     if (options.deploy ?? true) {
       const { deployment } = await deployAll({
-        rpcUrl: anvil.rpcUrl,
+        rpcUrl: relayerRpcUrl,
         deployerPrivateKey: ANVIL_DEV_PRIVATE_KEY,
         outFile: path.join(tmpDir, "deployments", "1236.json"),
         build: options.build ?? "auto",
@@ -177,7 +222,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       host: "127.0.0.1",
       port: 0,
       dataDir: tmpDir,
-      rpcUrl: anvil.rpcUrl,
+      rpcUrl: relayerRpcUrl,
       databaseUrl: testDatabase.url,
       adminToken,
       masterKey: randomBytes(32).toString("hex"),
@@ -191,6 +236,14 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       // `stack.ctx.config.apiKeyRateLimitPerMinute` (read on every request) to test the limit.
       apiKeyRateLimitPerMinute: 100_000,
       bodyLimitBytes: 256 * 1024,
+      confirmations: DEFAULT_CONFIRMATIONS,
+      rpcMaxBatch: DEFAULT_RPC_MAX_BATCH,
+      webhookBackoffBaseMs: DEFAULT_WEBHOOK_BACKOFF_BASE_MS,
+      coinPrice: {
+        fixedUsd: undefined,
+        url: undefined,
+        ttlSeconds: DEFAULT_COIN_PRICE_TTL_SECONDS,
+      },
       ...options.config,
     };
 
@@ -198,7 +251,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       config,
       logger,
       database,
-      rpcUrl: anvil.rpcUrl,
+      rpcUrl: relayerRpcUrl,
       contracts,
       isLocalChain: true,
       ...(options.tx === undefined ? {} : { tx: options.tx }),

@@ -4,11 +4,17 @@ import { makeError } from "ethers";
 import {
   classifyRpcFailure,
   isAlreadyKnown,
+  isAnswerLost,
+  isBatchRefusal,
   isInsufficientFunds,
+  isMethodNotFound,
   isNonceTooLow,
   isRevert,
+  isRetryable,
+  isTxTypeUnsupported,
   isUnavailable,
   isUnderpriced,
+  RpcAnswerLostError,
   RpcResponseError,
   withRpc,
 } from "../../relayer/src/chain/rpc-errors.js";
@@ -123,6 +129,22 @@ describe("node error predicates walk the cause chain", () => {
     assert.equal(isUnavailable(makeError("timeout", "TIMEOUT")), true);
     assert.equal(isUnavailable(new Error("Listing not active")), false);
   });
+  it("a node saying 'not now' (geth still indexing, a block it lacks, a rate limit) is retryable, a refusal is not", () => {
+    const answers: Array<[number, string, boolean]> = [
+      [-32000, "transaction indexing is in progress", true],
+      [-32000, "header not found", true],
+      [-32005, "request limit reached", true],
+      [-32000, "nonce too low", false],
+      [-32601, "the method eth_feeHistory does not exist/is not available", false],
+    ];
+    for (const [code, message, retryable] of answers) {
+      const error = new RpcResponseError("eth_getTransactionReceipt", code, message, undefined);
+      assert.equal(error.retryable, retryable, message);
+      assert.equal(isRetryable(error), retryable, message);
+    }
+    assert.equal(isRetryable(new RpcAnswerLostError("eth_sendRawTransaction")), true);
+    assert.equal(isRetryable(new RpcUnavailableError()), true);
+  });
   it("stops on a cyclic cause chain", () => {
     const a = new Error("a");
     const b = new Error("b", { cause: a });
@@ -145,5 +167,57 @@ describe("withRpc", () => {
       withRpc(() => Promise.reject(revert)),
       (error) => error === revert,
     );
+  });
+});
+
+describe("dialect predicates: methods a node lacks, transaction types it refuses, lost answers", () => {
+  it("isMethodNotFound recognises -32601 from anvil, geth and Besu, Besu's -32604 and Hardhat's node's -32004", () => {
+    for (const answer of [
+      { code: -32601, message: "Method not found" }, // anvil 1.7, Besu
+      { code: -32601, message: "the method eth_getBlockReceipts does not exist/is not available" }, // geth
+      { code: -32604, message: "Method not enabled" }, // Besu, namespace off
+      { code: -32004, message: "Method eth_getBlockReceipts is not supported" }, // Hardhat 3 node (EDR)
+      { code: -32000, message: "Unsupported method: eth_getBlockReceipts" }, // a gateway
+    ])
+      assert.equal(isMethodNotFound(fromNode(answer)), true, answer.message);
+    assert.equal(isMethodNotFound(fromNode(ANVIL.customError)), false);
+    assert.equal(isMethodNotFound(new RpcUnavailableError()), false);
+    const viaEthers = makeError("could not coalesce error", "UNKNOWN_ERROR", {
+      error: { code: -32601, message: "Method not found" },
+    });
+    assert.equal(isMethodNotFound(viaEthers), true);
+  });
+  it("isTxTypeUnsupported recognises anvil's refusal of a type-2 transaction before London, and geth's", () => {
+    const anvilBerlin = {
+      code: -32602,
+      message:
+        "EIP-1559 style fee params (maxFeePerGas or maxPriorityFeePerGas) received but they are not supported by the current hardfork.\n\nYou can use them by running anvil with '--hardfork london' or later.",
+    };
+    assert.equal(isTxTypeUnsupported(fromNode(anvilBerlin, "eth_sendRawTransaction")), true);
+    assert.equal(
+      isTxTypeUnsupported(fromNode({ code: -32000, message: "transaction type not supported" })),
+      true,
+    );
+    assert.equal(isTxTypeUnsupported(fromNode(ANVIL.underpriced)), false);
+  });
+  it("isAnswerLost is true only for a batch entry the node left unanswered, which is retryable", () => {
+    const lost = new RpcAnswerLostError("eth_sendRawTransaction");
+    assert.equal(isAnswerLost(lost), true);
+    assert.equal(isAnswerLost(new Error("wrapped", { cause: lost })), true);
+    assert.ok(lost instanceof RpcResponseError);
+    assert.equal(lost.code, -32603);
+    // Never a refusal: the request may have been carried out, so ask again.
+    assert.equal(classifyRpcFailure(lost), "unavailable");
+    assert.equal(lost.retryable, true);
+    assert.equal(isAnswerLost(fromNode({ code: -32603, message: "internal error" })), false);
+  });
+  it("isBatchRefusal reads -32600 and batch-size answers, not a request's own errors", () => {
+    assert.equal(isBatchRefusal({ code: -32600, message: "batch too large" }), true); // geth
+    assert.equal(
+      isBatchRefusal({ code: -32005, message: "Number of requests exceeds max batch size" }),
+      true,
+    ); // Besu
+    assert.equal(isBatchRefusal({ code: -32000, message: "batch limit 100 exceeded" }), true); // Erigon
+    assert.equal(isBatchRefusal(ANVIL.nonceTooLow), false);
   });
 });

@@ -6,18 +6,34 @@ import {
   IllegalTransitionError,
   isFinal,
   mayBeMined,
+  REORG_REOPENS,
   sourcesOf,
   TX_STATES,
 } from "../../relayer/src/chain/tx-lifecycle.js";
 
 describe("transaction lifecycle", () => {
-  it("has exactly three final states, and nothing leaves them", () => {
+  it("has exactly three final states, which only a reorg reopens (back to sent)", () => {
     assert.deepEqual(
       TX_STATES.filter((s) => isFinal(s)),
       ["confirmed", "failed", "replaced"],
     );
-    for (const from of ["confirmed", "failed", "replaced"] as const)
-      for (const to of TX_STATES) assert.equal(canTransition(from, to), false, `${from} → ${to}`);
+    for (const from of ["confirmed", "failed"] as const)
+      assert.deepEqual(
+        TX_STATES.filter((to) => canTransition(from, to)),
+        ["sent"],
+        `${from} leaves only for sent`,
+      );
+    for (const to of TX_STATES)
+      assert.equal(canTransition("replaced", to), false, `replaced → ${to}`);
+    assert.deepEqual([...REORG_REOPENS], ["mined", "confirmed", "failed"]);
+  });
+
+  it("a mined row waits for its confirmations, ends, or goes back to sent after a reorg", () => {
+    assert.equal(isFinal("mined"), false);
+    assert.deepEqual(
+      TX_STATES.filter((to) => canTransition("mined", to)),
+      ["sent", "confirmed", "failed"],
+    );
   });
 
   it("a queued row is either sent (with its nonce) or fails before any broadcast", () => {
@@ -30,9 +46,9 @@ describe("transaction lifecycle", () => {
   it("a sent row can be re-priced, re-queued when its nonce went elsewhere, or end", () => {
     assert.deepEqual(
       TX_STATES.filter((to) => canTransition("sent", to)),
-      ["queued", "sent", "confirmed", "failed", "replaced"],
+      ["queued", "sent", "mined", "confirmed", "failed", "replaced"],
     );
-    assert.deepEqual(sourcesOf("confirmed"), ["sent"]);
+    assert.deepEqual(sourcesOf("confirmed"), ["sent", "mined"]);
     assert.deepEqual(sourcesOf("replaced"), ["sent"]);
   });
 

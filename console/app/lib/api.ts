@@ -29,7 +29,7 @@ export function setUnauthorizedHandler(handler: (() => void) | undefined): void 
 
 /** Calls the relayer and returns its JSON body, or throws `ApiError`. */
 export async function api<T>(
-  method: "GET" | "POST" | "DELETE",
+  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE",
   path: string,
   body?: unknown,
   options: { quiet401?: boolean; headers?: Record<string, string> } = {},

@@ -92,3 +92,32 @@ export function safeLink(value: string | null | undefined): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * A coin amount for reading: at most `decimals` (default 4) decimals after the first significant
+ * digit of the fraction, trailing zeros dropped, digits grouped ("99.8998", "0.0001234",
+ * "1 250"). The exact value stays available (hover title, copy): see `Amount`.
+ */
+export function readableAmount(value: string, decimals = 4): string {
+  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(value.trim());
+  if (match === null) return value;
+  const [, sign = "", whole = "0", fraction = ""] = match;
+  const leadingZeros = whole === "0" ? (/^0*/.exec(fraction)?.[0].length ?? 0) : 0;
+  const kept = fraction.slice(0, leadingZeros + decimals).replace(/0+$/, "");
+  const approx = kept.length < fraction.replace(/0+$/, "").length;
+  return `${approx ? "≈ " : ""}${sign}${groupDigits(whole)}${kept === "" ? "" : `.${kept}`}`;
+}
+
+/** Wei in one gwei: fees per gas read in gwei. */
+const GWEI = 1_000_000_000n;
+
+/**
+ * A fee per gas (wei, decimal) in gwei for reading, as `readableAmount` shortens it
+ * ("1.5 gwei", "≈ 0.0012 gwei"); a value that is not a wei amount is shown as it came.
+ */
+export function gweiOf(wei: string): string {
+  if (!/^\d+$/.test(wei)) return wei;
+  const value = BigInt(wei);
+  const fraction = (value % GWEI).toString().padStart(9, "0");
+  return `${readableAmount(`${value / GWEI}.${fraction}`)} gwei`;
+}

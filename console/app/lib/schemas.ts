@@ -21,6 +21,15 @@ export const signInSchema = z.object({
 export const createKeySchema = z.object({
   label: z.string().trim().max(100, "At most 100 characters"),
   scopes: z.array(z.enum(SCOPES)).min(1, "Choose at least one scope"),
+  /** A `datetime-local` value (the browser's time zone), or empty for a key that never expires. */
+  expiresAt: z
+    .string()
+    .refine((value) => value === "" || !Number.isNaN(Date.parse(value)), "Enter a date and time")
+    .refine(
+      (value) => value === "" || Date.parse(value) > Date.now(),
+      "Choose a time in the future",
+    )
+    .transform((value) => (value === "" ? undefined : new Date(value).toISOString())),
 });
 
 export const createWebhookSchema = z
@@ -115,4 +124,12 @@ export const noFieldsSchema = z.object({});
 /** Redeem of a password-protected asset: the password it was issued with. */
 export const redeemAssetSchema = z.object({
   password: z.string().min(1, "Enter the asset's password"),
+});
+
+/** The low-balance threshold form (`PUT /api/enterprise/wallet/alerts`): 0 turns it off. */
+export const walletAlertsSchema = z.object({
+  lowBalance: z
+    .string()
+    .trim()
+    .regex(/^\d{1,12}(\.\d{1,18})?$/, "Enter an amount such as 1.5 (0 turns the alert off)"),
 });

@@ -1,6 +1,6 @@
 /**
  * Response shapes of the relayer endpoints the console calls. Assets, listings, transactions,
- * API keys, webhooks and their deliveries, organizations, the console session and the activity
+ * API keys, webhooks and their deliveries, organizations, the audit log, the console session and the activity
  * reads are the relayer's own domain types (relayer/src/domain); the others are the parts of the
  * relayer's responses (relayer/src/http/routes) the console reads, held against them by
  * test/console/console-drift.test.ts (checked by `npm run typecheck`).
@@ -12,6 +12,7 @@ export type {
   AssetHistoryEvent,
   AssetRecord,
   AssetTypeRecord as AssetType,
+  AuditRecord,
   CreatedApiKey,
   CreatedWebhook,
   Delivery,
@@ -20,10 +21,11 @@ export type {
   DeliveryLog,
   IssuanceDay,
   ListingRecord,
-  OperatorOrgSummary as OperatorOrg,
+  OrgOverview,
   OrgTransactionSummary as TransactionSummary,
   Plan,
   RegisteredOrganization as RegisteredOrg,
+  RotatedWebhookSecret,
   SessionInfo,
   SessionKind,
   TransactionState,
@@ -31,6 +33,18 @@ export type {
   WebhookEventKind,
   WebhookSummary,
 } from "../../../relayer/src/domain/index.ts";
+
+/** `GET`/`PUT /api/enterprise/wallet/alerts`. */
+export interface WalletAlerts {
+  walletAddress: string;
+  lowBalance: string;
+  lowBalanceWei: string;
+  isDefault: boolean;
+  state: "ok" | "low" | "unknown";
+  balance: string | null;
+  balanceWei: string | null;
+  blockNumber: number | null;
+}
 
 export interface WalletBalance {
   walletAddress: string;

@@ -1,7 +1,7 @@
 "use client";
 
-import { useState } from "react";
-import { api, query } from "./api";
+import { useEffect, useRef, useState } from "react";
+import { api, ApiError, query } from "./api";
 import type { Page } from "./types";
 import { useResource, type Resource } from "./use-resource";
 
@@ -13,6 +13,19 @@ export interface CursorPagination {
   onNext: (cursor: string) => void;
 }
 
+/**
+ * Where the cursors that reached the page shown are kept: in the component by default, or in the
+ * URL (`useUrlFields`), so a reload or a shared link shows the same page.
+ */
+export interface PageTrail {
+  /** The cursors moved past, oldest first: empty on page 1, one per page after it. */
+  cursors: readonly string[];
+  /** Shows the page that `cursors` reach. */
+  go: (cursors: readonly string[]) => void;
+  /** Back to page 1 (a filter applied again, or a cursor the API refused). */
+  reset: () => void;
+}
+
 /** The rows of one page of a list endpoint, with the pagination to move between pages. */
 export interface PagedResource<T> extends Resource<T[]> {
   pagination: CursorPagination;
@@ -20,10 +33,32 @@ export interface PagedResource<T> extends Resource<T[]> {
   firstPage: () => void;
 }
 
+/** What a page read answers when the API refused its cursor: the page shown goes back to 1. */
+const REFUSED_CURSOR = Symbol("refused cursor");
+
+/**
+ * The page trail kept in the component: other `params` (a changed filter) start again from the
+ * first page (state adjusted while rendering, as React advises).
+ */
+function useLocalTrail(filter: string): PageTrail {
+  const [seen, setSeen] = useState<{ filter: string; cursors: readonly string[] }>({
+    filter,
+    cursors: [],
+  });
+  if (seen.filter !== filter) setSeen({ filter, cursors: [] });
+  return {
+    cursors: seen.filter === filter ? seen.cursors : [],
+    go: (cursors) => setSeen({ filter, cursors }),
+    reset: () => setSeen({ filter, cursors: [] }),
+  };
+}
+
 /**
  * `GET path?params&limit&cursor` of a cursor-paginated list (`{ data, nextCursor }`), one page at
- * a time. The cursors of the pages seen so far are kept, so "Previous" works although the API
- * only gives a `nextCursor`; other `params` (a changed filter) start again from the first page.
+ * a time. The cursors of the pages seen so far are kept (in the component, or in `trail`: the
+ * URL's, from `useUrlFields`), so "Previous" works although the API only gives a `nextCursor`.
+ * A cursor the API refuses (400: a link edited by hand or from another deployment) is not an
+ * error to retry forever: the list goes back to page 1.
  *
  * @example
  * const txs = usePagedResource<TransactionSummary>("/api/v1/transactions", { status }, 20);
@@ -33,27 +68,39 @@ export function usePagedResource<T>(
   path: string,
   params: Record<string, string | number | undefined | null>,
   pageSize: number,
+  trail?: PageTrail,
 ): PagedResource<T> {
-  const filter = `${path}${query({ ...params, limit: pageSize })}`;
-  const [seen, setSeen] = useState<{ filter: string; cursors: Array<string | undefined> }>({
-    filter,
-    cursors: [undefined],
+  const local = useLocalTrail(`${path}${query({ ...params, limit: pageSize })}`);
+  const { cursors, go, reset } = trail ?? local;
+  const cursor = cursors.at(-1);
+  const url = `${path}${query({ ...params, limit: pageSize, cursor })}`;
+  const page = useResource(url, async () => {
+    try {
+      return await api<Page<T>>("GET", url);
+    } catch (caught) {
+      if (cursor !== undefined && caught instanceof ApiError && caught.status === 400)
+        return REFUSED_CURSOR;
+      throw caught;
+    }
   });
-  // A new filter starts from the first page (state adjusted while rendering, as React advises).
-  if (seen.filter !== filter) setSeen({ filter, cursors: [undefined] });
-  const cursors = seen.filter === filter ? seen.cursors : [undefined];
-  const url = `${path}${query({ ...params, limit: pageSize, cursor: cursors[cursors.length - 1] })}`;
-  const page = useResource(url, () => api<Page<T>>("GET", url));
+  const refused = page.data === REFUSED_CURSOR;
+  const resetRef = useRef(reset);
+  resetRef.current = reset;
+  useEffect(() => {
+    if (refused) resetRef.current();
+  }, [refused]);
+  const data = page.data === REFUSED_CURSOR ? undefined : page.data;
   return {
     ...page,
-    data: page.data?.data,
+    // Until page 1 has come, the list is loading, not empty.
+    loading: page.loading || refused,
+    data: data?.data,
     pagination: {
-      page: cursors.length,
-      nextCursor: page.data?.nextCursor,
-      onPrevious: () =>
-        setSeen({ filter, cursors: cursors.length > 1 ? cursors.slice(0, -1) : cursors }),
-      onNext: (next) => setSeen({ filter, cursors: [...cursors, next] }),
+      page: cursors.length + 1,
+      nextCursor: data?.nextCursor,
+      onPrevious: () => go(cursors.slice(0, -1)),
+      onNext: (next) => go([...cursors, next]),
     },
-    firstPage: () => setSeen({ filter, cursors: [undefined] }),
+    firstPage: reset,
   };
 }

@@ -1,3 +1,5 @@
+import { Suspense } from "react";
+import { Loading } from "../ui/common/states";
 import { ListingsPanel } from "../ui/listings/listings-panel";
 
 /** Listings screen. */
@@ -5,7 +7,9 @@ export default function ListingsPage() {
   return (
     <>
       <h1>Listings</h1>
-      <ListingsPanel />
+      <Suspense fallback={<Loading label="Loading listings…" />}>
+        <ListingsPanel />
+      </Suspense>
     </>
   );
 }

@@ -1,3 +1,4 @@
+import { AlertThresholdForm } from "../ui/wallet/alert-threshold-form";
 import { WalletPanel } from "../ui/wallet/wallet-panel";
 
 /** Wallet screen. */
@@ -5,7 +6,10 @@ export default function WalletPage() {
   return (
     <>
       <h1>Wallet</h1>
-      <WalletPanel />
+      <div className="stack">
+        <WalletPanel />
+        <AlertThresholdForm />
+      </div>
     </>
   );
 }

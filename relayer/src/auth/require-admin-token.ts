@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import type { AppContext } from "../context.js";
 import { ForbiddenError, UnauthorizedError } from "../errors.js";
-import { sessionOf, sessionTokenOf } from "./session-auth.js";
+import { hasApiKeyHeaders, sessionOf, sessionTokenOf } from "./session-auth.js";
 
 /**
  * Constant-time check of a presented admin token against the configured one. Both are hashed
@@ -44,6 +44,27 @@ export function requireAdminToken(ctx: AppContext) {
       });
     }
     (res.locals as { admin?: boolean }).admin = true;
+    next();
+  };
+}
+
+/**
+ * For routes that take either credential (`auth: "apiKeyOrAdmin"`): with `X-Admin-Token` the
+ * token must be right (403 `Admin token required` otherwise, as `requireAdminToken`); without
+ * it and without API-key headers, an operator console session passes as admin too. The request
+ * is then marked `res.locals.admin = true`; any other request goes on to the API-key check.
+ */
+export function adminIfPresented(ctx: AppContext) {
+  const requireAdmin = requireAdminToken(ctx);
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    if (req.get("x-admin-token") !== undefined) {
+      await requireAdmin(req, res, next);
+      return;
+    }
+    if (!hasApiKeyHeaders(req) && sessionTokenOf(req) !== undefined) {
+      const session = await sessionOf(ctx, req, res);
+      if (session?.kind === "operator") (res.locals as { admin?: boolean }).admin = true;
+    }
     next();
   };
 }

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Request, Response } from "express";
 import type { AppContext } from "../context.js";
-import { ForbiddenError, UnauthorizedError } from "../errors.js";
+import { ForbiddenError, OrgSuspendedError, UnauthorizedError } from "../errors.js";
 import type { ApiKeyPrincipal } from "../services/api-key-cache.js";
 import {
   csrfTokenOf,
@@ -118,11 +118,17 @@ export async function sessionOf(
   return session;
 }
 
-/** The API-key principal an org session acts as: the key it was opened with, same scopes. */
+/**
+ * The API-key principal an org session acts as: the key it was opened with, same scopes.
+ *
+ * @throws OrgSuspendedError (403) while operator staff hold the session's organization
+ */
 export function sessionPrincipal(session: ConsoleSession): ApiKeyPrincipal {
   if (session.orgId === null || session.apiKeyId === null) {
     throw new UnauthorizedError({ details: { reason: "not an org session" } });
   }
+  if (session.suspended)
+    throw new OrgSuspendedError({ details: { orgId: session.orgId, sessionId: session.id } });
   return {
     orgId: session.orgId,
     keyId: session.apiKeyId,

@@ -41,6 +41,8 @@ export interface ConsoleSession {
   walletAddress: string | null;
   /** The API key the session was opened with (`org` sessions); revoking it ends the session. */
   apiKeyId: string | null;
+  /** `org` sessions: operator staff suspended the org (its API calls answer 403). */
+  suspended: boolean;
   /** The key's scopes as stored (may contain `write:all`); empty for operators. */
   scopes: string[];
   grantedScopes: ReadonlySet<string>;
@@ -130,7 +132,7 @@ export async function createSession(
 
 /**
  * Resolves a cookie value to its session, or `undefined` when the session is unknown, revoked,
- * expired (idle or absolute), bound to an API key that has since been revoked, or an operator
+ * expired (idle or absolute), bound to an API key that has since been revoked or has expired, or an operator
  * session opened under an admin token that is no longer the configured one. Slides the idle
  * expiry forward (at most every few minutes) for a session in use.
  */
@@ -151,7 +153,9 @@ export async function findSession(
       createdAt: sessions.createdAt,
       expiresAt: sessions.expiresAt,
       keyRevokedAt: apiKeys.revokedAt,
+      keyExpiresAt: apiKeys.expiresAt,
       orgName: orgs.name,
+      orgSuspendedAt: orgs.suspendedAt,
       plan: orgs.plan,
       walletAddress: wallets.address,
     })
@@ -166,6 +170,7 @@ export async function findSession(
   const now = Date.now();
   if (now - row.createdAt.getTime() >= SESSION_MAX_MS) return undefined;
   if (row.kind === "org" && (row.apiKeyId === null || row.keyRevokedAt !== null)) return undefined;
+  if (row.keyExpiresAt !== null && row.keyExpiresAt.getTime() <= now) return undefined;
   if (row.kind !== "org" && row.kind !== "operator") return undefined;
   if (row.kind === "operator" && !operatorTokenValid(token, ctx.config.adminToken)) {
     await revokeSession(ctx, id);
@@ -185,6 +190,7 @@ export async function findSession(
     plan: row.plan,
     walletAddress: row.walletAddress,
     apiKeyId: row.apiKeyId,
+    suspended: row.orgSuspendedAt !== null,
     scopes: row.scopes,
     grantedScopes: expandScopes(row.scopes),
     createdAt: row.createdAt,

@@ -1,4 +1,4 @@
-import { getAddress, ZeroAddress } from "ethers";
+import { AbiCoder, getAddress, ZeroAddress } from "ethers";
 import type { AssetToken } from "../../../typechain-types/AssetToken.js";
 import type { AssetTypeRegistry } from "../../../typechain-types/AssetTypeRegistry.js";
 import type { Marketplace } from "../../../typechain-types/Marketplace.js";
@@ -205,6 +205,48 @@ export class ChainReader {
     return marketplaceInterface.decodeFunctionResult("activeListingOf", out)[0] as bigint;
   }
 
+  /** The asset type name of a live token. */
+  async assetTypeOf(tokenId: bigint): Promise<string> {
+    const out = await this.#call(
+      this.#contracts.assetToken,
+      assetTokenInterface.encodeFunctionData("assetTypeOf", [tokenId]),
+    );
+    return assetTokenInterface.decodeFunctionResult("assetTypeOf", out)[0] as ViewResult<
+      AssetToken,
+      "assetTypeOf"
+    >;
+  }
+
+  /** Whether AssetToken's rules (pause, freeze, restricted types) let `tokenId` go from `from` to `to`. */
+  async canTransfer(from: string, to: string, tokenId: bigint): Promise<boolean> {
+    const data = assetTokenInterface.encodeFunctionData("canTransfer", [from, to, tokenId]);
+    return this.#tokenBool("canTransfer", await this.#call(this.#contracts.assetToken, data));
+  }
+
+  /** Whether transfers and the market are paused. */
+  async paused(): Promise<boolean> {
+    const data = assetTokenInterface.encodeFunctionData("paused");
+    return this.#tokenBool("paused", await this.#call(this.#contracts.assetToken, data));
+  }
+
+  /** Whether a token is frozen (false for a missing one). */
+  async isFrozen(tokenId: bigint): Promise<boolean> {
+    const data = assetTokenInterface.encodeFunctionData("getFrozenTokens", [ZeroAddress, tokenId]);
+    return this.#tokenBool("getFrozenTokens", await this.#call(this.#contracts.assetToken, data));
+  }
+
+  /** Whether `account` is on the allowlist of restricted asset types. */
+  async isAllowed(account: string): Promise<boolean> {
+    const data = assetTokenInterface.encodeFunctionData("isAllowed", [account]);
+    return this.#tokenBool("isAllowed", await this.#call(this.#contracts.assetToken, data));
+  }
+
+  /** Whether the registered type `name` is restricted (false for an unknown one). */
+  async isTypeRestricted(name: string): Promise<boolean> {
+    const data = assetTokenInterface.encodeFunctionData("isTypeRestricted", [name]);
+    return this.#tokenBool("isTypeRestricted", await this.#call(this.#contracts.assetToken, data));
+  }
+
   async hasRegistrarRole(account: string): Promise<boolean> {
     const roleOut = await this.#call(
       this.#contracts.assetTypeRegistry,
@@ -291,28 +333,14 @@ export class ChainReader {
       : { address: this.#logAddresses, topics: [this.#logTopics] };
   }
 
-  /**
-   * The API reason of a call that reverted on chain, replayed on the state at the end of its own
-   * block. A write that lost a race inside one block (another buyer's transaction came first in
-   * the same block) does not revert on the parent block's state, only after it.
-   *
-   * @returns e.g. `Listing not active`; undefined when the replay does not revert
-   */
-  async revertReasonAfter(
-    tx: { from: string; to: string; data: string; value: bigint },
-    blockNumber: number,
-  ): Promise<string | undefined> {
-    try {
-      await this.#rpc.call<string>("eth_call", [
-        { from: tx.from, to: tx.to, data: tx.data, value: "0x" + tx.value.toString(16) },
-        "0x" + blockNumber.toString(16),
-      ]);
-      return undefined;
-    } catch (error) {
-      if (error instanceof RpcResponseError && classifyRpcFailure(error) === "revert")
-        return revertReason(error.data);
-      throw error;
-    }
+  /** Decodes the result of one of AssetToken's boolean views, checked by name. */
+  #tokenBool(
+    name: "canTransfer" | "paused" | "getFrozenTokens" | "isAllowed" | "isTypeRestricted",
+    out: string,
+  ): boolean {
+    const [value] = assetTokenInterface.getFunction(name).outputs;
+    if (value?.type !== "bool") throw new TypeError(`AssetToken.${name} does not return a bool`);
+    return AbiCoder.defaultAbiCoder().decode(["bool"], out)[0] as boolean;
   }
 
   async #call(to: string, data: string): Promise<string> {

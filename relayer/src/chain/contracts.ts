@@ -41,12 +41,6 @@ export const contractsInterface = new Interface([
   ).values(),
 ]);
 
-/** Names of the events the three contracts can emit (from the generated types). */
-export type ContractEventName =
-  | Parameters<(typeof assetTokenInterface)["getEvent"]>[0]
-  | Parameters<(typeof registryInterface)["getEvent"]>[0]
-  | Parameters<(typeof marketplaceInterface)["getEvent"]>[0];
-
 /** Addresses of the deployed contracts (from deployments/<chainId>.json). */
 export interface ContractAddresses {
   assetTypeRegistry: string;

@@ -1,24 +1,64 @@
+import {
+  chooseFeeModel,
+  quoteFor,
+  type FeeMarket,
+  type FeeModel,
+  type FeeQuote,
+} from "./fee-policy.js";
+import { readFeeSignals } from "./node-dialect.js";
 import type { RpcClient } from "./rpc-client.js";
 
-/** EIP-1559 fee caps for a new transaction, in wei. */
-export interface FeeQuote {
-  maxFeePerGas: bigint;
-  maxPriorityFeePerGas: bigint;
+export { bumpFees, describeFeeModel, type FeeModel, type FeeQuote } from "./fee-policy.js";
+
+/** The fee model the oracle uses, and when it was detected (`GET /api/v1/status`). */
+export interface DetectedFeeModel extends FeeModel {
+  detectedAt: Date;
 }
 
 /**
- * Fee caps shared by every transaction of a block interval: one `eth_feeHistory` round trip per
- * `ttlMs` (default 1 s, the dev chain's block time) instead of one per transaction.
- * maxFee = 2 × next base fee + tip, so a quote stays valid through several full blocks.
+ * Fee quotes in the node's dialect (fee-policy.ts): type-2 caps where blocks carry a base fee,
+ * a legacy `gasPrice` where they do not, zero on a free-gas network. The model is detected on
+ * the first quote (or `detect()` at start), again after any failure to read a quote, after
+ * `redetectMs`, and when the engine asks (`redetect()`, e.g. on `isTxTypeUnsupported`). A quote
+ * is shared by every transaction of a block interval: one read per `ttlMs` (default 1 s, the
+ * dev chain's block time) instead of one per transaction.
+ *
+ * @example
+ * const fees = new FeeOracle(rpc);
+ * const quote = await fees.quote(); // { type: 2, maxFeePerGas, maxPriorityFeePerGas }
  */
 export class FeeOracle {
   readonly #rpc: RpcClient;
   readonly #ttlMs: number;
+  readonly #redetectMs: number;
   #cached: { at: number; quote: Promise<FeeQuote> } | undefined;
+  #model: Promise<DetectedFeeModel> | undefined;
+  #known: DetectedFeeModel | undefined;
 
-  constructor(rpc: RpcClient, options: { ttlMs?: number } = {}) {
+  constructor(rpc: RpcClient, options: { ttlMs?: number; redetectMs?: number } = {}) {
     this.#rpc = rpc;
     this.#ttlMs = options.ttlMs ?? 1_000;
+    this.#redetectMs = options.redetectMs ?? 600_000;
+  }
+
+  /** The model last detected, if any (never waits, never asks the node). */
+  get model(): DetectedFeeModel | undefined {
+    return this.#known;
+  }
+
+  /** The fee model (detected once; again after a failure or `redetectMs`). */
+  detect(): Promise<DetectedFeeModel> {
+    const known = this.#known;
+    if (known !== undefined && Date.now() - known.detectedAt.getTime() >= this.#redetectMs)
+      this.#model = undefined;
+    this.#model ??= this.#detect();
+    return this.#model;
+  }
+
+  /** Forgets the model and the cached quote: the next quote detects the model again. */
+  redetect(): void {
+    this.#model = undefined;
+    this.#cached = undefined;
   }
 
   /** The current quote (cached for `ttlMs`). */
@@ -34,32 +74,63 @@ export class FeeOracle {
     return quote;
   }
 
-  async #fetch(): Promise<FeeQuote> {
-    const history = await this.#rpc.call<{ baseFeePerGas: string[]; reward?: string[][] }>(
-      "eth_feeHistory",
-      ["0x1", "latest", [50]],
-    );
-    const nextBase = BigInt(history.baseFeePerGas.at(-1) ?? "0x0");
-    const rewarded = BigInt(history.reward?.[0]?.[0] ?? "0x0");
-    const maxPriorityFeePerGas = rewarded > MIN_TIP ? rewarded : MIN_TIP;
-    return { maxFeePerGas: nextBase * 2n + maxPriorityFeePerGas, maxPriorityFeePerGas };
+  #detect(): Promise<DetectedFeeModel> {
+    const attempt = (async () => {
+      const model = { ...chooseFeeModel(await readFeeSignals(this.#rpc)), detectedAt: new Date() };
+      this.#known = model;
+      return model;
+    })();
+    attempt.catch(() => {
+      if (this.#model === attempt) this.#model = undefined;
+    });
+    return attempt;
   }
-}
 
-/** Tip floor: 1 gwei (geth's default minimum for the pool). */
-const MIN_TIP = 1_000_000_000n;
+  async #fetch(): Promise<FeeQuote> {
+    const model = await this.detect();
+    try {
+      return quoteFor(model, await this.#market(model));
+    } catch (error) {
+      // The node no longer answers as the model expects (a method gone, an upgrade): look again.
+      this.#model = undefined;
+      throw error;
+    }
+  }
 
-/**
- * The fees of a replacement: both caps raised by at least 12.5% (nodes refuse smaller bumps),
- * and never below the current quote.
- */
-export function bumpFees(previous: FeeQuote, current: FeeQuote): FeeQuote {
-  const bump = (value: bigint) => (value * 1125n + 999n) / 1000n + 1n;
-  const priority = max(bump(previous.maxPriorityFeePerGas), current.maxPriorityFeePerGas);
-  const fee = max(bump(previous.maxFeePerGas), current.maxFeePerGas, priority);
-  return { maxFeePerGas: fee, maxPriorityFeePerGas: priority };
-}
-
-function max(...values: bigint[]): bigint {
-  return values.reduce((a, b) => (a > b ? a : b));
+  async #market(model: FeeModel): Promise<FeeMarket> {
+    switch (model.source) {
+      case "free":
+        return { baseFeePerGas: 0n };
+      case "eth_feeHistory": {
+        const history = await this.#rpc.call<{ baseFeePerGas: string[]; reward?: string[][] }>(
+          "eth_feeHistory",
+          ["0x1", "latest", [50]],
+        );
+        return {
+          baseFeePerGas: BigInt(history.baseFeePerGas.at(-1) ?? "0x0"),
+          tip: BigInt(history.reward?.[0]?.[0] ?? "0x0"),
+        };
+      }
+      case "eth_maxPriorityFeePerGas":
+      case "eth_gasPrice": {
+        if (model.type === 0)
+          return {
+            baseFeePerGas: 0n,
+            gasPrice: BigInt(await this.#rpc.call<string>("eth_gasPrice")),
+          };
+        const [block, price] = await this.#rpc.batch([
+          { method: "eth_getBlockByNumber", params: ["latest", false] },
+          { method: model.source, params: [] },
+        ]);
+        if (block instanceof Error) throw block;
+        if (price instanceof Error) throw price;
+        const base = (block as { baseFeePerGas?: string } | null)?.baseFeePerGas;
+        if (base === undefined) throw new Error("the latest block has no base fee any more");
+        const value = BigInt(price as string);
+        return model.source === "eth_gasPrice"
+          ? { baseFeePerGas: BigInt(base), gasPrice: value }
+          : { baseFeePerGas: BigInt(base), tip: value };
+      }
+    }
+  }
 }

@@ -47,49 +47,79 @@ export function receiptFacts(logs: readonly RawLog[], contracts: ContractAddress
     if (!ours.has(log.address.toLowerCase())) continue;
     const event = decodeEvent(log);
     if (event === undefined) continue;
-    const a = event.args;
-    switch (event.name) {
+    const { name, args: a } = event;
+    switch (name) {
       case "AssetIssued":
-        facts.tokenId = (a.tokenId as bigint).toString();
-        facts.owner = getAddress(a.owner as string);
+        facts.tokenId = a.tokenId.toString();
+        facts.owner = getAddress(a.owner);
         break;
       case "Transfer":
         if (log.address.toLowerCase() !== contracts.assetToken.toLowerCase()) break;
-        facts.tokenId ??= (a.tokenId as bigint).toString();
-        facts.transferFrom = getAddress(a.from as string);
-        facts.transferTo = getAddress(a.to as string);
+        facts.tokenId ??= a.tokenId.toString();
+        facts.transferFrom = getAddress(a.from);
+        facts.transferTo = getAddress(a.to);
         break;
       case "ListingCreated":
-        facts.listingId = (a.listingId as bigint).toString();
-        facts.tokenId = (a.tokenId as bigint).toString();
-        facts.seller = getAddress(a.seller as string);
-        facts.priceWei = (a.price as bigint).toString();
+        facts.listingId = a.listingId.toString();
+        facts.tokenId = a.tokenId.toString();
+        facts.seller = getAddress(a.seller);
+        facts.priceWei = a.price.toString();
         facts.expiresAt = Number(a.expiresAt);
         break;
       case "ListingSold":
-        facts.listingId = (a.listingId as bigint).toString();
-        facts.tokenId = (a.tokenId as bigint).toString();
-        facts.seller = getAddress(a.seller as string);
-        facts.buyer = getAddress(a.buyer as string);
-        facts.priceWei = (a.price as bigint).toString();
+        facts.listingId = a.listingId.toString();
+        facts.tokenId = a.tokenId.toString();
+        facts.seller = getAddress(a.seller);
+        facts.buyer = getAddress(a.buyer);
+        facts.priceWei = a.price.toString();
         break;
       case "ListingCancelled":
       case "ListingReclaimed":
-        facts.listingId = (a.listingId as bigint).toString();
-        facts.tokenId = (a.tokenId as bigint).toString();
-        facts.seller = getAddress(a.seller as string);
-        facts.delistReason = event.name === "ListingCancelled" ? "cancelled" : "expired";
+        facts.listingId = a.listingId.toString();
+        facts.tokenId = a.tokenId.toString();
+        facts.seller = getAddress(a.seller);
+        facts.delistReason = name === "ListingCancelled" ? "cancelled" : "expired";
         break;
       case "AssetRedeemed":
-        facts.tokenId = (a.tokenId as bigint).toString();
-        facts.owner = getAddress(a.owner as string);
-        facts.stakeWei = (a.stake as bigint).toString();
+        facts.tokenId = a.tokenId.toString();
+        facts.owner = getAddress(a.owner);
+        facts.stakeWei = a.stake.toString();
         break;
       case "AssetTypeRegistered":
-        facts.typeName = a.name as string;
+        facts.typeName = a.name;
         break;
-      default:
+      // No write kind answers with these facts (operator compliance actions answer with their
+      // receipt's hash: services/compliance.ts).
+      case "ListingPriceUpdated":
+      case "MetadataUpdate":
+      case "BatchMetadataUpdate":
+      case "BaseURIUpdated":
+      case "Approval":
+      case "ApprovalForAll":
+      case "ProceedsCredited":
+      case "ProceedsWithdrawn":
+      case "TokenRescued":
+      case "RoleAdminChanged":
+      case "RoleGranted":
+      case "RoleRevoked":
+      case "Frozen":
+      case "ForcedTransfer":
+      case "Paused":
+      case "Unpaused":
+      case "AssetFrozen":
+      case "AssetUnfrozen":
+      case "AssetForcedTransfer":
+      case "MarketPaused":
+      case "MarketResumed":
+      case "AssetTypeRestrictionSet":
+      case "AllowlistUpdated":
+      case "MarketplaceSet":
         break;
+      default: {
+        // A contract event with no case above is a type error here.
+        const unhandled: never = name;
+        void unhandled;
+      }
     }
   }
   return facts;

@@ -38,6 +38,25 @@ export const REVERT_REASONS: Readonly<Record<string, string>> = {
   Marketplace__TokenListed: "Token backs an active listing",
   Marketplace__TokenNotHeld: "Token not held by the marketplace",
   ReentrancyGuardReentrantCall: "Reentrant call",
+  // Compliance (README "Compliance controls"): the same words as the pre-checks
+  // (writes/chain-checks.ts COMPLIANCE_REASONS).
+  EnforcedPause: "Transfers are paused",
+  ExpectedPause: "Transfers are not paused",
+  ERC7943InsufficientUnfrozenBalance: "Asset is frozen",
+  ERC7943CannotReceive: "Recipient is not allowed to hold this asset type",
+  ERC7943CannotSend: "Sender is not allowed to send",
+  ERC7943CannotTransfer: "Transfer is not allowed",
+  AssetToken__NotHolder: "Not the token's holder",
+  AssetToken__InvalidForcedRecipient: "Invalid forced transfer recipient",
+  AssetToken__MarketplaceAlreadySet: "Marketplace already set",
+  Marketplace__OnlyToken: "Only the token contract may release a listing",
+};
+
+/** `AccessControlUnauthorizedAccount`'s reason by the role it names (others: registrar). */
+const MISSING_ROLE: Readonly<Record<string, string>> = {
+  [id("OPERATOR_ROLE")]: "Missing operator role",
+  [id("ENFORCER_ROLE")]: "Missing enforcer role",
+  [id("PAUSER_ROLE")]: "Missing pauser role",
 };
 
 /**
@@ -58,9 +77,7 @@ export function revertReason(data: string | undefined | null): string {
     if (parsed !== null && parsed.name === "Panic")
       return `Panic(0x${(parsed.args[0] as bigint).toString(16)})`;
     if (parsed !== null && parsed.name === "AccessControlUnauthorizedAccount")
-      return parsed.args[1] === id("OPERATOR_ROLE")
-        ? "Missing operator role"
-        : "Missing registrar role";
+      return MISSING_ROLE[String(parsed.args[1])] ?? "Missing registrar role";
     if (parsed !== null) return REVERT_REASONS[parsed.name] ?? parsed.name;
   } catch {
     // fall through to the standard forms

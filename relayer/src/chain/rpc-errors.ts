@@ -10,16 +10,42 @@ import { BaseError, RpcUnavailableError } from "../errors.js";
  * Besu; `test/unit/rpc-errors.test.ts` holds anvil's real messages.
  */
 
+/**
+ * Node answers that mean "not now" rather than "no": geth after a restart (`transaction indexing
+ * is in progress`), a node behind the block asked about, a provider's rate limit.
+ */
+const TRANSIENT =
+  /transaction indexing is in progress|header not found|unknown block|missing trie node|request rate exceeded|limit exceeded|too many requests|try again later|server is busy/i;
+
 /** A JSON-RPC error answer from the node (the node is up; the request was refused). */
 export class RpcResponseError extends BaseError {
   override name = "RpcResponseError";
   readonly code: number;
   /** Revert data (`0x...`) when the node returned some. */
   readonly data: string | undefined;
+  /** Whether asking again later may succeed (a transient node state, not a refusal). */
+  readonly retryable: boolean;
   constructor(method: string, code: number, message: string, data: string | undefined) {
     super(`${method}: ${message}`, { details: { code } });
     this.code = code;
     this.data = data;
+    this.retryable = code === -32005 || TRANSIENT.test(message);
+  }
+}
+
+/**
+ * A request of a JSON-RPC batch that got no answer: the node answered the batch but left this
+ * request's id out. Not a refusal of the request: a broadcast (`eth_sendRawTransaction`) whose
+ * answer was lost may well be in the node's pool, so the engine must treat it as possibly sent
+ * (`isAnswerLost`). It stays an `RpcResponseError` (code -32603, "missing answer in batch") so
+ * code that only knows that class sees what it always saw.
+ */
+export class RpcAnswerLostError extends RpcResponseError {
+  override name = "RpcAnswerLostError";
+  /** Ask again: the request may or may not have been carried out. */
+  override readonly retryable = true;
+  constructor(method: string) {
+    super(method, -32603, "missing answer in batch", undefined);
   }
 }
 
@@ -94,7 +120,8 @@ function hasRevertData(data: unknown): boolean {
 }
 
 function kindOfLink(e: unknown): RpcFailureKind | undefined {
-  if (e instanceof RpcUnavailableError) return "unavailable";
+  if (e instanceof RpcUnavailableError || e instanceof RpcAnswerLostError) return "unavailable";
+  if (e instanceof RpcResponseError && e.retryable) return "unavailable";
   const answer = nodeAnswer(e);
   if (answer !== undefined) {
     if (hasRevertData(answer.data)) return "revert";
@@ -124,6 +151,13 @@ export function classifyRpcFailure(error: unknown): RpcFailureKind {
   return "other";
 }
 
+/**
+ * Whether asking again later may succeed: the node is unreachable or timed out, an answer was
+ * lost, or the node said "not now" (still indexing, behind, rate-limited). Workers retry these;
+ * everything else is the node's answer.
+ */
+export const isRetryable = (error: unknown): boolean => classifyRpcFailure(error) === "unavailable";
+
 /** The node cannot be reached, timed out or failed on its side (HTTP 5xx/429): retry later. */
 export const isUnavailable = (error: unknown): boolean =>
   classifyRpcFailure(error) === "unavailable";
@@ -152,6 +186,70 @@ export const isRevert = (error: unknown): boolean => classifyRpcFailure(error) =
  * Same as `isUnavailable`; kept under the engine's name for its callers.
  */
 export const isConnectionFailure = isUnavailable;
+
+/**
+ * A batch entry the node never answered (`RpcAnswerLostError`): the request may or may not have
+ * reached the node. For a broadcast it means "possibly in a pool", never "refused".
+ */
+export const isAnswerLost = (error: unknown): boolean =>
+  [...walk(error)].some((link) => link instanceof RpcAnswerLostError);
+
+/** The JSON-RPC error answers of every link of the chain. */
+function nodeAnswers(error: unknown): Array<{ code: number; message: string }> {
+  return [...walk(error)].flatMap((link) => {
+    const answer = nodeAnswer(link);
+    return answer === undefined ? [] : [answer];
+  });
+}
+
+/** Codes and words nodes use for a method they do not have (or do not expose on this port). */
+const METHOD_NOT_FOUND_CODES = new Set([-32601, -32604]);
+const METHOD_NOT_FOUND =
+  /method not found|does not exist\/is not available|method not (supported|enabled|available|allowed)|method \S+ is not supported|unsupported method|not whitelisted/i;
+
+/**
+ * The node does not have this method: JSON-RPC -32601 (geth, Besu, anvil, Nethermind), Besu's
+ * -32604 "Method not enabled", Hardhat's node's -32004 "Method eth_x is not supported" (EIP-1474's
+ * code for it), or a gateway's "unsupported method". Says nothing about whether
+ * the node is up: an unreachable node is `isUnavailable`, not this.
+ *
+ * @example
+ * isMethodNotFound(new RpcResponseError("eth_getBlockReceipts", -32601, "Method not found", undefined)) // true
+ */
+export const isMethodNotFound = (error: unknown): boolean =>
+  nodeAnswers(error).some(
+    (a) => METHOD_NOT_FOUND_CODES.has(a.code) || METHOD_NOT_FOUND.test(a.message),
+  );
+
+/** Words nodes and gateways use when they refuse a batch or its size. */
+const BATCH_REFUSED =
+  /batch|number of requests exceeds|too many requests in|request entity too large|payload too large/i;
+
+/**
+ * Whether an error answer to a JSON-RPC batch refuses the batch itself (rather than answering
+ * one of its requests): -32600 "invalid request" (geth's "batch too large"), Besu's "Number of
+ * requests exceeds max batch size", or any answer that talks about batches. Only the RPC client
+ * asks this, and only of an answer that does not fit the batch it sent (`readBatchReply`).
+ */
+export function isBatchRefusal(answer: { code?: unknown; message?: unknown }): boolean {
+  if (answer.code === -32600) return true;
+  return typeof answer.message === "string" && BATCH_REFUSED.test(answer.message);
+}
+
+/** Words nodes use when they refuse a transaction's type (a type-2 transaction on a pre-London chain). */
+const TX_TYPE_UNSUPPORTED =
+  /transaction type not supported|tx type not supported|invalid transaction type|INVALID_TRANSACTION_TYPE|transaction type \S+ is invalid|EIP-1559 .*not supported|not supported by the current hardfork|eip-1559 transactions are not (yet )?(supported|enabled)/i;
+
+/**
+ * The node refused a transaction for its type: a type-2 (EIP-1559) transaction sent to a chain
+ * before London. The fee model changed under the engine (or was never what it assumed): detect
+ * it again (`FeeOracle.redetect`).
+ *
+ * @example
+ * isTxTypeUnsupported(new RpcResponseError("eth_sendRawTransaction", -32602, "EIP-1559 style fee params (maxFeePerGas or maxPriorityFeePerGas) received but they are not supported by the current hardfork.", undefined)) // true
+ */
+export const isTxTypeUnsupported = (error: unknown): boolean =>
+  nodeAnswers(error).some((a) => TX_TYPE_UNSUPPORTED.test(a.message));
 
 /**
  * Runs a chain call, turning "node unreachable" failures into `RpcUnavailableError` (503

@@ -6,13 +6,19 @@ import { BaseError } from "../errors.js";
  * - `queued`: recorded, not broadcast yet, no nonce;
  * - `sent`: at least one signed attempt of its nonce may be in a pool; it stays `sent` until the
  *   chain shows that nonce consumed, whatever happens to later re-pricing attempts;
- * - `confirmed`: one of its attempts was mined with status 1;
+ * - `mined`: one of its attempts is in a block, with fewer than `CONFIRMATIONS` blocks above it
+ *   (with the default of 0 a row goes from `sent` straight to its final state);
+ * - `confirmed`: one of its attempts was mined with status 1 and has its confirmations;
  * - `failed`: reverted on chain, or refused before any attempt could be mined;
  * - `replaced`: its nonce went to a gap filler (a self-transfer) and it will never be mined.
+ *
+ * A reorg that drops the block of a `mined`, `confirmed` or `failed` row (within the indexer's
+ * window) puts it back to `sent` (`REORG_REOPENS`): its signed bytes are broadcast again.
  */
 export type TxLifecycle =
   | { status: "queued" }
   | { status: "sent"; nonce: number; attempts: readonly TxAttempt[] }
+  | { status: "mined"; nonce: number; attempts: readonly TxAttempt[]; receipt: TxReceiptSummary }
   | { status: "confirmed"; receipt: TxReceiptSummary; result: Record<string, unknown> }
   | { status: "failed"; reason: string; errorKind: TxErrorKind; receipt: TxReceiptSummary | null }
   | { status: "replaced"; reason: string };
@@ -21,10 +27,20 @@ export type TxLifecycle =
 export type TxState = TxLifecycle["status"];
 
 /** Every state, in lifecycle order. */
-export const TX_STATES = ["queued", "sent", "confirmed", "failed", "replaced"] as const;
+export const TX_STATES = ["queued", "sent", "mined", "confirmed", "failed", "replaced"] as const;
 
-/** States in which a row still needs work. */
-export const LIVE_STATES = ["queued", "sent"] as const satisfies readonly TxState[];
+/** States in which a row still needs work from the engine. */
+export const LIVE_STATES = ["queued", "sent", "mined"] as const satisfies readonly TxState[];
+
+/** States a waiting request is answered in (a reorg may still reopen a row with a receipt). */
+export const FINAL_STATES = [
+  "confirmed",
+  "failed",
+  "replaced",
+] as const satisfies readonly TxState[];
+
+/** States a reorg moves back to `sent` when the row's receipt block is no longer canonical. */
+export const REORG_REOPENS = ["mined", "confirmed", "failed"] as const satisfies readonly TxState[];
 
 /** How the API surfaces a failure: a revert reason, a refusal, or an internal problem. */
 export type TxErrorKind = "revert" | "rejected" | "internal";
@@ -32,11 +48,30 @@ export type TxErrorKind = "revert" | "rejected" | "internal";
 /** One signed broadcast of a transaction (re-pricing adds a new attempt with the same nonce). */
 export interface TxAttempt {
   hash: string;
+  /** The nonce it was signed with (absent on rows from before it was recorded: the row's). */
+  nonce?: number;
+  /** Transaction type: 2 (EIP-1559) or 0 (legacy; both fee fields then hold the gas price). */
+  type?: 0 | 2;
   maxFeePerGas: string;
   maxPriorityFeePerGas: string;
   sentAt: string; // ISO time
+  /**
+   * The signed bytes, so the very same transaction can be broadcast again (after a reorg, a lost
+   * answer, a restart). Signatures from an HSM are not deterministic: re-signing would make
+   * another hash. Absent on rows from before it was recorded (their key signs again, RFC 6979).
+   */
+  raw?: string;
   /** Set when the node refused this attempt for good: it can never be mined. */
   refused?: string;
+  /** Set when another transaction took this attempt's nonce: it can never be mined. */
+  superseded?: string;
+  /**
+   * Set when this attempt was mined and ran out of gas: the write was re-estimated and sent
+   * again with a new nonce (`superseded` is then its own hash). Once per write.
+   */
+  outOfGas?: true;
+  /** Block number this attempt was mined in before a reorg dropped that block. */
+  reorgedFrom?: number;
 }
 
 /** The part of a receipt kept on the row. */
@@ -53,20 +88,26 @@ export interface TxReceiptSummary {
  * The allowed moves. A row gets its nonce and its first attempt in one write (`queued → sent`);
  * `sent → sent` records another attempt; `sent → queued` happens only when the chain consumed
  * the nonce with a transaction that is none of ours (the write can then never be mined on that
- * nonce, so it is safe to give it a new one). A batch parent moves `queued → sent` when its
- * first child is broadcast and ends with its children.
+ * nonce, so it is safe to give it a new one). A row seen in a block moves to `mined`, or straight
+ * to its final state when no confirmations are asked for. A reorg moves `mined`, `confirmed` and
+ * `failed` (with a receipt) back to `sent`. A batch parent moves `queued → sent` when its first
+ * child is broadcast and ends with its children.
  */
 const TRANSITIONS: Readonly<Record<TxState, readonly TxState[]>> = {
   queued: ["sent", "failed"],
-  sent: ["sent", "queued", "confirmed", "failed", "replaced"],
-  confirmed: [],
-  failed: [],
+  sent: ["sent", "queued", "mined", "confirmed", "failed", "replaced"],
+  mined: ["sent", "confirmed", "failed"],
+  confirmed: ["sent"],
+  failed: ["sent"],
   replaced: [],
 };
 
-/** Whether a row in `state` needs no more work. */
+/**
+ * Whether a row in `state` is answered: a waiting request returns, webhooks may go. `confirmed`
+ * and `failed` rows move again only when a reorg drops their block (back to `sent`).
+ */
 export function isFinal(state: TxState): boolean {
-  return TRANSITIONS[state].length === 0;
+  return (FINAL_STATES as readonly TxState[]).includes(state);
 }
 
 /** Whether a row may move from `from` to `to`. */
@@ -95,5 +136,10 @@ export function assertTransition(id: string, from: TxState, to: TxState): void {
  * A row with such an attempt stays open until the chain shows its nonce consumed.
  */
 export function mayBeMined(attempts: readonly TxAttempt[]): boolean {
-  return attempts.some((a) => a.refused === undefined);
+  return attempts.some(isLiveAttempt);
+}
+
+/** Whether this attempt may still be mined: neither refused by the node nor superseded. */
+export function isLiveAttempt(attempt: TxAttempt): boolean {
+  return attempt.refused === undefined && attempt.superseded === undefined;
 }

@@ -6,6 +6,12 @@ import { TX_CHANNELS } from "./tx-store.js";
 /** Channel of the indexer's progress: payload = the last block number applied. */
 export const INDEXED_CHANNEL = "rwa_indexed";
 
+/**
+ * Channel of operator changes to an organization (plan, suspension, a key revoked): payload = the
+ * org id. Every process forgets that org's cached keys (`services/app-context-factory.ts`).
+ */
+export const ORG_CHANGED_CHANNEL = "rwa_org_changed";
+
 interface NotifierEvents {
   /** A row became final (in this process or another). */
   final: [id: string];
@@ -13,6 +19,8 @@ interface NotifierEvents {
   queued: [walletId: string];
   /** The indexer applied blocks up to this number. */
   indexed: [block: number];
+  /** Operator staff changed an organization (in this process or another). */
+  orgChanged: [orgId: string];
 }
 
 /**
@@ -57,7 +65,7 @@ export class TxNotifier extends EventEmitter<NotifierEvents> {
     client.on("notification", (message) => this.#onNotification(message));
     await client.connect();
     await client.query(
-      `LISTEN ${TX_CHANNELS.final}; LISTEN ${TX_CHANNELS.queued}; LISTEN ${INDEXED_CHANNEL}`,
+      `LISTEN ${TX_CHANNELS.final}; LISTEN ${TX_CHANNELS.queued}; LISTEN ${INDEXED_CHANNEL}; LISTEN ${ORG_CHANGED_CHANNEL}`,
     );
     this.#client = client;
   }
@@ -84,6 +92,9 @@ export class TxNotifier extends EventEmitter<NotifierEvents> {
         break;
       case INDEXED_CHANNEL:
         this.noteIndexed(Number(payload));
+        break;
+      case ORG_CHANGED_CHANNEL:
+        if (payload !== "") this.emit("orgChanged", payload);
         break;
     }
   }

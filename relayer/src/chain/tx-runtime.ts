@@ -3,16 +3,20 @@ import { randomBytes } from "node:crypto";
 import type { Registry } from "prom-client";
 import type { Logger } from "pino";
 import type { Database } from "../db/client.js";
-import type { KeyStore } from "../wallets/key-store.js";
+import type { SignerBackend } from "./wallet-signer.js";
 import type { ContractAddresses } from "./contracts.js";
 import { BlockWatcher } from "./block-watcher.js";
 import { ChainReader } from "./chain-reader.js";
-import { FeeOracle } from "./fee-oracle.js";
+import { DEFAULT_SEQUENCER_OPTIONS } from "./engine/engine-context.js";
+import { GasBook } from "./gas-book.js";
+import { HeadReads } from "./head-reads.js";
+import { describeFeeModel, FeeOracle } from "./fee-oracle.js";
 import type { RpcClient } from "./rpc-client.js";
 import { isFinal } from "./tx-lifecycle.js";
 import { TxNotifier } from "./tx-notifier.js";
 import { TxSequencer, type TxSequencerOptions } from "./tx-sequencer.js";
 import { TxStore, type TxRow } from "./tx-store.js";
+import { isGroupRow } from "./tx-rows.js";
 
 /** The indexer's cursor is read at most this often by one process (`isIndexed`). */
 const CURSOR_REREAD_MS = 200;
@@ -21,12 +25,15 @@ const CURSOR_REREAD_MS = 200;
 export interface TxRuntimeDeps {
   rpc: RpcClient;
   database: Database;
-  keyStore: KeyStore;
+  /** Where custodial keys live and sign (`LocalKeySigner` by default). */
+  signers: SignerBackend;
   logger: Logger;
   contracts: ContractAddresses;
   chainId: number;
   /** Operator ceiling on any attempt's maxFeePerGas (`MAX_FEE_PER_GAS_GWEI`). */
   maxFeePerGasWei: bigint | undefined;
+  /** Blocks above a write's block before it is `confirmed` (`CONFIRMATIONS`). */
+  confirmations: number;
 }
 
 /** Tuning of the transaction runtime (tests and the benchmark shorten timeouts). */
@@ -54,6 +61,10 @@ export class TxRuntime {
   readonly notifier: TxNotifier;
   readonly blocks: BlockWatcher;
   readonly sequencer: TxSequencer;
+  /** Gas figures learned from receipts: writes of a known shape are not estimated. */
+  readonly gas: GasBook;
+  /** Balances and compliance views as of the head block, read once per key per block. */
+  readonly head: HeadReads;
   readonly owner: string;
   readonly #deps: TxRuntimeDeps;
   readonly #purgeMs: number;
@@ -79,24 +90,42 @@ export class TxRuntime {
       ...(options.blockPollMs === undefined ? {} : { pollMs: options.blockPollMs }),
     });
     this.#purgeMs = options.purgeMs ?? 600_000;
+    this.head = new HeadReads(this.reader, this.blocks);
+    this.gas = new GasBook(
+      options.sequencer?.gasMarginPercent ?? DEFAULT_SEQUENCER_OPTIONS.gasMarginPercent,
+    );
     this.sequencer = new TxSequencer({
       store: this.store,
       rpc: this.rpc,
       fees: this.fees,
-      keyStore: deps.keyStore,
+      signers: deps.signers,
       logger,
       contracts: deps.contracts,
       chainId: deps.chainId,
       owner: this.owner,
       blocks: this.blocks,
       notifier: this.notifier,
+      gas: this.gas,
       ...(options.registry === undefined ? {} : { registry: options.registry }),
-      options: { maxFeePerGasWei: deps.maxFeePerGasWei, ...options.sequencer },
+      options: {
+        maxFeePerGasWei: deps.maxFeePerGasWei,
+        confirmations: deps.confirmations,
+        ...options.sequencer,
+      },
     });
   }
 
-  /** Starts the notifier, the block watcher, the sequencer and the idempotency purge. */
+  /**
+   * Starts the notifier, the block watcher, the sequencer and the idempotency purge, and detects
+   * the node's fee model (docs/transactions.md "Fees").
+   */
   async start(): Promise<void> {
+    void this.fees.detect().then(
+      (model) =>
+        this.#deps.logger.info({ feeModel: describeFeeModel(model) }, "fee model detected"),
+      (err: unknown) =>
+        this.#deps.logger.warn({ err }, "fee model not detected; the first quote tries again"),
+    );
     await this.#startNotifier();
     this.blocks.start();
     this.sequencer.start();
@@ -154,7 +183,7 @@ export class TxRuntime {
   /** The highest receipt block of a final row (a batch: of its items), if any. */
   async receiptBlockOf(row: TxRow): Promise<number | undefined> {
     if (!isFinal(row.state)) return undefined;
-    if (row.kind !== "batch-issue") return row.receipt?.blockNumber;
+    if (!isGroupRow(row)) return row.receipt?.blockNumber;
     const blocks = (await this.store.children(row.id)).flatMap((c) =>
       c.receipt === null ? [] : [c.receipt.blockNumber],
     );

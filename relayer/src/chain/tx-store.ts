@@ -1,23 +1,30 @@
-import { asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type pg from "pg";
+import { Batcher } from "../db/batcher.js";
 import { inTransaction, type Database } from "../db/client.js";
 import { idempotencyKeys, transactions } from "../db/schema/index.js";
-import {
-  IllegalTransitionError,
-  LIVE_STATES,
-  sourcesOf,
-  type TxAttempt,
-  type TxErrorKind,
-  type TxReceiptSummary,
-  type TxState,
-} from "./tx-lifecycle.js";
+import { LeasedTxWrites } from "./leased-tx-writes.js";
+import { LIVE_STATES, REORG_REOPENS, sourcesOf, type TxState } from "./tx-lifecycle.js";
 
-/** A row of `transactions` as the engine sees it. */
-export type TxRow = typeof transactions.$inferSelect;
+export { LeasedTxWrites, LeaseLostError } from "./leased-tx-writes.js";
+export type { Finalisation, SentEntry } from "./leased-tx-writes.js";
+
+import type { TxRow } from "./tx-rows.js";
+
+export type { TxRow } from "./tx-rows.js";
 /** Fields to insert a new row. */
 export type NewTxRow = typeof transactions.$inferInsert;
 
 /** Channels of PostgreSQL notifications the store sends (see `tx-notifier.ts`). */
+/**
+ * SQL: the transactions row `t` (a table alias) is not held. A queued write of a suspended
+ * organization is held: it waits, unsent and without a nonce, until operator staff resume the
+ * org (`services/org-controls.ts`); its writes already sent are still followed to the end.
+ */
+export const notHeld = (t: string): string =>
+  `(${t}.state <> 'queued' OR NOT EXISTS (
+     SELECT 1 FROM orgs o WHERE o.id = ${t}.org_id AND o.suspended_at IS NOT NULL))`;
+
 export const TX_CHANNELS = {
   /** Payload: a wallet id with new queued work. */
   queued: "rwa_tx_queued",
@@ -31,26 +38,9 @@ export interface LeasedWallet {
   orgId: string;
   address: string;
   encryptedKey: string;
+  signerBackend: string;
   nextNonce: number | null;
 }
-
-/** One row's first broadcast: its nonce and first attempt, written together. */
-export interface SentEntry {
-  id: string;
-  nonce: number;
-  attempt: TxAttempt;
-}
-
-/** How a sent row ended. */
-export type Finalisation =
-  | { id: string; status: "confirmed"; receipt: TxReceiptSummary; result: Record<string, unknown> }
-  | {
-      id: string;
-      status: "failed";
-      reason: string;
-      errorKind: TxErrorKind;
-      receipt: TxReceiptSummary | null;
-    };
 
 /** An `Idempotency-Key` claim made together with a write's rows. */
 export interface IdempotencyClaim {
@@ -59,6 +49,18 @@ export interface IdempotencyClaim {
   requestHash: string;
   ttlMs: number;
 }
+
+/** What a new write of an org is checked against (`TxStore.writerState`). */
+export interface WriterState {
+  wallet: { id: string; orgId: string; address: string; signerBackend: string };
+  /** How many of the org's writes are live (the queue length used for 429). */
+  liveRoots: number;
+  /** The wei its live writes reserved (value + gas limit × fee cap). */
+  reservedWei: bigint;
+}
+
+/** Rows per statement when writes are recorded together (about 30 parameters per row). */
+const RECORD_ROWS = 1_000;
 
 /** NOTIFY payloads are limited to 8000 bytes: ids are sent in chunks of this many. */
 const NOTIFY_CHUNK = 200;
@@ -71,18 +73,34 @@ const NOTIFY_CHUNK = 200;
  */
 export class TxStore {
   readonly #database: Database;
-  /** `getSoon` callers waiting for the next shared read, by row id. */
-  #soon = new Map<
-    string,
-    Array<{ resolve: (row: TxRow | undefined) => void; reject: (error: unknown) => void }>
-  >();
+  /** `getSoon`, `writerState`, `record` without a claim and `liveRowsOfWallet`: one statement per turn for all. */
+  readonly #soon: Batcher<string, TxRow | undefined>;
+  readonly #writers: Batcher<string, WriterState | undefined>;
+  readonly #records: Batcher<{ walletId: string; rows: readonly NewTxRow[] }, true>;
+  readonly #liveRows: Batcher<string, TxRow[]>;
 
   constructor(database: Database) {
     this.#database = database;
+    this.#soon = new Batcher(async (ids) => {
+      const rows = await this.#database.db
+        .select()
+        .from(transactions)
+        .where(inArray(transactions.id, [...new Set(ids)]));
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return ids.map((id) => byId.get(id));
+    });
+    this.#writers = new Batcher((orgIds) => this.#readWriterStates(orgIds));
+    this.#records = new Batcher((writes) => this.#recordMany(writes));
+    this.#liveRows = new Batcher((walletIds) => this.#readLiveRows(walletIds));
   }
 
   get database(): Database {
     return this.#database;
+  }
+
+  /** The engine's writes for the wallets `owner` leases, each checked against the lease. */
+  leasedBy(owner: string): LeasedTxWrites {
+    return new LeasedTxWrites(this.#database, owner);
   }
 
   async get(id: string): Promise<TxRow | undefined> {
@@ -100,27 +118,7 @@ export class TxStore {
    * than it.
    */
   getSoon(id: string): Promise<TxRow | undefined> {
-    return new Promise((resolve, reject) => {
-      const waiting = this.#soon.get(id);
-      if (waiting === undefined) this.#soon.set(id, [{ resolve, reject }]);
-      else waiting.push({ resolve, reject });
-      if (this.#soon.size === 1 && waiting === undefined) setImmediate(() => void this.#readSoon());
-    });
-  }
-
-  async #readSoon(): Promise<void> {
-    const batch = this.#soon;
-    this.#soon = new Map();
-    try {
-      const rows = await this.#database.db
-        .select()
-        .from(transactions)
-        .where(inArray(transactions.id, [...batch.keys()]));
-      const byId = new Map(rows.map((row) => [row.id, row]));
-      for (const [id, waiters] of batch) for (const w of waiters) w.resolve(byId.get(id));
-    } catch (error) {
-      for (const waiters of batch.values()) for (const w of waiters) w.reject(error);
-    }
+    return this.#soon.add(id);
   }
 
   async children(parentId: string): Promise<TxRow[]> {
@@ -145,20 +143,7 @@ export class TxStore {
   ): Promise<boolean> {
     const rootId = rows[0]?.id;
     if (rootId === undefined) throw new Error("record: no rows");
-    if (claim === undefined) {
-      // One statement, so one round trip and one commit: the rows, and the wake-up sent when
-      // they commit.
-      const insert = this.#database.db
-        .insert(transactions)
-        .values([...rows])
-        .toSQL();
-      const n = insert.params.length;
-      await this.#database.pool.query(
-        `WITH recorded AS (${insert.sql} RETURNING 1) SELECT pg_notify($${n + 1}, $${n + 2})`,
-        [...insert.params, TX_CHANNELS.queued, walletId],
-      );
-      return true;
-    }
+    if (claim === undefined) return this.#records.add({ walletId, rows });
     return this.#database.db.transaction(async (tx) => {
       const claimed = await tx
         .insert(idempotencyKeys)
@@ -190,57 +175,114 @@ export class TxStore {
   }
 
   /**
-   * What a new write of an org is checked against, in one round trip: its wallet, how many of
-   * its writes are live (the queue length used for 429), and the wei its live writes reserved
-   * (value + gas limit × fee cap).
+   * What a new write of an org is checked against: its wallet, how many of its writes are live
+   * (the queue length used for 429), and the wei its live writes reserved (value + gas limit ×
+   * fee cap). The writes of one turn share one statement.
    */
-  async writerState(orgId: string): Promise<
-    | {
-        wallet: { id: string; orgId: string; address: string };
-        liveRoots: number;
-        reservedWei: bigint;
-      }
-    | undefined
-  > {
+  writerState(orgId: string): Promise<WriterState | undefined> {
+    return this.#writers.add(orgId);
+  }
+
+  async #readWriterStates(orgIds: readonly string[]): Promise<Array<WriterState | undefined>> {
     const result = await this.#database.pool.query<{
       id: string;
       org_id: string;
       address: string;
+      signer_backend: string;
       live_roots: number;
       reserved: string;
     }>(
-      `SELECT w.id, w.org_id, w.address,
+      `SELECT w.id, w.org_id, w.address, w.signer_backend,
               (SELECT count(*) FROM transactions t
-                WHERE t.org_id = w.org_id AND t.parent_id IS NULL AND t.state IN ('queued', 'sent'))::int AS live_roots,
+                WHERE t.org_id = w.org_id AND t.parent_id IS NULL AND t.state IN ('queued', 'sent', 'mined'))::int AS live_roots,
               (SELECT coalesce(sum(t.value::numeric + coalesce(t.gas_limit, '0')::numeric
                                    * coalesce(t.fee_cap, t.max_fee_per_gas, '0')::numeric), 0)
                  FROM transactions t
-                WHERE t.wallet_id = w.id AND t.state IN ('queued', 'sent') AND t.kind <> 'batch-issue')::text AS reserved
-         FROM wallets w WHERE w.org_id = $1`,
-      [orgId],
+                WHERE t.wallet_id = w.id AND t.state IN ('queued', 'sent'))::text AS reserved
+         FROM wallets w WHERE w.org_id = ANY($1::text[])`,
+      [[...new Set(orgIds)]],
     );
-    const row = result.rows[0];
-    if (row === undefined) return undefined;
-    return {
-      wallet: { id: row.id, orgId: row.org_id, address: row.address },
-      liveRoots: row.live_roots,
-      reservedWei: BigInt(row.reserved.split(".")[0] ?? "0"),
+    const byOrg = new Map(
+      result.rows.map((row) => [
+        row.org_id,
+        {
+          wallet: {
+            id: row.id,
+            orgId: row.org_id,
+            address: row.address,
+            signerBackend: row.signer_backend,
+          },
+          liveRoots: row.live_roots,
+          reservedWei: BigInt(row.reserved.split(".")[0] ?? "0"),
+        },
+      ]),
+    );
+    return orgIds.map((orgId) => byOrg.get(orgId));
+  }
+
+  /**
+   * The writes of one turn (no idempotency claim) in one statement, so one round trip and one
+   * commit: their rows, and the wake-ups of their wallets sent when they commit. A statement
+   * refused for its data (SQLSTATE class 22 or 23: a bug, not an outage) is tried again write by
+   * write, so one bad write fails alone.
+   */
+  async #recordMany(
+    writes: ReadonlyArray<{ walletId: string; rows: readonly NewTxRow[] }>,
+  ): Promise<Array<true | Error>> {
+    const insert = async (group: typeof writes) => {
+      const built = this.#database.db
+        .insert(transactions)
+        .values(group.flatMap((w) => [...w.rows]))
+        .toSQL();
+      const n = built.params.length;
+      await this.#database.pool.query(
+        `WITH recorded AS (${built.sql} RETURNING 1)
+         SELECT pg_notify($${n + 1}, wallet_id) FROM unnest($${n + 2}::text[]) AS wallet_id`,
+        [...built.params, TX_CHANNELS.queued, [...new Set(group.map((w) => w.walletId))]],
+      );
     };
+    const results: Array<true | Error> = [];
+    // At most RECORD_ROWS rows per statement (PostgreSQL takes at most 65,535 parameters).
+    for (let i = 0; i < writes.length; ) {
+      const group = [writes[i]!];
+      let size = writes[i]!.rows.length;
+      for (i++; i < writes.length && size + writes[i]!.rows.length <= RECORD_ROWS; i++) {
+        group.push(writes[i]!);
+        size += writes[i]!.rows.length;
+      }
+      try {
+        await insert(group);
+        for (let k = 0; k < group.length; k++) results.push(true);
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        const dataError = typeof code === "string" && /^2[23]/.test(code);
+        if (!dataError || group.length === 1) throw error;
+        for (const write of group)
+          results.push(
+            await insert([write]).then(
+              () => true as const,
+              (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+            ),
+          );
+      }
+    }
+    return results;
   }
 
   /** Number of live root rows of an org (the queue length used for 429). */
   async liveRootCount(orgId: string): Promise<number> {
     const result = await this.#database.pool.query<{ n: string }>(
-      `SELECT count(*)::text AS n FROM transactions WHERE org_id = $1 AND parent_id IS NULL AND state IN ('queued', 'sent')`,
+      `SELECT count(*)::text AS n FROM transactions WHERE org_id = $1 AND parent_id IS NULL AND state IN ('queued', 'sent', 'mined')`,
       [orgId],
     );
     return Number(result.rows[0]?.n ?? 0);
   }
 
-  /** Wallets that have live rows (work for some sequencer). */
+  /** Wallets that have live rows not held (work for some sequencer). */
   async walletsWithWork(limit = 10_000): Promise<string[]> {
     const result = await this.#database.pool.query<{ wallet_id: string }>(
-      `SELECT DISTINCT wallet_id FROM transactions WHERE state IN ('queued', 'sent') LIMIT $1`,
+      `SELECT DISTINCT t.wallet_id FROM transactions t
+        WHERE t.state IN ('queued', 'sent', 'mined') AND ${notHeld("t")} LIMIT $1`,
       [limit],
     );
     return result.rows.map((r) => r.wallet_id);
@@ -261,11 +303,12 @@ export class TxStore {
       org_id: string;
       address: string;
       encrypted_key: string;
+      signer_backend: string;
       next_nonce: string | null;
     }>(
       `UPDATE wallets SET lease_owner = $1, lease_until = now() + ($3::int * interval '1 millisecond')
         WHERE id = ANY($2::text[]) AND (lease_owner IS NULL OR lease_owner = $1 OR lease_until < now())
-        RETURNING id, org_id, address, encrypted_key, next_nonce::text`,
+        RETURNING id, org_id, address, encrypted_key, signer_backend, next_nonce::text`,
       [owner, walletIds, leaseMs],
     );
     return result.rows.map((r) => ({
@@ -273,6 +316,7 @@ export class TxStore {
       orgId: r.org_id,
       address: r.address,
       encryptedKey: r.encrypted_key,
+      signerBackend: r.signer_backend,
       nextNonce: r.next_nonce === null ? null : Number(r.next_nonce),
     }));
   }
@@ -302,222 +346,39 @@ export class TxStore {
     );
   }
 
-  /** Every live row of a wallet (roots and batch children), oldest first, batch items in order. */
-  async liveRowsOfWallet(walletId: string): Promise<TxRow[]> {
-    return this.#database.db
+  /**
+   * Every live row of a wallet (roots and batch children) but held ones, oldest first, batch
+   * items in order.
+   */
+  liveRowsOfWallet(walletId: string): Promise<TxRow[]> {
+    return this.#liveRows.add(walletId);
+  }
+
+  /** `liveRowsOfWallet` for the wallets stepped in one turn, in one statement. */
+  async #readLiveRows(walletIds: readonly string[]): Promise<TxRow[][]> {
+    const rows = await this.#database.db
       .select()
       .from(transactions)
       .where(
-        sql`${transactions.walletId} = ${walletId} AND ${transactions.state} IN ('queued', 'sent')`,
+        and(
+          inArray(transactions.walletId, [...new Set(walletIds)]),
+          sql`${transactions.state} IN ('queued', 'sent', 'mined') AND ${sql.raw(notHeld('"transactions"'))}`,
+        ),
       )
       .orderBy(asc(transactions.createdAt), asc(transactions.itemIndex), asc(transactions.id));
-  }
-
-  /** Stores a gas limit estimated by the sequencer for a row recorded without one. */
-  async setGasLimit(id: string, gasLimit: bigint): Promise<void> {
-    await this.#database.pool.query(
-      `UPDATE transactions SET gas_limit = $2, updated_at = now() WHERE id = $1 AND state = 'queued'`,
-      [id, gasLimit.toString()],
-    );
-  }
-
-  /**
-   * One round's first broadcasts, written before anything is sent: each row gets its nonce and
-   * its first attempt and moves to `sent`; batch parents of those rows move to `sent`; the
-   * wallet's next nonce advances. One statement.
-   */
-  async markSent(
-    walletId: string,
-    nextNonce: number,
-    entries: readonly SentEntry[],
-  ): Promise<void> {
-    if (entries.length === 0) return;
-    const from = sourcesOf("sent");
-    const result = await this.#database.pool.query<{ n: string }>(
-      `WITH moved AS (
-         UPDATE transactions t
-            SET nonce = e.nonce, state = 'sent', attempts = jsonb_build_array(e.attempt),
-                max_fee_per_gas = e.attempt->>'maxFeePerGas',
-                max_priority_fee_per_gas = e.attempt->>'maxPriorityFeePerGas',
-                sent_at = coalesce(t.sent_at, now()), last_error = NULL, updated_at = now()
-           FROM unnest($2::text[], $3::bigint[], $4::jsonb[]) AS e(id, nonce, attempt)
-          WHERE t.id = e.id AND t.state = ANY($5::text[]) AND t.nonce IS NULL
-          RETURNING t.parent_id),
-       parents AS (
-         UPDATE transactions p SET state = 'sent', sent_at = coalesce(p.sent_at, now()), updated_at = now()
-          WHERE p.id IN (SELECT parent_id FROM moved WHERE parent_id IS NOT NULL) AND p.state = 'queued'),
-       wallet AS (UPDATE wallets SET next_nonce = $6 WHERE id = $1)
-       SELECT count(*)::text AS n FROM moved`,
-      [
-        walletId,
-        entries.map((e) => e.id),
-        entries.map((e) => e.nonce),
-        entries.map((e) => JSON.stringify(e.attempt)),
-        from,
-        nextNonce,
-      ],
-    );
-    const moved = Number(result.rows[0]?.n ?? 0);
-    if (moved !== entries.length)
-      throw new IllegalTransitionError(
-        `markSent: ${entries.length - moved} of ${entries.length} rows were not queued without a nonce`,
-      );
-  }
-
-  /** Appends re-pricing attempts (same nonce, higher fees) to sent rows. One statement. */
-  async addAttempts(entries: ReadonlyArray<{ id: string; attempt: TxAttempt }>): Promise<void> {
-    if (entries.length === 0) return;
-    await this.#database.pool.query(
-      `UPDATE transactions t
-          SET attempts = t.attempts || jsonb_build_array(e.attempt),
-              max_fee_per_gas = e.attempt->>'maxFeePerGas',
-              max_priority_fee_per_gas = e.attempt->>'maxPriorityFeePerGas', updated_at = now()
-         FROM unnest($1::text[], $2::jsonb[]) AS e(id, attempt)
-        WHERE t.id = e.id AND t.state = 'sent'`,
-      [entries.map((e) => e.id), entries.map((e) => JSON.stringify(e.attempt))],
-    );
-  }
-
-  /** Notes that the node refused an attempt for good (it can never be mined). */
-  async refuseAttempt(id: string, hash: string, reason: string): Promise<void> {
-    await this.#database.pool.query(
-      `UPDATE transactions
-          SET attempts = (SELECT jsonb_agg(CASE WHEN a->>'hash' = $2 THEN a || jsonb_build_object('refused', $3::text) ELSE a END ORDER BY ord)
-                            FROM jsonb_array_elements(attempts) WITH ORDINALITY AS x(a, ord)),
-              updated_at = now()
-        WHERE id = $1 AND state = 'sent'`,
-      [id, hash, reason],
-    );
-  }
-
-  /**
-   * Final states of rows whose nonce the chain consumed (or that reverted), in one statement;
-   * waiting requests in every process are told (`NOTIFY`, on commit).
-   *
-   * @returns the ids that changed (a row already final elsewhere is left alone)
-   */
-  async finalise(entries: readonly Finalisation[]): Promise<string[]> {
-    if (entries.length === 0) return [];
-    return this.#inTransaction(async (client) => {
-      const result = await client.query<{ id: string }>(
-        `UPDATE transactions t
-          SET state = e.state, receipt = e.receipt, result = e.result, error = e.error,
-              error_kind = e.error_kind, last_error = NULL, updated_at = now(),
-              mined_at = CASE WHEN e.receipt IS NULL THEN NULL ELSE now() END,
-              confirmed_at = CASE WHEN e.state = 'confirmed' THEN now() END,
-              failed_at = CASE WHEN e.state = 'failed' THEN now() END
-         FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[], $6::text[])
-              AS e(id, state, receipt, result, error, error_kind)
-        WHERE t.id = e.id AND t.state = ANY($7::text[])
-        RETURNING t.id`,
-        [
-          entries.map((e) => e.id),
-          entries.map((e) => e.status),
-          entries.map((e) => (e.receipt === null ? null : JSON.stringify(e.receipt))),
-          entries.map((e) => (e.status === "confirmed" ? JSON.stringify(e.result) : null)),
-          entries.map((e) => (e.status === "failed" ? e.reason : null)),
-          entries.map((e) => (e.status === "failed" ? e.errorKind : null)),
-          sourcesOf("confirmed"),
-        ],
-      );
-      const ids = result.rows.map((r) => r.id);
-      await notifyIds(client, ids);
-      return ids;
-    });
-  }
-
-  /** Fails queued rows that were never broadcast (estimate reverted, refused at first send). */
-  async failUnsent(
-    entries: ReadonlyArray<{ id: string; reason: string; errorKind: TxErrorKind }>,
-  ): Promise<string[]> {
-    if (entries.length === 0) return [];
-    return this.#inTransaction(async (client) => {
-      const result = await client.query<{ id: string }>(
-        `UPDATE transactions t
-          SET state = 'failed', error = e.error, error_kind = e.error_kind, last_error = NULL,
-              failed_at = now(), updated_at = now()
-         FROM unnest($1::text[], $2::text[], $3::text[]) AS e(id, error, error_kind)
-        WHERE t.id = e.id AND t.state = ANY($4::text[])
-        RETURNING t.id`,
-        [
-          entries.map((e) => e.id),
-          entries.map((e) => e.reason),
-          entries.map((e) => e.errorKind),
-          sourcesOf("failed"),
-        ],
-      );
-      const ids = result.rows.map((r) => r.id);
-      await notifyIds(client, ids);
-      return ids;
-    });
-  }
-
-  /**
-   * A sent row whose only attempts were refused, with a nonce later rows depend on: its nonce
-   * goes to a self-transfer (recorded here as a `sent` `nonce-fill` row with its attempt) and the
-   * row ends `replaced`. One database transaction.
-   */
-  async replaceWithFiller(
-    row: TxRow,
-    reason: string,
-    filler: { id: string; attempt: TxAttempt },
-  ): Promise<void> {
-    await this.#inTransaction(async (client) => {
-      const replaced = await client.query(
-        `UPDATE transactions SET state = 'replaced', error = $2, error_kind = 'rejected',
-              replaced_at = now(), updated_at = now()
-        WHERE id = $1 AND state = ANY($3::text[])`,
-        [row.id, reason, sourcesOf("replaced")],
-      );
-      if (replaced.rowCount !== 1)
-        throw new IllegalTransitionError(`transaction ${row.id} cannot be replaced`);
-      await client.query(
-        `INSERT INTO transactions (id, org_id, wallet_id, kind, mode, request_hash, from_address, to_address,
-                                 data, value, gas_limit, nonce, state, attempts, max_fee_per_gas,
-                                 max_priority_fee_per_gas, fee_cap, context, sent_at)
-       VALUES ($1, $2, $3, 'nonce-fill', 'async', '', $4, $4, '0x', '0', '21000', $5, 'sent',
-               jsonb_build_array($6::jsonb), $7, $8, $7, $9, now())`,
-        [
-          filler.id,
-          row.orgId,
-          row.walletId,
-          row.fromAddress,
-          row.nonce,
-          JSON.stringify(filler.attempt),
-          filler.attempt.maxFeePerGas,
-          filler.attempt.maxPriorityFeePerGas,
-          JSON.stringify({ fills: row.id }),
-        ],
-      );
-      await notifyIds(client, [row.id]);
-    });
-  }
-
-  /**
-   * Rows whose nonce the chain consumed with a transaction that is none of theirs go back to the
-   * queue for a new nonce (none of their attempts can ever be mined).
-   */
-  async requeue(ids: readonly string[]): Promise<void> {
-    if (ids.length === 0) return;
-    await this.#database.pool.query(
-      `UPDATE transactions SET nonce = NULL, state = 'queued', updated_at = now()
-        WHERE id = ANY($1::text[]) AND state = ANY($2::text[])`,
-      [ids, sourcesOf("queued")],
-    );
-  }
-
-  /** Moves the wallet's next nonce (after a resync from the chain, or a rewind). */
-  async setNextNonce(walletId: string, next: number): Promise<void> {
-    await this.#database.pool.query(`UPDATE wallets SET next_nonce = $2 WHERE id = $1`, [
-      walletId,
-      next,
-    ]);
+    const byWallet = new Map<string, TxRow[]>();
+    for (const row of rows) {
+      const list = byWallet.get(row.walletId);
+      if (list === undefined) byWallet.set(row.walletId, [row]);
+      else list.push(row);
+    }
+    return walletIds.map((id) => [...(byWallet.get(id) ?? [])]);
   }
 
   /** The highest nonce a live row of the wallet holds, or -1. */
   async maxLiveNonce(walletId: string): Promise<number> {
     const result = await this.#database.pool.query<{ n: string | null }>(
-      `SELECT max(nonce)::text AS n FROM transactions WHERE wallet_id = $1 AND nonce IS NOT NULL AND state IN ('queued', 'sent')`,
+      `SELECT max(nonce)::text AS n FROM transactions WHERE wallet_id = $1 AND nonce IS NOT NULL AND state IN ('queued', 'sent', 'mined')`,
       [walletId],
     );
     const n = result.rows[0]?.n;
@@ -560,12 +421,70 @@ export class TxStore {
           [parentId, state, JSON.stringify(summarise(parent, children)), sourcesOf(state)],
         );
         if (result.rowCount === 1) {
-          await notifyIds(client, [parentId]);
+          await notifyFinal(client, [parentId]);
           ended.push(parentId);
         }
       });
     }
     return ended;
+  }
+
+  /**
+   * Rows whose receipt a reorg took away (on the indexer's transaction): every row mined above
+   * `ancestor` (a reorg the indexer found), and every row whose receipt names another hash for a
+   * block of `canonical` (a reorg that happened before the indexer reached the block). Each goes
+   * back to `sent`, its receipt dropped and the attempt that was mined marked `reorgedFrom`, so
+   * its wallet's sequencer broadcasts those very bytes again (`reopened_at`). Group rows of such
+   * rows are reopened too, and the wallets' sequencers are woken (`NOTIFY`).
+   *
+   * @returns the rows reopened, with the block each had been mined in
+   */
+  static async reopenReorged(
+    client: pg.ClientBase,
+    dropped: {
+      ancestor?: number;
+      canonical?: ReadonlyArray<{ number: number; hash: string }>;
+    },
+  ): Promise<Array<{ id: string; walletId: string; blockNumber: number }>> {
+    const canonical = dropped.canonical ?? [];
+    if (dropped.ancestor === undefined && canonical.length === 0) return [];
+    const { rows } = await client.query<{ id: string; wallet_id: string; block: string }>(
+      `WITH victims AS (
+         SELECT id, (receipt->>'blockNumber')::bigint AS block FROM transactions t
+          WHERE receipt IS NOT NULL AND nonce IS NOT NULL AND state = ANY($2::text[])
+            AND (((receipt->>'blockNumber')::bigint > $1)
+                 OR ((receipt->>'blockNumber')::bigint = ANY($3::bigint[])
+                     AND lower(receipt->>'blockHash') <> (SELECT lower(c.h) FROM unnest($3::bigint[], $4::text[]) c(n, h)
+                                                           WHERE c.n = (t.receipt->>'blockNumber')::bigint LIMIT 1)))
+          FOR UPDATE),
+       reopened AS (
+         UPDATE transactions t
+            SET state = 'sent', receipt = NULL, result = NULL, error = NULL, error_kind = NULL,
+                confirmed_at = NULL, failed_at = NULL, mined_at = NULL, reopened_at = now(),
+                updated_at = now(),
+                attempts = (SELECT jsonb_agg(CASE WHEN a->>'hash' = t.receipt->>'hash'
+                                                  THEN a || jsonb_build_object('reorgedFrom', v.block)
+                                                  ELSE a END ORDER BY ord)
+                              FROM jsonb_array_elements(t.attempts) WITH ORDINALITY AS x(a, ord))
+           FROM victims v
+          WHERE t.id = v.id
+          RETURNING t.id, t.wallet_id, t.parent_id, v.block::text AS block),
+       parents AS (
+         UPDATE transactions p SET state = 'sent', result = NULL, confirmed_at = NULL,
+                failed_at = NULL, updated_at = now()
+          WHERE p.id IN (SELECT parent_id FROM reopened WHERE parent_id IS NOT NULL)
+            AND p.state IN ('confirmed', 'failed'))
+       SELECT id, wallet_id, block FROM reopened`,
+      [
+        dropped.ancestor ?? null,
+        [...REORG_REOPENS],
+        canonical.map((c) => c.number),
+        canonical.map((c) => c.hash),
+      ],
+    );
+    for (const walletId of new Set(rows.map((r) => r.wallet_id)))
+      await client.query("SELECT pg_notify($1, $2)", [TX_CHANNELS.queued, walletId]);
+    return rows.map((r) => ({ id: r.id, walletId: r.wallet_id, blockNumber: Number(r.block) }));
   }
 
   /** Deletes expired `Idempotency-Key` records. Returns how many went. */
@@ -582,7 +501,8 @@ export class TxStore {
   }
 }
 
-async function notifyIds(
+/** Tells every process's waiting requests that `ids` became final (`NOTIFY`, on commit). */
+export async function notifyFinal(
   client: { query: (text: string, values: unknown[]) => Promise<unknown> },
   ids: readonly string[],
 ): Promise<void> {

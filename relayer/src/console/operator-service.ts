@@ -1,28 +1,10 @@
-import { asc, eq } from "drizzle-orm";
 import type { AppContext } from "../context.js";
 import { bindContracts } from "../chain/contracts.js";
-import { orgs, wallets } from "../db/schema/index.js";
 import { ValidationError } from "../errors.js";
 import { sendOperatorTransaction } from "../services/operator-transactions.js";
 import { withRpc } from "../chain/rpc-errors.js";
-import type { OperatorOrgSummary } from "../domain/org.js";
-
-/** Every organization, oldest first, with its custodial wallet address. */
-export async function listOrganizations(ctx: AppContext): Promise<OperatorOrgSummary[]> {
-  const rows = await ctx.database.db
-    .select({
-      orgId: orgs.id,
-      name: orgs.name,
-      plan: orgs.plan,
-      scopes: orgs.scopes,
-      createdAt: orgs.createdAt,
-      walletAddress: wallets.address,
-    })
-    .from(orgs)
-    .leftJoin(wallets, eq(wallets.orgId, orgs.id))
-    .orderBy(asc(orgs.createdAt), asc(orgs.id));
-  return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() }));
-}
+import { appendAudit, type AuditOrigin } from "../audit/audit-writer.js";
+import { AUDIT_ACTIONS } from "../domain/audit.js";
 
 /** Result of an operator registration of an asset type. */
 export interface RegisteredAssetType {
@@ -36,6 +18,8 @@ export interface RegisteredAssetType {
  * for operator staff who have no org key with `admin:types`. Goes through
  * `sendOperatorTransaction`, so it never races the faucet or role grants for a nonce.
  *
+ * Once mined it appends the `asset_type.registered` audit row (service-wide: no organization).
+ *
  * @throws ValidationError when the type is already registered (checked first: the revert's
  *   custom error would otherwise surface as an opaque "execution reverted");
  *   OperatorFundsError (503) when the operator account cannot pay; RpcUnavailableError;
@@ -44,6 +28,7 @@ export interface RegisteredAssetType {
 export async function registerAssetTypeAsOperator(
   ctx: AppContext,
   typeName: string,
+  origin: AuditOrigin,
 ): Promise<RegisteredAssetType> {
   const { registry } = bindContracts(ctx.contracts, ctx.provider);
   const already = await withRpc(() => registry.isRegistered(typeName));
@@ -57,5 +42,11 @@ export async function registerAssetTypeAsOperator(
     `registering the asset type ${JSON.stringify(typeName)}`,
   );
   ctx.logger.info({ typeName, txHash: receipt.hash }, "asset type registered by operator");
+  await appendAudit(ctx.database.db, origin, {
+    orgId: null,
+    action: AUDIT_ACTIONS.assetTypeRegistered,
+    target: `asset-type:${typeName}`,
+    changes: { typeName, txHash: receipt.hash },
+  });
   return { success: true, typeName, txHash: receipt.hash };
 }

@@ -8,6 +8,8 @@ export type Db = NodePgDatabase<Schema>;
 export interface Database {
   pool: pg.Pool;
   db: Db;
+  /** SQL statements sent on this pool so far (BEGIN and COMMIT count): the bench's cost figure. */
+  statements(): number;
   close(): Promise<void>;
 }
 
@@ -38,14 +40,22 @@ export function createDatabase(
   // queries (a transaction awaiting a chain call, a held advisory lock) when the server ends its
   // connection would emit an unhandled 'error' and crash the process. The error reaches the
   // caller through its next query on that client, and the pool drops the client on release.
+  let statements = 0;
   pool.on("connect", (client) => {
     client.on("error", () => {});
+    // Every statement of the pool goes through a client's query (pool.query included): count it.
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      statements++;
+      return query(...args);
+    };
   });
   const db = drizzle(pool, { schema });
   let closed = false;
   return {
     pool,
     db,
+    statements: () => statements,
     async close() {
       if (closed) return;
       closed = true;

@@ -10,6 +10,7 @@ export const apiKeySummary = z.object({
   createdAt: timestamp,
   lastUsedAt: timestamp.nullable().describe("updated at most once a minute"),
   revokedAt: timestamp.nullable(),
+  expiresAt: timestamp.nullable().describe("after it the key answers 401 `API key expired`"),
 });
 
 /** An API key as listed. */

@@ -21,8 +21,8 @@ export const assetRecord = z.object({
   // The current on-chain owner: the marketplace while listed, the zero address once redeemed.
   owner: z.string(),
   minter: z.string(),
-  // The organization whose custodial wallet minted it, when it is one of ours.
-  issuerOrgId: z.string().nullable(),
+  // No issuer organization id: public reads would map custodial wallets to our customers' ids
+  // (README "Decisions": what public reads reveal about the issuer).
   hasPassword: z.boolean(),
   listing: z
     .object({
@@ -38,6 +38,11 @@ export const assetRecord = z.object({
   mintedAt: timestamp,
   updatedAt: timestamp,
   redeemed: z.boolean(),
+  // Compliance (README "Compliance controls"): frozen by the operator, with the reason it gave;
+  // of a restricted type (only allowlisted wallets may hold it).
+  frozen: z.boolean(),
+  frozenReason: z.string().nullable(),
+  restricted: z.boolean(),
 });
 
 /** An indexed asset. */
@@ -51,6 +56,8 @@ export const assetTypeRecord = z.object({
   registrar: z.string(),
   txHash: z.string(),
   registeredAt: timestamp,
+  /** Only allowlisted wallets may hold tokens of this type. */
+  restricted: z.boolean(),
 });
 
 /** A registered asset type. */

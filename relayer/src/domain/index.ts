@@ -12,6 +12,7 @@ export * from "./address.ts";
 export * from "./api-key.ts";
 export * from "./amount.ts";
 export * from "./asset.ts";
+export * from "./audit.ts";
 export * from "./listing.ts";
 export * from "./org.ts";
 export * from "./scope.ts";

@@ -1,6 +1,6 @@
 /**
  * Organizations as the API describes them: their plans, the operator's list of them
- * (`console/operator-service.ts`) and the answer to a registration (`services/org-registration.ts`).
+ * (`services/org-controls.ts`) and the answer to a registration (`services/org-registration.ts`).
  */
 
 /** Organization plans (README "Decisions": plans and rate limits; `services/plan-limits.ts`). */
@@ -9,14 +9,27 @@ export const PLANS = ["free", "basic", "pro", "enterprise"] as const;
 /** One plan name. */
 export type Plan = (typeof PLANS)[number];
 
-/** An organization as the operator console lists it (no keys, no secrets). */
-export interface OperatorOrgSummary {
+/**
+ * An organization as operator staff list it (`GET /api/enterprise/orgs`,
+ * `services/org-controls.ts`): no keys, no secrets; `keyCount` counts active keys (unrevoked,
+ * unexpired).
+ */
+export interface OrgOverview {
   orgId: string;
-  name: string;
+  orgName: string;
   plan: string;
   scopes: string[];
+  suspended: boolean;
+  suspendedAt: string | null;
   walletAddress: string | null;
+  keyCount: number;
   createdAt: string;
+}
+
+/** What an operator change did to an organization: each changed field, from → to. */
+export interface OrgChanges {
+  plan?: { from: string; to: Plan };
+  suspended?: { from: boolean; to: boolean };
 }
 
 /** What the dev faucet did for a new wallet. */

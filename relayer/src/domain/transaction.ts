@@ -4,10 +4,54 @@ import { z } from "zod";
  * The states of a write's transaction as `GET /api/v1/transactions/{id}` reports them: the
  * engine's lifecycle states (relayer/src/chain/tx-lifecycle.ts).
  */
-export const TRANSACTION_STATES = ["queued", "sent", "confirmed", "failed", "replaced"] as const;
+export const TRANSACTION_STATES = [
+  "queued",
+  "sent",
+  "mined",
+  "confirmed",
+  "failed",
+  "replaced",
+] as const;
 
 /** One transaction state. */
 export type TransactionState = (typeof TRANSACTION_STATES)[number];
+
+/**
+ * One signed broadcast of a write, as the engine recorded it (`TxAttempt` in
+ * relayer/src/chain/tx-lifecycle.ts): re-pricing adds an attempt with the same nonce and higher
+ * fees. The signed bytes are left out: not secret, but large, and the hash names them.
+ */
+export const transactionAttempt = z.object({
+  hash: z.string(),
+  nonce: z.number().int().nullable().describe("the nonce it was signed with"),
+  type: z
+    .number()
+    .int()
+    .nullable()
+    .describe("2 (EIP-1559) or 0 (legacy: both fee fields are the gas price); null if unrecorded"),
+  maxFeePerGas: z.string().describe("wei per gas, decimal"),
+  maxPriorityFeePerGas: z.string().describe("wei per gas, decimal"),
+  sentAt: z.string(),
+  refused: z
+    .string()
+    .nullable()
+    .describe("why the node refused this attempt for good (it can never be mined)"),
+  superseded: z
+    .string()
+    .nullable()
+    .describe("hash of the transaction that took this attempt's nonce (it can never be mined)"),
+  outOfGas: z
+    .boolean()
+    .describe("mined and ran out of gas: the write was re-estimated and sent with a new nonce"),
+  reorgedFrom: z
+    .number()
+    .int()
+    .nullable()
+    .describe("block it was mined in before a reorg dropped that block"),
+});
+
+/** One broadcast attempt of a write. */
+export type TransactionAttempt = z.output<typeof transactionAttempt>;
 
 /** The state of a write (`GET /api/v1/transactions/{id}`). */
 export const transactionStatus = z.object({
@@ -16,6 +60,9 @@ export const transactionStatus = z.object({
   status: z.enum(TRANSACTION_STATES),
   nonce: z.number().int().nullable(),
   hashes: z.array(z.string()).describe("every broadcast hash (re-pricing adds one)"),
+  attempts: z
+    .array(transactionAttempt)
+    .describe("every broadcast, oldest first, with its fees (a batch: its items' attempts)"),
   receipt: z
     .object({
       hash: z.string(),
@@ -30,7 +77,18 @@ export const transactionStatus = z.object({
     .record(z.string(), z.unknown())
     .nullable()
     .describe("the write's response body once final"),
-  error: z.string().nullable(),
+  error: z
+    .string()
+    .nullable()
+    .describe(
+      "why a failed or replaced write failed, in the words the synchronous call answers with " +
+        "(`Transaction failed: <reason>`, or `Listing not active` for a lost race)",
+    ),
+  errorStatus: z
+    .number()
+    .int()
+    .nullable()
+    .describe("the HTTP status the synchronous call answers with `error` (400 or 500)"),
   lastError: z
     .string()
     .nullable()
@@ -38,6 +96,25 @@ export const transactionStatus = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   sentAt: z.string().nullable(),
+  minedAt: z
+    .string()
+    .nullable()
+    .describe("when the engine saw it in a block (then `mined` until its confirmations)"),
+  confirmations: z
+    .object({
+      blocksAbove: z
+        .number()
+        .int()
+        .nullable()
+        .describe("blocks on the chain above the receipt's block now; null before it is mined"),
+      required: z
+        .number()
+        .int()
+        .describe("blocks that must stand above it before it is confirmed (CONFIRMATIONS)"),
+    })
+    .describe(
+      "how far a mined write is from confirmed (for a batch `blocksAbove` is null: see its items)",
+    ),
   confirmedAt: z.string().nullable(),
   failedAt: z.string().nullable(),
 });

@@ -74,7 +74,75 @@ const EVENTS = {
       stakeReturnedWei: wei,
     }),
   },
+  "wallet.low_balance": {
+    description:
+      "The custodial wallet's balance fell below the organization's low-balance threshold " +
+      "(`PUT /api/enterprise/wallet/alerts`), as the indexer saw it at `blockNumber`; sent once per crossing. " +
+      "`txHash` is null: a balance is not one transaction.",
+    data: z.object({
+      walletAddress: address,
+      balance: coin.describe("the balance at `blockNumber`"),
+      balanceWei: wei,
+      threshold: coin,
+      thresholdWei: wei,
+    }),
+  },
+  "wallet.funded": {
+    description:
+      "The custodial wallet's balance is back at or above the low-balance threshold after a " +
+      "`wallet.low_balance`; sent once per crossing. `txHash` is null.",
+    data: z.object({
+      walletAddress: address,
+      balance: coin.describe("the balance at `blockNumber`"),
+      balanceWei: wei,
+      threshold: coin,
+      thresholdWei: wei,
+    }),
+  },
+  "asset.frozen": {
+    description:
+      "The operator froze a token (held by, or listed by, the organization's wallet): it cannot be transferred, listed, bought or redeemed.",
+    data: z.object({
+      tokenId: z.string(),
+      holder: address.describe("the on-chain holder (the marketplace while listed)"),
+      reason: z.string().describe("the operator's reason"),
+    }),
+  },
+  "asset.unfrozen": {
+    description: "The operator unfroze a token (a forced transfer unfreezes it too).",
+    data: z.object({
+      tokenId: z.string(),
+      holder: address.describe("the on-chain holder (the marketplace while listed)"),
+      reason: z.string().describe("the operator's reason"),
+    }),
+  },
+  "asset.forced_transfer": {
+    description:
+      "The operator moved a token by force (a court order, a lost key); an active listing of it ended cancelled first. Sent to both sides.",
+    data: z.object({
+      ...transfer,
+      reason: z.string().describe("the operator's reason"),
+    }),
+  },
+  "market.paused": {
+    description:
+      "The operator halted every transfer and the marketplace (sent to every organization).",
+    data: z.object({
+      by: address.describe("the pauser's account"),
+      reason: z.string().describe("the operator's reason"),
+    }),
+  },
+  "market.resumed": {
+    description: "The operator resumed transfers and the marketplace (sent to every organization).",
+    data: z.object({
+      by: address.describe("the pauser's account"),
+      reason: z.string().describe("the operator's reason"),
+    }),
+  },
 } as const;
+
+/** Kinds about the wallet's balance rather than one transaction: their `txHash` is null. */
+const BALANCE_KINDS: ReadonlySet<string> = new Set(["wallet.low_balance", "wallet.funded"]);
 
 /** An on-chain event kind a webhook can subscribe to. */
 export type WebhookEventKind = keyof typeof EVENTS;
@@ -82,8 +150,12 @@ export type WebhookEventKind = keyof typeof EVENTS;
 /** Every kind a webhook can subscribe to, in documentation order. */
 export const WEBHOOK_EVENT_KINDS = Object.keys(EVENTS) as [WebhookEventKind, ...WebhookEventKind[]];
 
-/** Every kind a delivery can carry: the chain kinds plus the `webhook.test` ping. */
-export type DeliveryEventKind = WebhookEventKind | "webhook.test";
+/**
+ * Every kind a delivery can carry: the chain kinds plus the service's notices, which are not
+ * subscribed to: the `webhook.test` ping (to one webhook) and `webhook.disabled` (to the
+ * organization's other webhooks when one is disabled).
+ */
+export type DeliveryEventKind = WebhookEventKind | "webhook.test" | "webhook.disabled";
 
 /** The envelope of every delivery, with `data` specific to `event`. */
 function envelope<TKind extends string, TData extends z.ZodType>(
@@ -94,7 +166,9 @@ function envelope<TKind extends string, TData extends z.ZodType>(
     event: z.literal(event),
     timestamp: z.number().int().describe("milliseconds since the epoch: the block's timestamp"),
     orgId: z.string().describe("the organization notified"),
-    txHash: z.string().describe("transaction holding the event"),
+    txHash: BALANCE_KINDS.has(event)
+      ? z.string().nullable().describe("null: a balance event follows no single transaction")
+      : z.string().describe("transaction holding the event"),
     blockNumber: z.number().int(),
     data,
   });
@@ -104,7 +178,7 @@ type Envelope<K extends string, D extends z.ZodType> = z.ZodObject<{
   event: z.ZodLiteral<K>;
   timestamp: z.ZodNumber;
   orgId: z.ZodString;
-  txHash: z.ZodString;
+  txHash: z.ZodString | z.ZodNullable<z.ZodString>;
   blockNumber: z.ZodNumber;
   data: D;
 }>;
@@ -125,6 +199,21 @@ export const WEBHOOK_TEST_SCHEMA = z.object({
   data: z.object({ webhookId: z.string() }),
 });
 
+/** `webhook.disabled`: one of the organization's webhooks was disabled (sent to the others). */
+export const WEBHOOK_DISABLED_SCHEMA = z.object({
+  event: z.literal("webhook.disabled"),
+  timestamp: z.number().int().describe("milliseconds since the epoch: when it was disabled"),
+  orgId: z.string(),
+  txHash: z.null(),
+  blockNumber: z.null(),
+  data: z.object({
+    webhookId: z.string().describe("the webhook that was disabled"),
+    url: z.string(),
+    reason: z.string().describe("the disabled webhook's disabledReason"),
+    disabledAt: z.string().describe("ISO 8601"),
+  }),
+});
+
 /** Human text for each delivery kind, for the reference page. */
 export const WEBHOOK_EVENT_DESCRIPTIONS: Readonly<Record<DeliveryEventKind, string>> = {
   ...(Object.fromEntries(WEBHOOK_EVENT_KINDS.map((k) => [k, EVENTS[k].description])) as Record<
@@ -132,6 +221,8 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Readonly<Record<DeliveryEventKind, stri
     string
   >),
   "webhook.test": "The test ping sent by `POST /api/enterprise/webhooks/{webhookId}/test`.",
+  "webhook.disabled":
+    "One of the organization's webhooks was disabled (410 Gone, or failing for 3 days); sent to its other enabled webhooks, whatever their subscriptions.",
 };
 
 /** The payload of a chain event of kind `K`. */

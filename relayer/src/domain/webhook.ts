@@ -7,6 +7,14 @@ export const webhookSummary = z.object({
   url: z.string(),
   events: z.array(z.string()),
   enabled: z.boolean(),
+  disabledReason: z
+    .string()
+    .nullable()
+    .describe("why it was disabled (410 Gone, or failing for 3 days); null while enabled"),
+  disabledAt: timestamp.nullable(),
+  previousSecretExpiresAt: timestamp
+    .nullable()
+    .describe("after a rotation: until when deliveries are also signed with the previous secret"),
   createdAt: timestamp,
 });
 
@@ -20,6 +28,18 @@ export const createdWebhook = webhookSummary.extend({
 
 /** A new webhook with its secret. */
 export type CreatedWebhook = z.output<typeof createdWebhook>;
+
+/** The answer of a secret rotation: the new secret is shown only here. */
+export const rotatedWebhookSecret = z.object({
+  webhookId: z.string(),
+  secret: z.string().describe("the new secret, shown only once"),
+  previousSecretExpiresAt: timestamp.describe(
+    "until then deliveries are also signed with the previous secret",
+  ),
+});
+
+/** The answer of a secret rotation. */
+export type RotatedWebhookSecret = z.output<typeof rotatedWebhookSecret>;
 
 /** The states of a delivery (docs/webhooks.md). */
 export const DELIVERY_STATUSES = [
@@ -63,12 +83,26 @@ export const delivery = z.object({
 /** A delivery with its attempt log. */
 export type Delivery = z.output<typeof delivery>;
 
+/** A webhook's circuit breaker (docs/webhooks.md "Fair delivery"). */
+export const circuitState = z.object({
+  state: z
+    .enum(["closed", "open"])
+    .describe("open: deliveries are held, without a request, until openUntil"),
+  openUntil: timestamp.nullable(),
+  reason: z.string().nullable(),
+  consecutiveFailures: z
+    .number()
+    .int()
+    .describe("timeouts or connection failures in a row; any HTTP answer resets it"),
+});
+
 /** The delivery log of a webhook, with its enabled state and why it was disabled. */
 export const deliveryLog = z.object({
   webhookId: z.string(),
   enabled: z.boolean(),
   disabledReason: z.string().nullable(),
   failingSince: timestamp.nullable(),
+  circuit: circuitState,
   deliveries: z.array(delivery),
 });
 

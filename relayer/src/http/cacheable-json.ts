@@ -1,5 +1,6 @@
 import etag from "etag";
 import type { Request, Response } from "express";
+import { hasApiKeyHeaders, sessionTokenOf } from "../auth/session-auth.js";
 
 /** A body serialised once, with its ETag. */
 interface Serialised {
@@ -57,7 +58,11 @@ const CREDENTIAL_HEADERS = "Authorization, X-API-Key, X-Admin-Token, Cookie";
  *   since the indexed data changes with every block;
  * - answers to an authenticated caller (`authenticated`: API key, session cookie or admin token)
  *   are `Cache-Control: private, no-cache` with `Vary` on the credential headers, so no shared
- *   cache serves one organization's answer to another.
+ *   cache serves one organization's answer to another;
+ * - cookie-bound reads (a console session cookie and no API key: `GET /api/console/session`,
+ *   whose body holds the CSRF token, and every read the console makes) are
+ *   `Cache-Control: no-store` with `Vary` on the credential headers (Cookie among them), and
+ *   carry no ETag: a browser must not keep them on disk, nor show them after sign-out.
  */
 export function sendCacheableJson(
   req: Request,
@@ -67,6 +72,12 @@ export function sendCacheableJson(
   authenticated: boolean,
 ): void {
   const { json, etag: tag } = serialise(body);
+  if (sessionTokenOf(req) !== undefined && !hasApiKeyHeaders(req)) {
+    res.setHeader("Cache-Control", "no-store");
+    res.vary(CREDENTIAL_HEADERS);
+    res.status(status).type("application/json").send(json);
+    return;
+  }
   if (!authenticated) {
     res.setHeader("Cache-Control", "no-cache");
   } else {

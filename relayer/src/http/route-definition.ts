@@ -1,28 +1,39 @@
 import { Router, type NextFunction, type Request, type Response } from "express";
 import type { z } from "zod";
 import type { AppContext } from "../context.js";
-import { requireAdminToken } from "../auth/require-admin-token.js";
+import type { AuditOrigin } from "../audit/audit-writer.js";
+import { adminIfPresented, requireAdminToken } from "../auth/require-admin-token.js";
 import { principalOf, requireApiKey } from "../auth/require-api-key.js";
 import { requireScope } from "../auth/require-scope.js";
 import type { Scope } from "../domain/scope.js";
 import type { OperationMetadata } from "../openapi/operation-metadata.js";
 import type { ApiKeyPrincipal } from "../services/api-key-cache.js";
+import { auditOriginOf } from "./audit-origin.js";
 import { sendCacheableJson } from "./cacheable-json.js";
 import { rateLimit } from "./rate-limit.js";
 import type { RequestLocals } from "./request-context.js";
 import { requestIdOf } from "./request-context.js";
 import { parseOrThrow } from "./validation.js";
 
-/** How a route authenticates: an API key (with scopes), the admin token, or nothing. */
-export type RouteAuth = "apiKey" | "admin" | "none";
+/**
+ * How a route authenticates: an API key (with scopes), the admin token, either of the two
+ * (`apiKeyOrAdmin`: the admin token when `X-Admin-Token` or an operator session is presented,
+ * else an API key with the route's scopes), or nothing.
+ */
+export type RouteAuth = "apiKey" | "admin" | "apiKeyOrAdmin" | "none";
 
 /** What a handler receives: validated input, the caller and the context. */
 export interface RouteInput<TBody, TParams, TQuery> {
   body: TBody;
   params: TParams;
   query: TQuery;
-  /** Set for `auth: "apiKey"` routes. */
+  /**
+   * Set for `auth: "apiKey"` routes, and for `apiKeyOrAdmin` routes called with an API key
+   * (undefined there means the admin token).
+   */
   principal: ApiKeyPrincipal | undefined;
+  /** Who made the request and from where, for the audit log (`appendAudit`). */
+  origin: AuditOrigin;
   ctx: AppContext;
   requestId: string;
   req: Request;
@@ -68,6 +79,11 @@ export interface RouteDefinition<
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyRouteDefinition = RouteDefinition<any, any, any, any>;
 
+/** Whether the request passed as operator staff (admin token or operator session). */
+function isAdmin(res: Response): boolean {
+  return (res.locals as { admin?: boolean }).admin === true;
+}
+
 /** Identity helper that infers the generic parameters from the schemas. */
 export function defineRoute<TBody, TParams, TQuery, TResponse>(
   definition: RouteDefinition<TBody, TParams, TQuery, TResponse>,
@@ -107,6 +123,17 @@ export function mountRoutes(ctx: AppContext, definitions: readonly AnyRouteDefin
       if (definition.scopes.length > 0) chain.push(requireScope(...definition.scopes));
     } else if (definition.auth === "admin") {
       chain.push(requireAdminToken(ctx));
+    } else if (definition.auth === "apiKeyOrAdmin") {
+      const unlessAdmin =
+        (middleware: (req: Request, res: Response, next: NextFunction) => void | Promise<void>) =>
+        (req: Request, res: Response, next: NextFunction): void | Promise<void> =>
+          isAdmin(res) ? next() : middleware(req, res, next);
+      chain.push(
+        adminIfPresented(ctx),
+        unlessAdmin(requireApiKey(ctx)),
+        unlessAdmin(rateLimit(ctx)),
+      );
+      if (definition.scopes.length > 0) chain.push(unlessAdmin(requireScope(...definition.scopes)));
     }
     const status = successStatus(definition);
     chain.push(async (req, res) => {
@@ -121,7 +148,11 @@ export function mountRoutes(ctx: AppContext, definitions: readonly AnyRouteDefin
         body: parsedBody,
         params: parsedParams,
         query: parsedQuery,
-        principal: definition.auth === "apiKey" ? principalOf(res) : undefined,
+        principal:
+          definition.auth === "apiKey" || (definition.auth === "apiKeyOrAdmin" && !isAdmin(res))
+            ? principalOf(res)
+            : undefined,
+        origin: auditOriginOf(req, res),
         ctx,
         requestId: requestIdOf(res),
         req,

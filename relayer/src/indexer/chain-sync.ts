@@ -10,7 +10,11 @@ export interface ChainSyncOptions {
   rangeSize: number;
   /** Within this many blocks of the head, read block by block with parent-hash checks (default 12). */
   tipDistance: number;
-  /** Confirmations before webhook events are released (1 = as soon as the block is indexed). */
+  /**
+   * Blocks that must stand above a block before its webhook events are released
+   * (`config.confirmations`): 0 = as soon as the block is indexed, N = once the head is N blocks
+   * past it.
+   */
   confirmations: number;
   /** How far back a reorg is searched for (default 1000 blocks). */
   maxReorgDepth: number;
@@ -50,8 +54,9 @@ async function findAncestor(
   const numbers = [...stored.keys()].sort((a, b) => b - a);
   for (const n of numbers) {
     const onChain = await reader.header(n);
-    if (onChain !== undefined && onChain.hash === stored.get(n))
-      return { number: n, hash: onChain.hash };
+    // A node that does not have the block (an endpoint behind the chain) proves nothing.
+    if (onChain === undefined) throw new ChainMovedError(`block ${n} unknown to the node`);
+    if (onChain.hash === stored.get(n)) return { number: n, hash: onChain.hash };
   }
   throw new DeepReorgError(`No common ancestor within ${maxDepth} blocks of ${cursor.number}`);
 }
@@ -147,8 +152,13 @@ export async function nextBlockEvents(
 ): Promise<BlockEvent[]> {
   const head = await reader.head();
   if (head <= cursor.number) {
+    // A head below the cursor, or no block at the cursor, is a node behind the chain (failover to
+    // a lagging endpoint), not a reorg: wait. A shorter canonical chain is found once it grows
+    // past the cursor (its parent hashes differ).
+    if (head < cursor.number) return [];
     const atCursor = await reader.header(cursor.number);
-    if (atCursor?.hash !== cursor.hash) return [await reorgEvent(reader, store, cursor, options)];
+    if (atCursor === undefined) return [];
+    if (atCursor.hash !== cursor.hash) return [await reorgEvent(reader, store, cursor, options)];
     return [];
   }
   const gap = head - cursor.number;
@@ -162,7 +172,7 @@ export async function nextBlockEvents(
       : await readTip(reader, cursor, head);
   if (result === "reorg") return [await reorgEvent(reader, store, cursor, options)];
   const events: BlockEvent[] = [result];
-  const finalized = Math.min(result.last.number, head - options.confirmations + 1);
+  const finalized = Math.min(result.last.number, head - options.confirmations);
   if (finalized > 0) events.push({ type: "finalize", blockNumber: finalized });
   return events;
 }

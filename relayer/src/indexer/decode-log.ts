@@ -1,11 +1,9 @@
 import type { RawLog } from "../chain/chain-reader.js";
 import { decodeEvent, eventTopic } from "../chain/event-decoder.js";
-import { INDEXED_EVENTS, type IndexedEventName, type StoredLog } from "./stored-log.js";
+import { INDEXED_EVENTS, isIndexed, type StoredLog } from "./stored-log.js";
 
 /** topic0 of every indexed event (the `topics[0]` filter of eth_getLogs). */
 export const INDEXED_TOPICS: readonly string[] = INDEXED_EVENTS.map(eventTopic);
-
-const INDEXED = new Set<string>(INDEXED_EVENTS);
 
 function argText(value: unknown, type: string): string {
   if (typeof value === "bigint") return value.toString();
@@ -17,23 +15,26 @@ function argText(value: unknown, type: string): string {
 
 /**
  * Decodes a raw log of one of the indexed contracts; undefined for an event the indexer does
- * not read (ProceedsCredited, role events, ...).
+ * not read (ProceedsCredited, role events, ...: `INDEXED` in stored-log.ts).
  */
 export function decodeLog(raw: RawLog, blockTimestamp: number): StoredLog | undefined {
   const event = decodeEvent(raw);
-  if (event === undefined || !INDEXED.has(event.name)) return undefined;
+  if (event === undefined || !isIndexed(event.name)) return undefined;
+  const types: Readonly<Record<string, string>> = event.types;
   const args: Record<string, string> = {};
   for (const [key, value] of Object.entries(event.args))
-    args[key] = argText(value, event.types[key] ?? "");
+    args[key] = argText(value, types[key] ?? "");
+  // The one unchecked step: `args` holds exactly the decoded event's keys, each as text
+  // (`StoredEventArgs`), and `kind` is its name.
   return {
     blockNumber: Number(BigInt(raw.blockNumber)),
     blockHash: raw.blockHash.toLowerCase(),
     logIndex: Number(BigInt(raw.logIndex)),
     txHash: raw.transactionHash.toLowerCase(),
     blockTimestamp,
-    kind: event.name as IndexedEventName,
+    kind: event.name,
     tokenId: args.tokenId ?? null,
     listingId: args.listingId ?? null,
     args,
-  };
+  } as StoredLog;
 }

@@ -4,11 +4,16 @@ import { inTransaction, type Database } from "../db/client.js";
 import { insertOutboxEvents } from "../webhooks/outbox.js";
 import { releaseConfirmedEvents } from "../webhooks/release-events.js";
 import { enqueuePins, unpinnedCids } from "../metadata/pin-queue.js";
-import { applyLog, insertChainLogs } from "./apply-log.js";
+import { applyLogs, insertChainLogs } from "./apply-log.js";
 import type { BlockEvent } from "./block-event.js";
 import type { Cursor, StoredBlockLookup } from "./chain-sync.js";
 import { rollbackTo } from "./rollback.js";
+import { TxStore } from "../chain/tx-store.js";
+import type { TxState } from "../chain/tx-lifecycle.js";
 import { webhookEventsForLogs } from "./webhook-events.js";
+
+/** States in which a write has been answered (its reorg changes an answer already given). */
+const FINAL_ANSWERS: readonly TxState[] = ["confirmed", "failed"];
 
 const CURSOR_ID = "main";
 /** `settings` key naming the deployment the read model was indexed from. */
@@ -16,6 +21,17 @@ const DEPLOYMENT_KEY = "indexer_deployment";
 const BIND_LOCK_ID = 0x7277_6962; // "rwib"
 /** Headers kept for reorg detection and the average block time. */
 const KEEP_BLOCKS = 2_000;
+
+/**
+ * Work another concern does inside the indexer's transaction of each block event, after the
+ * read model is written (the wallet balance watch, `alerts/balance-watch.ts`). A hook that
+ * throws fails the whole event, which the indexer then retries.
+ */
+export interface IndexerHook {
+  onBlock(client: pg.ClientBase, event: Extract<BlockEvent, { type: "block" }>): Promise<void>;
+  /** After the read model was rolled back to `ancestor`. */
+  onReorg(client: pg.ClientBase, ancestor: number): Promise<void>;
+}
 
 /** Another process moved the cursor under us (lost leadership): stop and re-check the lock. */
 export class CursorMovedError extends Error {
@@ -31,6 +47,7 @@ export class IndexerStore implements StoredBlockLookup {
     private readonly database: Database,
     private readonly boss: PgBoss,
     private readonly marketplace: string,
+    private readonly hooks: readonly IndexerHook[] = [],
   ) {}
 
   /** The cursor, or undefined before the first run. */
@@ -88,7 +105,8 @@ export class IndexerStore implements StoredBlockLookup {
       if (stale) {
         await client.query(
           `DELETE FROM chain_logs; DELETE FROM assets; DELETE FROM transfers; DELETE FROM listings;
-           DELETE FROM sales; DELETE FROM asset_types; DELETE FROM indexed_blocks; DELETE FROM indexer_cursor;`,
+           DELETE FROM sales; DELETE FROM asset_types; DELETE FROM indexed_blocks; DELETE FROM indexer_cursor;
+           DELETE FROM allowlist; DELETE FROM market_state;`,
         );
       }
       await client.query(
@@ -142,7 +160,19 @@ export class IndexerStore implements StoredBlockLookup {
   async apply(
     event: BlockEvent,
     cursor: Cursor,
-  ): Promise<{ cursor: Cursor; webhookEvents: number; deliveries: number }> {
+  ): Promise<{
+    cursor: Cursor;
+    webhookEvents: number;
+    deliveries: number;
+    /** Transaction rows a reorg put back to `sent`. */
+    reopened: Array<{ id: string; walletId: string; blockNumber: number }>;
+    /**
+     * Of those, how many had already been answered as final (`confirmed` or `failed`): a reorg
+     * that drops one went deeper than CONFIRMATIONS as the engine counted them, even when this
+     * indexer had not yet read as far as the engine's head.
+     */
+    answeredReopened: number;
+  }> {
     return this.#inTransaction(async (client) => {
       switch (event.type) {
         case "block": {
@@ -153,31 +183,61 @@ export class IndexerStore implements StoredBlockLookup {
               [h.number, h.hash, h.parentHash, h.timestamp],
             );
           }
+          // A write confirmed in a block that a reorg replaced before we read it goes back to sent.
+          const reopened = await TxStore.reopenReorged(client, { canonical: event.headers });
           await insertChainLogs(client, event.logs);
-          for (const log of event.logs) await applyLog(client, log, "live");
+          await applyLogs(client, event.logs, "live");
           const minted = event.logs.flatMap((l) =>
             l.kind === "AssetIssued" && l.tokenId !== null ? [l.tokenId] : [],
           );
           await enqueuePins(this.boss, await unpinnedCids(client, minted), client);
           const outbox = await webhookEventsForLogs(client, event.logs, this.marketplace);
           await insertOutboxEvents(client, outbox);
+          for (const hook of this.hooks) await hook.onBlock(client, event);
           await client.query(`DELETE FROM indexed_blocks WHERE number < $1`, [
             event.last.number - KEEP_BLOCKS,
           ]);
           const next = { number: event.last.number, hash: event.last.hash };
           await this.#moveCursor(client, cursor, next);
-          return { cursor: next, webhookEvents: outbox.length, deliveries: 0 };
+          return {
+            cursor: next,
+            webhookEvents: outbox.length,
+            deliveries: 0,
+            reopened,
+            answeredReopened: 0,
+          };
         }
         case "reorg": {
+          const answeredReopened = await answeredAbove(client, event.ancestor.number);
           await rollbackTo(client, event.ancestor.number);
+          for (const hook of this.hooks) await hook.onReorg(client, event.ancestor.number);
+          // The transaction rows follow the read model: their writes are broadcast again.
+          const reopened = await TxStore.reopenReorged(client, { ancestor: event.ancestor.number });
           await this.#moveCursor(client, cursor, event.ancestor);
-          return { cursor: event.ancestor, webhookEvents: 0, deliveries: 0 };
+          return {
+            cursor: event.ancestor,
+            webhookEvents: 0,
+            deliveries: 0,
+            reopened,
+            answeredReopened,
+          };
         }
         case "finalize": {
           const deliveries = await releaseConfirmedEvents(client, this.boss, event.blockNumber);
-          return { cursor, webhookEvents: 0, deliveries };
+          return { cursor, webhookEvents: 0, deliveries, reopened: [], answeredReopened: 0 };
         }
       }
     });
   }
+}
+
+/** Writes answered as final (`confirmed`, `failed`) whose receipt block is above `ancestor`. */
+async function answeredAbove(client: pg.ClientBase, ancestor: number): Promise<number> {
+  const { rows } = await client.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM transactions
+      WHERE state = ANY($2::text[]) AND receipt IS NOT NULL
+        AND (receipt->>'blockNumber')::bigint > $1`,
+    [ancestor, [...FINAL_ANSWERS]],
+  );
+  return rows[0]?.n ?? 0;
 }

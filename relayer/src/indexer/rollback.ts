@@ -1,6 +1,6 @@
 import type pg from "pg";
-import { applyLog } from "./apply-log.js";
-import type { StoredLog } from "./stored-log.js";
+import { applyLogs } from "./apply-log.js";
+import type { IndexedEventName, StoredLog } from "./stored-log.js";
 
 interface ChainLogRow {
   block_number: string;
@@ -8,11 +8,35 @@ interface ChainLogRow {
   block_hash: string;
   tx_hash: string;
   block_timestamp: string;
-  kind: StoredLog["kind"];
+  kind: IndexedEventName;
   token_id: string | null;
   listing_id: string | null;
+  /** `StoredLog["args"]` of `kind`, as `insertChainLogs` wrote it. */
   args: Record<string, string>;
 }
+
+/** A `chain_logs` row as the log it was written from (`insertChainLogs`). */
+function storedLogOf(row: ChainLogRow): StoredLog {
+  return {
+    blockNumber: Number(row.block_number),
+    logIndex: row.log_index,
+    blockHash: row.block_hash,
+    txHash: row.tx_hash,
+    blockTimestamp: Number(row.block_timestamp),
+    kind: row.kind,
+    tokenId: row.token_id,
+    listingId: row.listing_id,
+    args: row.args,
+  } as StoredLog;
+}
+
+/** Logs of contract-wide state (no token or listing): replayed whole after a rollback. */
+const CONTRACT_STATE_KINDS: readonly IndexedEventName[] = [
+  "AssetTypeRestrictionSet",
+  "AllowlistUpdated",
+  "MarketPaused",
+  "MarketResumed",
+];
 
 /**
  * Rolls the read model back to `ancestor` (inclusive) on the caller's transaction: deletes every
@@ -48,22 +72,14 @@ export async function rollbackTo(
      ORDER BY block_number, log_index`,
     [tokenIds, listingIds],
   );
-  for (const row of rows) {
-    await applyLog(
-      client,
-      {
-        blockNumber: Number(row.block_number),
-        logIndex: row.log_index,
-        blockHash: row.block_hash,
-        txHash: row.tx_hash,
-        blockTimestamp: Number(row.block_timestamp),
-        kind: row.kind,
-        tokenId: row.token_id,
-        listingId: row.listing_id,
-        args: row.args,
-      },
-      "replay",
-    );
-  }
+  await applyLogs(client, rows.map(storedLogOf), "replay");
+  // The allowlist, type restrictions and the pause: rebuilt from their remaining logs (few).
+  await client.query(`DELETE FROM allowlist; DELETE FROM market_state`);
+  await client.query(`UPDATE asset_types SET restricted = false WHERE restricted`);
+  const state = await client.query<ChainLogRow>(
+    `SELECT * FROM chain_logs WHERE kind = ANY($1::text[]) ORDER BY block_number, log_index`,
+    [CONTRACT_STATE_KINDS],
+  );
+  await applyLogs(client, state.rows.map(storedLogOf), "replay");
   return { tokens: tokenIds.length, listings: listingIds.length };
 }

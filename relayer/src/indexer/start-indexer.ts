@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { PgBoss } from "pg-boss";
+import { Counter, type Registry } from "prom-client";
 import type { AppContext } from "../context.js";
 import { INDEXED_CHANNEL } from "../chain/tx-notifier.js";
 import { createPinQueue } from "../metadata/pin-queue.js";
@@ -14,6 +15,7 @@ import {
 import { INDEXED_TOPICS } from "./decode-log.js";
 import { IndexerStore } from "./indexer-store.js";
 import { LeaderLock } from "./leader-lock.js";
+import { BalanceWatch } from "../alerts/balance-watch.js";
 
 /** Options of `startIndexer` (all optional). */
 export interface IndexerOptions extends Partial<ChainSyncOptions> {
@@ -36,23 +38,24 @@ export interface IndexerHandle {
 // Any constant: the same for every relayer process of one database.
 const INDEXER_LOCK_ID = 0x7277_6932; // "rwi2"
 
-/**
- * Confirmations before webhook events are released: `INDEXER_CONFIRMATIONS` when set, else 1 on
- * the local chain (instant finality in practice) and 3 on any other chain.
- */
-function defaultConfirmations(isLocalChain: boolean): number {
-  const raw = process.env.INDEXER_CONFIRMATIONS;
-  const n = raw === undefined ? Number.NaN : Number(raw);
-  if (Number.isInteger(n) && n >= 1) return n;
-  return isLocalChain ? 1 : 3;
+/** `rwa_reorgs_deeper_than_confirmations_total`, registered once per registry. */
+function deepReorgCounter(registry: Registry): Counter {
+  const name = "rwa_reorgs_deeper_than_confirmations_total";
+  const existing = registry.getSingleMetric(name);
+  if (existing instanceof Counter) return existing;
+  return new Counter({
+    name,
+    help: "Reorgs deeper than CONFIRMATIONS: answers already given as confirmed may have changed",
+    registers: [registry],
+  });
 }
 
 /**
  * Starts the chain indexer in this process. It follows new blocks (polling eth_blockNumber every
  * `pollIntervalMs`), tells waiting writes in every process how far it got (NOTIFY), reads the logs of the three contracts, writes the read model and the webhook
  * outbox in one transaction per block range, rolls back reorgs to the common ancestor, and
- * releases webhook events once their block has `confirmations` (env `INDEXER_CONFIRMATIONS`;
- * default 1 on the local chain, 3 elsewhere). It starts from the deployment block and catches
+ * releases webhook events once `confirmations` blocks stand above their block
+ * (`config.confirmations`, CONFIRMATIONS; 0 = as soon as the block is indexed). It starts from the deployment block and catches
  * up in ranges of `rangeSize` blocks. Only one process indexes at a time (Postgres advisory lock on a dedicated
  * connection); the others retry the lock every second and take over when the holder dies.
  *
@@ -70,7 +73,7 @@ export async function startIndexer(
   const sync: ChainSyncOptions = {
     rangeSize: options.rangeSize ?? 2_000,
     tipDistance: options.tipDistance ?? 12,
-    confirmations: options.confirmations ?? defaultConfirmations(ctx.isLocalChain),
+    confirmations: options.confirmations ?? ctx.config.confirmations,
     maxReorgDepth: options.maxReorgDepth ?? 1_000,
   };
   const pollMs = options.pollIntervalMs ?? 100;
@@ -83,12 +86,15 @@ export async function startIndexer(
   const reader = new ChainReader(ctx.rpc, ctx.contracts, { logTopics: INDEXED_TOPICS });
   const boss: PgBoss = await openDeliveryQueue(ctx.database, logger, "rwa-indexer-queue");
   await createPinQueue(boss);
-  const store = new IndexerStore(ctx.database, boss, ctx.contracts.marketplace.toLowerCase());
+  const store = new IndexerStore(ctx.database, boss, ctx.contracts.marketplace.toLowerCase(), [
+    new BalanceWatch(ctx.rpc),
+  ]);
   const connectionString = (ctx.database.pool.options as { connectionString?: string })
     .connectionString;
   if (connectionString === undefined) throw new Error("the database pool has no connection string");
   const lock = new LeaderLock(connectionString, INDEXER_LOCK_ID, logger);
 
+  const deepReorgs = deepReorgCounter(ctx.metrics.registry);
   let running = true;
   let indexed = -1;
   const waiters = new Set<{ block: number; resolve: () => void }>();
@@ -141,10 +147,27 @@ export async function startIndexer(
           if (!running || !lock.held) break;
           const result = await store.apply(event, cursor);
           cursor = result.cursor;
-          if (event.type === "reorg") {
+          if (result.reopened.length > 0)
             logger.warn(
-              { ancestor: event.ancestor.number, depth: event.depth },
-              "reorg: rolled back to common ancestor",
+              { writes: result.reopened.map((r) => r.id) },
+              "a reorg dropped mined writes; they are broadcast again with the same bytes",
+            );
+          if (event.type === "reorg") {
+            // Deeper than CONFIRMATIONS: it dropped a block this indexer had released events of
+            // (`depth > confirmations`), or one holding a write the engine had already answered
+            // (the engine may have seen a head this indexer had not read yet).
+            const deep = event.depth > sync.confirmations || result.answeredReopened > 0;
+            if (deep) deepReorgs.inc();
+            logger[deep ? "error" : "warn"](
+              {
+                ancestor: event.ancestor.number,
+                depth: event.depth,
+                confirmations: sync.confirmations,
+                answeredWrites: result.answeredReopened,
+              },
+              deep
+                ? "reorg deeper than CONFIRMATIONS: rolled back; writes answered as confirmed may change (raise CONFIRMATIONS)"
+                : "reorg: rolled back to common ancestor",
             );
           } else if (event.type === "block" && event.logs.length > 0) {
             logger.debug(

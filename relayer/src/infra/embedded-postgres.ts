@@ -417,3 +417,25 @@ async function startServer(
   }
   return { pid: child.pid!, stop };
 }
+
+/**
+ * The connection string of the embedded PostgreSQL that `npm start` runs under `dataDir` (its
+ * remembered port), for tools that run beside the service (`npm run rotate-master-key`). It
+ * starts nothing; the server must be up.
+ *
+ * @throws EmbeddedPostgresError when `dataDir` has no embedded PostgreSQL yet
+ */
+export async function embeddedPostgresUrl(dataDir: string, password: string): Promise<string> {
+  let state: { port?: unknown } = {};
+  try {
+    state = JSON.parse(await readFile(path.join(dataDir, STATE_FILE), "utf8")) as typeof state;
+  } catch {
+    // Handled below.
+  }
+  if (typeof state.port !== "number") {
+    throw new EmbeddedPostgresError(
+      `No embedded PostgreSQL under ${dataDir}: start the service (npm start) first, or set DATABASE_URL`,
+    );
+  }
+  return `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${state.port}/${DEFAULT_DATABASE}`;
+}

@@ -28,11 +28,13 @@ import * as httpApp from "../http/app.js";
 import { startIndexer } from "../indexer/start-indexer.js";
 import { createAppContext, disposeAppContext } from "../services/app-context-factory.js";
 import { AesGcmKeyStore } from "../wallets/key-store.js";
-import { ensureDataDir, ensureDevSecrets, type SecretName } from "./dev-secrets.js";
+import { ensureDataDir, ensureDevSecrets, type GeneratedSecretName } from "./dev-secrets.js";
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from "./embedded-postgres.js";
 import { startWebhookWorkers } from "../webhooks/start-webhook-workers.js";
 import { startPinWorkers } from "../metadata/start-pin-workers.js";
-import { verifyMasterKey } from "./master-key-check.js";
+import { describeMasterKeyCheck, verifyMasterKey } from "./master-key-check.js";
+import { verifySignerBackends } from "./signer-backend-check.js";
+import { createSigners } from "../wallets/create-signers.js";
 import { redactUrl } from "./redact-url.js";
 
 /** A start-up step failed; the message says what to do. */
@@ -142,6 +144,21 @@ export async function startRelayer(options: StartRelayerOptions = {}): Promise<R
       await resolveSecrets(settings);
     const logger = createLogger({ level: config.logLevel });
     print(`Starting the RWA relayer (${config.nodeEnv}, data in ${config.dataDir})`);
+    if (config.rpcUrl !== undefined && settings.confirmations === undefined) {
+      logger.warn(
+        { confirmations: config.confirmations },
+        "CONFIRMATIONS is not set: blocks count as final as soon as they are seen, right for an " +
+          "instant-finality (QBFT/IBFT) chain; set CONFIRMATIONS on a Clique or proof-of-work chain",
+      );
+    }
+
+    // Signer backends: the PKCS#11 token (when configured) is opened first, so that a missing
+    // module, an unknown token or a wrong PIN stops the start before anything else is started.
+    const keyStore = new AesGcmKeyStore(config.masterKey, config.masterKeyPrevious);
+    const signers = await step("Opening the signer backends", () =>
+      Promise.resolve().then(() => createSigners(config, keyStore, logger)),
+    );
+    cleanups.push({ label: "signer backends", run: () => signers.close() });
 
     // Chain -----------------------------------------------------------------------------------
     let chain: AnvilHandle | undefined;
@@ -218,12 +235,25 @@ export async function startRelayer(options: StartRelayerOptions = {}): Promise<R
     await step("Applying database migrations", () => runMigrations(database));
 
     // Master key ------------------------------------------------------------------------------
-    const keyStore = new AesGcmKeyStore(config.masterKey);
     const keyCheck = await step("Checking MASTER_KEY against the database", () =>
       verifyMasterKey(database, keyStore),
     );
+    print(`  master key ${describeMasterKeyCheck(keyCheck)} (key id ${keyStore.keyId})`);
+    if (keyCheck.status === "previous-ignored") {
+      logger.warn(
+        { previousKeyId: keyCheck.previous },
+        "MASTER_KEY_PREVIOUS names a key retired by a completed rotation; it is not used: unset it",
+      );
+    }
+    const walletBackends = await step("Checking the signer backends against the wallets", () =>
+      verifySignerBackends(database, signers),
+    );
     print(
-      `  master key ${keyCheck === "recorded" ? "recorded (first start)" : "matches"} (key id ${keyStore.keyId})`,
+      `  new wallets' keys: ${signers.newWallets}; existing: ${
+        walletBackends
+          .map((c) => `${c.wallets} ${c.backend}${c.token === undefined ? "" : ` ("${c.token}")`}`)
+          .join(", ") || "none"
+      }`,
     );
 
     // Contracts -------------------------------------------------------------------------------
@@ -255,6 +285,7 @@ export async function startRelayer(options: StartRelayerOptions = {}): Promise<R
       contracts,
       isLocalChain,
       keyStore,
+      signers,
     });
     databaseOpen = false; // disposeAppContext closes the pool from here on
     cleanups.push({
@@ -279,7 +310,7 @@ export async function startRelayer(options: StartRelayerOptions = {}): Promise<R
 
     // Console: rebuild its static export when missing or stale; a failure only disables
     // /console (503 page), never the API. CONSOLE_BUILD=off skips the check.
-    if ((options.env ?? process.env).CONSOLE_BUILD !== "off") {
+    if (settings.consoleBuild !== "off") {
       await step("Checking the console build", () => ensureConsoleBuilt({ print }));
     }
 
@@ -309,7 +340,16 @@ export async function startRelayer(options: StartRelayerOptions = {}): Promise<R
       pids,
       seconds: (performance.now() - startedAt) / 1000,
     });
-    logger.info({ baseUrl, chainId: TARGET_CHAIN_ID, contracts, isLocalChain }, "relayer started");
+    logger.info(
+      {
+        baseUrl,
+        chainId: TARGET_CHAIN_ID,
+        contracts,
+        isLocalChain,
+        confirmations: config.confirmations,
+      },
+      "relayer started",
+    );
 
     let stopping: Promise<void> | undefined;
     return {
@@ -354,7 +394,7 @@ async function resolveSecrets(settings: EnvSettings): Promise<{
     const config = resolveConfig(settings);
     return { config, adminTokenSource: "env", secretsFile: undefined, postgresPassword: undefined };
   }
-  const needed: SecretName[] = [...missingDevSecrets(settings)];
+  const needed: GeneratedSecretName[] = [...missingDevSecrets(settings)];
   if (settings.databaseUrl === undefined) needed.push("postgresPassword");
   if (needed.length === 0) {
     await ensureDataDir(settings.dataDir);

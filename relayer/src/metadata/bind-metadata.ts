@@ -4,53 +4,65 @@ import { documentCidOf } from "../writes/metadata.js";
 /** Key of the metadata document (canonical JSON text) in an issue-asset row's `context`. */
 export const METADATA_CONTEXT_KEY = "metadataDocument";
 
-/** A document bound to a token. */
-export interface BoundDocument {
-  tokenId: string;
-  cid: string;
-  /** Already pinned (a replay of a mint whose document was pinned before). */
-  pinned: boolean;
-}
-
 /**
- * Binds a minted token to the metadata document of the write that minted it: the issue-asset row
- * of this relayer whose broadcast attempts include the mint's transaction hash and whose wallet
- * is the minter (the engine records every attempt's hash before broadcasting it, so the row is
- * always there when the log is). The document's CID is computed here from its bytes.
+ * Binds minted tokens to the metadata documents of the writes that minted them: for each mint,
+ * the issue-asset row of this relayer whose broadcast attempts include the mint's transaction
+ * hash and whose wallet is the minter (the engine records every attempt's hash before
+ * broadcasting it, so the row is always there when the log is). Each document's CID is computed
+ * here from its bytes. Three statements for any number of mints: the look-up, the upsert, and
+ * the removal of documents left by another transaction that minted the same token id.
  *
  * Idempotent: replaying the same mint rewrites the same row; a token id minted again by another
  * transaction after a reorg gets that transaction's document (or none).
- *
- * @returns the bound document, or undefined for a mint this relayer did not write
  */
-export async function bindMintMetadata(
+export async function bindMintsMetadata(
   client: pg.ClientBase,
-  mint: { tokenId: string; txHash: string; minter: string },
-): Promise<BoundDocument | undefined> {
-  const { rows } = await client.query<{ json: string | null }>(
-    `SELECT context->>'${METADATA_CONTEXT_KEY}' AS json FROM transactions
-     WHERE attempts @> jsonb_build_array(jsonb_build_object('hash', $1::text))
-       AND kind = 'issue-asset' AND lower(from_address) = lower($2)
-     LIMIT 1`,
-    [mint.txHash, mint.minter],
+  all: ReadonlyArray<{ tokenId: string; txHash: string; minter: string }>,
+): Promise<void> {
+  // One row per token (the last mint of an id wins, as applying them in turn would).
+  const mints = [...new Map(all.map((m) => [m.tokenId, m])).values()];
+  if (mints.length === 0) return;
+  const { rows } = await client.query<{ i: number; json: string | null }>(
+    `SELECT m.i, t.json
+       FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS m(tx_hash, minter, i)
+       CROSS JOIN LATERAL (
+         SELECT context->>'${METADATA_CONTEXT_KEY}' AS json FROM transactions
+          WHERE attempts @> jsonb_build_array(jsonb_build_object('hash', m.tx_hash))
+            AND kind = 'issue-asset' AND lower(from_address) = lower(m.minter)
+          LIMIT 1) t`,
+    [mints.map((m) => m.txHash), mints.map((m) => m.minter)],
   );
-  const json = rows[0]?.json;
-  if (json === null || json === undefined) {
-    await client.query(`DELETE FROM token_metadata WHERE token_id = $1 AND mint_tx_hash <> $2`, [
-      mint.tokenId,
-      mint.txHash,
-    ]);
-    return undefined;
+  const documents = new Map<number, string>();
+  for (const row of rows) if (row.json !== null) documents.set(Number(row.i) - 1, row.json);
+  const bound = await Promise.all(
+    [...documents].map(async ([i, json]) => ({
+      mint: mints[i]!,
+      json,
+      cid: await documentCidOf(json),
+    })),
+  );
+  const unbound = mints.filter((_, i) => !documents.has(i));
+  if (unbound.length > 0) {
+    await client.query(
+      `DELETE FROM token_metadata d USING unnest($1::numeric[], $2::text[]) AS u(token_id, tx_hash)
+        WHERE d.token_id = u.token_id AND d.mint_tx_hash <> u.tx_hash`,
+      [unbound.map((m) => m.tokenId), unbound.map((m) => m.txHash)],
+    );
   }
-  const cid = await documentCidOf(json);
-  const { rows: bound } = await client.query<{ pinned: boolean }>(
-    `INSERT INTO token_metadata (token_id, mint_tx_hash, cid, json) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (token_id) DO UPDATE SET mint_tx_hash = EXCLUDED.mint_tx_hash, cid = EXCLUDED.cid,
-       json = EXCLUDED.json,
-       pinned_at = CASE WHEN token_metadata.cid = EXCLUDED.cid THEN token_metadata.pinned_at END,
-       pin_target = CASE WHEN token_metadata.cid = EXCLUDED.cid THEN token_metadata.pin_target END
-     RETURNING pinned_at IS NOT NULL AS pinned`,
-    [mint.tokenId, mint.txHash, cid, json],
-  );
-  return { tokenId: mint.tokenId, cid, pinned: bound[0]?.pinned === true };
+  if (bound.length > 0) {
+    await client.query(
+      `INSERT INTO token_metadata (token_id, mint_tx_hash, cid, json)
+       SELECT * FROM unnest($1::numeric[], $2::text[], $3::text[], $4::text[])
+       ON CONFLICT (token_id) DO UPDATE SET mint_tx_hash = EXCLUDED.mint_tx_hash, cid = EXCLUDED.cid,
+         json = EXCLUDED.json,
+         pinned_at = CASE WHEN token_metadata.cid = EXCLUDED.cid THEN token_metadata.pinned_at END,
+         pin_target = CASE WHEN token_metadata.cid = EXCLUDED.cid THEN token_metadata.pin_target END`,
+      [
+        bound.map((b) => b.mint.tokenId),
+        bound.map((b) => b.mint.txHash),
+        bound.map((b) => b.cid),
+        bound.map((b) => b.json),
+      ],
+    );
+  }
 }

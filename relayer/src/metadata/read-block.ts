@@ -1,23 +1,18 @@
 import { CID } from "multiformats/cid";
 import { sha256 } from "multiformats/hashes/sha2";
 import type { Database } from "../db/client.js";
-import type { IpfsTarget } from "./ipfs-target.js";
 
 /**
- * The bytes of `cid` from the IPFS target, else from the stored documents (`token_metadata`,
- * keyed by the hash of their own bytes). Whatever the source, the bytes are returned only when
- * their sha2-256 digest is the CID's, so nothing else can ever be served under a CID.
+ * The bytes of `cid` when it is a metadata document this service holds (`token_metadata`, keyed
+ * by the CID of its own bytes), verified: returned only when their sha2-256 digest is the
+ * CID's, so nothing else can ever be served under a CID. The IPFS target (embedded node, kubo,
+ * pinning service) is never asked: a public gateway request must not make our node search the
+ * network for a CID someone chose (README "Decisions": the local IPFS gateway).
  *
- * @returns the verified bytes, or undefined when neither holds the block
+ * @returns the verified bytes, or undefined when the service holds no such document
  */
-export async function readBlock(
-  database: Database,
-  target: IpfsTarget,
-  cid: CID,
-): Promise<Uint8Array | undefined> {
+export async function readBlock(database: Database, cid: CID): Promise<Uint8Array | undefined> {
   if (cid.multihash.code !== sha256.code) return undefined;
-  const fromTarget = await target.get(cid).catch(() => undefined);
-  if (fromTarget !== undefined && (await hashesTo(fromTarget, cid))) return fromTarget;
   const { rows } = await database.pool.query<{ json: string }>(
     `SELECT json FROM token_metadata WHERE cid = $1 LIMIT 1`,
     [CID.createV1(cid.code, cid.multihash).toString()],

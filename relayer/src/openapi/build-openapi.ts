@@ -9,6 +9,7 @@ import {
   WEBHOOK_EVENT_DESCRIPTIONS,
   WEBHOOK_EVENT_SCHEMAS,
   WEBHOOK_TEST_SCHEMA,
+  WEBHOOK_DISABLED_SCHEMA,
 } from "../domain/webhook-event.js";
 import { WRITE_LIMITS } from "../writes/limits.js";
 import { DOCUMENTED_ROUTES, openApiPath } from "./documented-routes.js";
@@ -179,6 +180,8 @@ function scopeText(scopes: readonly string[]): string {
 function authText(route: AnyRouteDefinition): string {
   if (route.auth === "none") return "**Authentication:** none.";
   if (route.auth === "admin") return "**Authentication:** `X-Admin-Token` (operator staff).";
+  if (route.auth === "apiKeyOrAdmin")
+    return `**Authentication:** \`X-API-Key\` (or \`Authorization: Bearer\`) with ${scopeText(route.scopes)}, or \`X-Admin-Token\` (operator staff).`;
   return `**Authentication:** \`X-API-Key\` (or \`Authorization: Bearer\`) with ${scopeText(route.scopes)}.`;
 }
 
@@ -216,9 +219,10 @@ function routeOperation(route: AnyRouteDefinition, coinSymbol: string): JsonObje
   const implicit: number[] = [];
   if (route.request.body !== undefined) implicit.push(400, 413, 415);
   if (route.request.params !== undefined || route.request.query !== undefined) implicit.push(400);
-  if (route.auth === "apiKey") implicit.push(401, 429, 503);
-  if (route.auth === "apiKey" && route.scopes.length > 0) implicit.push(403);
-  if (route.auth === "admin") implicit.push(403, 503);
+  const byKey = route.auth === "apiKey" || route.auth === "apiKeyOrAdmin";
+  if (byKey) implicit.push(401, 429, 503);
+  if (byKey && route.scopes.length > 0) implicit.push(403);
+  if (route.auth === "admin" || route.auth === "apiKeyOrAdmin") implicit.push(403, 503);
   for (const code of implicit) if (!statuses.has(code)) statuses.set(code, errorBody);
 
   const responses: JsonObject = {};
@@ -235,7 +239,8 @@ function routeOperation(route: AnyRouteDefinition, coinSymbol: string): JsonObje
     const media: JsonObject = { schema: schemaOrRef(schema, "output") };
     if (code >= 400) {
       const specific = [...(meta.errors?.[code] ?? [])];
-      if (code === 403 && route.auth === "admin") specific.unshift("Admin token required");
+      if (code === 403 && (route.auth === "admin" || route.auth === "apiKeyOrAdmin"))
+        specific.unshift("Admin token required");
       media.examples = errorExamples(code, specific, coinSymbol);
     }
     responses[String(code)] = {
@@ -260,7 +265,9 @@ function routeOperation(route: AnyRouteDefinition, coinSymbol: string): JsonObje
         ? []
         : route.auth === "admin"
           ? [{ AdminToken: [] }]
-          : [{ ApiKeyAuth: [] }, { BearerAuth: [] }],
+          : route.auth === "apiKeyOrAdmin"
+            ? [{ ApiKeyAuth: [] }, { BearerAuth: [] }, { AdminToken: [] }]
+            : [{ ApiKeyAuth: [] }, { BearerAuth: [] }],
     responses,
   };
   if (parameters.length > 0) operation.parameters = parameters;
@@ -334,7 +341,7 @@ function webhookOperations(): Record<string, Record<string, JsonObject>> {
     schema: { type: "string" },
   }));
   const out: Record<string, Record<string, JsonObject>> = {};
-  for (const event of [...Object.keys(WEBHOOK_EVENT_SCHEMAS), "webhook.test"]) {
+  for (const event of [...Object.keys(WEBHOOK_EVENT_SCHEMAS), "webhook.test", "webhook.disabled"]) {
     out[event] = {
       post: {
         operationId: `webhook_${event.replace(/\./g, "_")}`,
@@ -416,6 +423,7 @@ export function buildOpenApiDocument(options: BuildOpenApiOptions = {}): OpenApi
     schemas[schemaName(event)] = jsonSchemaOf(WEBHOOK_EVENT_SCHEMAS[event], "output");
   }
   schemas[schemaName("webhook.test")] = jsonSchemaOf(WEBHOOK_TEST_SCHEMA, "output");
+  schemas[schemaName("webhook.disabled")] = jsonSchemaOf(WEBHOOK_DISABLED_SCHEMA, "output");
 
   const document: OpenApiDocument = {
     openapi: "3.1.0",

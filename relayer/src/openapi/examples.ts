@@ -19,7 +19,7 @@ export const FIELD_EXAMPLES: Readonly<Record<string, unknown>> = {
   orgId: "org_5f1c2e9a8b7d6c5b4a392817",
   walletMode: "custodial",
   plan: "pro",
-  scopes: ["read:assets", "write:issue", "write:marketplace"],
+  scopes: ["read", "write:issue", "write:marketplace"],
   label: "Back-office integration",
   keyId: "key_9a8b7c6d5e4f30211f2e3d4c",
   apiKey: "rwa_live_7d1e9c0b5a3f48e6b2c4d6f8a0b1c3d5e7f9a1b3c5d7e9f0a2b4c6d8e0f1a3b5",
@@ -46,6 +46,8 @@ export const FIELD_EXAMPLES: Readonly<Record<string, unknown>> = {
   priceWei: "2500000000000000000",
   durationDays: 30,
   toAddress: BUYER,
+  // Compliance (an operator's reason; a listing's `reason` is an enum and keeps its own)
+  reason: "Court order 2026/117: title under dispute",
   // Chain
   txHash: TX_HASH,
   mintTxHash: TX_HASH,
@@ -73,11 +75,20 @@ const PARAMETER_EXAMPLES: Readonly<Record<string, unknown>> = {
   status: "active",
   cid: DOCUMENT_CID,
   deliveryId: "dlv_8e7d6c5b4a3f2e1d0c9b8a7f",
+  // The wallet history's window (the field table's `from`/`to` are addresses).
+  from: "2026-11-01T00:00:00Z",
+  to: "2026-11-25T00:00:00Z",
 };
 
+/** Whether `value` is allowed by `schema`'s enum or const (an array's items too). */
 function fits(schema: JsonObject, value: unknown): boolean {
+  if (Array.isArray(value) && typeof schema.items === "object" && schema.items !== null)
+    return value.every((item) => fits(schema.items as JsonObject, item));
   if (Array.isArray(schema.enum)) return schema.enum.includes(value);
   if ("const" in schema) return schema.const === value;
+  // An address is no example of a 40-character time (the replay's `from`/`to`).
+  if (typeof value === "string" && typeof schema.maxLength === "number")
+    return value.length <= schema.maxLength;
   return true;
 }
 

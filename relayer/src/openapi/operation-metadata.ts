@@ -9,9 +9,22 @@ export const TAGS = [
       "so a retried call never issues twice; `Prefer: respond-async` answers 202 at once.",
   },
   { name: "Transactions", description: "State of a write (async mode, or after a timeout)." },
-  { name: "Organization", description: "Onboarding and the custodial wallet." },
+  {
+    name: "Organization",
+    description: "Onboarding, the custodial wallet, and operator controls (admin token).",
+  },
+  {
+    name: "Compliance",
+    description:
+      "Operator staff only (admin token): freeze, forced transfer, market pause, restricted " +
+      "asset types and their allowlist (ERC-7943). Every action carries a reason.",
+  },
   { name: "API keys", description: "Additional keys with a subset of the calling key's scopes." },
   { name: "Webhooks", description: "Signed HTTPS callbacks for on-chain activity." },
+  {
+    name: "Audit log",
+    description: "Who did what: every management and operator action, hash-chained.",
+  },
   {
     name: "Console",
     description: "Session endpoints of the admin console (cookie sessions; not for integrations).",

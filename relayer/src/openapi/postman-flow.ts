@@ -171,6 +171,21 @@ function steps(doc: OpenApiDocument): FlowStep[] {
       ],
     });
   }
+  if (doc.paths["/api/enterprise/audit-log"]?.get !== undefined) {
+    flow.push({
+      name: `${flow.length + 1}. Read the seller's audit log`,
+      method: "GET",
+      path: "/api/enterprise/audit-log",
+      auth: "sellerApiKey",
+      tests: [
+        ...ok("audit-log"),
+        "pm.test('records the registration, hash-chained', () => {",
+        "  pm.expect(body.data.map((row) => row.action)).to.include('org.registered');",
+        "  body.data.forEach((row) => pm.expect(row.hash).to.match(/^[0-9a-f]{64}$/));",
+        "});",
+      ],
+    });
+  }
   return flow;
 }
 
@@ -200,7 +215,8 @@ function authOf(step: FlowStep): JsonObject {
 
 /**
  * The "Main flow" folder: register two organizations, issue, read, list, buy from the second
- * organization, issue and list again, delist, and redeem when the API has it. Each body is the
+ * organization, issue and list again, delist, redeem when the API has it, and read the seller's
+ * audit log. Each body is the
  * operation's example from the OpenAPI document with the ids the earlier steps stored in
  * collection variables; each step asserts its answer, so `newman run` of the collection checks
  * the whole flow end to end against a fresh relayer.

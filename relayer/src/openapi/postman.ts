@@ -1,4 +1,3 @@
-import { convertV2 } from "openapi-to-postmanv2";
 import type { OpenApiDocument } from "./build-openapi.js";
 import type { JsonObject } from "./examples.js";
 import { FLOW_VARIABLES, mainFlowFolder } from "./postman-flow.js";
@@ -79,6 +78,9 @@ export async function toPostmanCollection(
   doc: OpenApiDocument,
   baseUrl: string,
 ): Promise<PostmanCollection> {
+  // Loaded on the first request for the collection: with its dependencies (lodash, faker,
+  // ajv...) it is about 700 of the 1,100 modules the relayer would otherwise load at start.
+  const { convertV2 } = await import("openapi-to-postmanv2");
   const input = structuredClone(doc);
   input.servers = [{ url: "{{baseUrl}}" }];
   const collection = await new Promise<PostmanCollection>((resolve, reject) => {

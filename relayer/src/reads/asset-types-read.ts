@@ -11,8 +11,9 @@ export async function listAssetTypes(database: Database): Promise<AssetTypeRecor
     registrar: string;
     tx_hash: string;
     registered_at: Date;
+    restricted: boolean;
   }>(
-    `SELECT name, type_id, type_index, registrar, tx_hash, registered_at FROM asset_types ORDER BY type_index`,
+    `SELECT name, type_id, type_index, registrar, tx_hash, registered_at, restricted FROM asset_types ORDER BY type_index`,
   );
   return rows.map((r) => ({
     name: r.name,
@@ -21,5 +22,6 @@ export async function listAssetTypes(database: Database): Promise<AssetTypeRecor
     registrar: getAddress(r.registrar),
     txHash: r.tx_hash,
     registeredAt: r.registered_at.toISOString(),
+    restricted: r.restricted,
   }));
 }

@@ -32,10 +32,12 @@ interface AssetRow {
   minted_at: string;
   updated_at: string;
   redeemed: boolean;
+  frozen: boolean;
+  frozen_reason: string | null;
+  restricted: boolean | null;
   json: string | null;
   metadata_cid: string | null;
   metadata_pinned: boolean | null;
-  issuer_org_id: string | null;
   listing_id: string | null;
   listing_price: string | null;
   listing_expires: string | null;
@@ -47,13 +49,12 @@ const iso = (column: string) =>
 
 const SELECT = `
   SELECT a.token_id::text, t.name AS type_name, a.owner, a.minter, a.stake_wei::text, a.cid, a.password_hash,
-         a.mint_tx_hash, a.mint_block, ${iso("a.minted_at")} AS minted_at, ${iso("a.updated_at")} AS updated_at, a.redeemed, m.json, m.cid AS metadata_cid,
-         m.pinned_at IS NOT NULL AS metadata_pinned, w.org_id AS issuer_org_id,
+         a.mint_tx_hash, a.mint_block, ${iso("a.minted_at")} AS minted_at, ${iso("a.updated_at")} AS updated_at, a.redeemed, a.frozen, a.frozen_reason, t.restricted, m.json, m.cid AS metadata_cid,
+         m.pinned_at IS NOT NULL AS metadata_pinned,
          l.listing_id::text AS listing_id, l.price_wei::text AS listing_price, ${iso("l.expires_at")} AS listing_expires
   FROM assets a
   LEFT JOIN asset_types t ON t.type_id = a.type_id
   LEFT JOIN token_metadata m ON m.token_id = a.token_id AND m.mint_tx_hash = a.mint_tx_hash
-  LEFT JOIN wallets w ON lower(w.address) = a.minter
   LEFT JOIN LATERAL (SELECT listing_id, price_wei, expires_at FROM listings
                      WHERE token_id = a.token_id AND state = 'active' AND expires_at > now()
                      ORDER BY listing_id DESC LIMIT 1) l ON true`;
@@ -74,7 +75,6 @@ function toRecord(row: AssetRow): AssetRecord {
     stakedAmountWei: row.stake_wei,
     owner: checksumAddress(row.owner),
     minter: checksumAddress(row.minter),
-    issuerOrgId: row.issuer_org_id,
     hasPassword: !/^0x0*$/.test(row.password_hash),
     listing:
       row.listing_id === null
@@ -91,6 +91,9 @@ function toRecord(row: AssetRow): AssetRecord {
     mintedAt: row.minted_at,
     updatedAt: row.updated_at,
     redeemed: row.redeemed || row.owner === ZERO,
+    frozen: row.frozen,
+    frozenReason: row.frozen ? row.frozen_reason : null,
+    restricted: row.restricted === true,
   };
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { CoinPriceSettings } from "../context.js";
 
 /** `GET /api/v1/coin-price` body. `priceUsd` is a decimal string (never a float), null when unknown. */
 export interface CoinPrice {
@@ -10,45 +11,38 @@ export interface CoinPrice {
 
 const decimal = z.string().regex(/^\d+(\.\d+)?$/, "must be a decimal number");
 
-const envSchema = z.object({
-  COIN_PRICE_USD: decimal.optional(),
-  COIN_PRICE_URL: z.url().optional(),
-  COIN_PRICE_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
-});
-
 /** A source of the native coin's USD price. */
 export interface CoinPriceService {
   current(): Promise<CoinPrice>;
 }
 
 /**
- * The coin price source, chosen once from the environment:
- * - `COIN_PRICE_URL`: a JSON document with `priceUsd` (or `usd` / `price`), fetched at most every
- *   `COIN_PRICE_TTL_SECONDS` (default 60); on failure the last good value is served (or the fixed
- *   value, or null);
- * - `COIN_PRICE_USD`: a fixed decimal (the private chain's coin has no market; dev default);
+ * The coin price source, chosen once from the configuration (`config.coinPrice`, validated by
+ * `config.ts`):
+ * - `url` (COIN_PRICE_URL): a JSON document with `priceUsd` (or `usd` / `price`), fetched at most
+ *   every `ttlSeconds` (COIN_PRICE_TTL_SECONDS, default 60); on failure the last good value is
+ *   served (or the fixed value, or null);
+ * - `fixedUsd` (COIN_PRICE_USD): a fixed decimal (the private chain's coin has no market);
  * - neither: `priceUsd: null`, source `none`.
+ *
+ * @example
+ * const coinPrice = createCoinPriceService("COIN", { fixedUsd: "2.50", url: undefined, ttlSeconds: 60 });
  */
 export function createCoinPriceService(
   symbol: string,
-  env: NodeJS.ProcessEnv = process.env,
+  settings: CoinPriceSettings,
 ): CoinPriceService {
-  const parsed = envSchema.parse({
-    COIN_PRICE_USD: env.COIN_PRICE_USD,
-    COIN_PRICE_URL: env.COIN_PRICE_URL,
-    COIN_PRICE_TTL_SECONDS: env.COIN_PRICE_TTL_SECONDS,
-  });
   const startedAt = new Date().toISOString();
   const fixed: CoinPrice =
-    parsed.COIN_PRICE_USD !== undefined
+    settings.fixedUsd !== undefined
       ? {
           symbol,
-          priceUsd: parsed.COIN_PRICE_USD,
+          priceUsd: settings.fixedUsd,
           source: "config:COIN_PRICE_USD",
           updatedAt: startedAt,
         }
       : { symbol, priceUsd: null, source: "none", updatedAt: startedAt };
-  const url = parsed.COIN_PRICE_URL;
+  const url = settings.url;
   if (url === undefined) return { current: () => Promise.resolve(fixed) };
 
   let cached: { price: CoinPrice; at: number } | undefined;
@@ -69,7 +63,7 @@ export function createCoinPriceService(
   };
   return {
     async current() {
-      if (cached !== undefined && Date.now() - cached.at < parsed.COIN_PRICE_TTL_SECONDS * 1000)
+      if (cached !== undefined && Date.now() - cached.at < settings.ttlSeconds * 1000)
         return cached.price;
       inflight ??= fetchPrice().finally(() => (inflight = undefined));
       return inflight;

@@ -1,6 +1,7 @@
 import type { Database } from "../db/client.js";
 import type { TxState } from "../db/schema/index.js";
 import { ValidationError } from "../errors.js";
+import { isGroupSql } from "../chain/tx-rows.js";
 import type { Page } from "./page-cursor.js";
 import type { OrgTransactionSummary } from "../domain/activity.js";
 
@@ -69,6 +70,16 @@ function encodeCursor(row: Row): string {
   );
 }
 
+/**
+ * Whether a `YYYY-MM-DDTHH:MM:SS.ffffffZ` text names a real instant (month 13, February 30,
+ * hour 24 or year 0 do not), so PostgreSQL never sees a timestamp it refuses.
+ */
+function isRealInstant(text: string): boolean {
+  if (text.startsWith("0000")) return false;
+  const millis = Date.parse(`${text.slice(0, 23)}Z`);
+  return !Number.isNaN(millis) && new Date(millis).toISOString().slice(0, 19) === text.slice(0, 19);
+}
+
 function decodeCursor(cursor: string): { t: string; i: string } {
   try {
     const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as {
@@ -78,6 +89,7 @@ function decodeCursor(cursor: string): { t: string; i: string } {
     if (
       typeof parsed.t === "string" &&
       /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(parsed.t) &&
+      isRealInstant(parsed.t) &&
       typeof parsed.i === "string" &&
       /^tx_[0-9a-z]{1,40}$/.test(parsed.i)
     ) {
@@ -127,7 +139,7 @@ export async function listOrgTransactions(
                  THEN 'sent' ELSE t.state END AS state,
             t.nonce::text, t.receipt, t.result, t.error,
             t.error_kind, t.last_error,
-            CASE WHEN t.kind = 'batch-issue'
+            CASE WHEN ${isGroupSql("t")}
               THEN (SELECT coalesce(jsonb_agg(a->>'hash' ORDER BY c.item_index), '[]'::jsonb)
                       FROM transactions c, jsonb_array_elements(c.attempts) a WHERE c.parent_id = t.id)
               ELSE (SELECT coalesce(jsonb_agg(a->>'hash'), '[]'::jsonb) FROM jsonb_array_elements(t.attempts) a)

@@ -1,3 +1,4 @@
+import { describeFeeModel, type FeeModel } from "../chain/fee-oracle.js";
 import type { AppContext } from "../context.js";
 
 /** `GET /api/v1/status` body. */
@@ -16,8 +17,20 @@ export interface ServiceStatus {
     deployBlock: number;
   };
   rpc: { ok: boolean; latencyMs: number | null };
+  /**
+   * How the engine prices transactions on this node (detected from it: docs/transactions.md
+   * "Fees"); null while it could not be detected (node unreachable).
+   */
+  feeModel: {
+    type: 0 | 2;
+    source: FeeModel["source"];
+    description: string;
+    detectedAt: string;
+  } | null;
   database: { ok: boolean; latencyMs: number | null };
   queue: { ok: boolean; pendingDeliveries: number | null; overdueDeliveries: number | null };
+  /** The market pause as indexed (`market_state`); null while the database cannot be read. */
+  market: { paused: boolean; reason: string | null; changedAt: string | null } | null;
 }
 
 async function timed<T>(
@@ -33,26 +46,34 @@ async function timed<T>(
 }
 
 /**
- * Chain, indexer, database and queue health. Never throws: a failing dependency shows as
+ * Chain, indexer, database and queue health, the fee model the engine uses, and whether the
+ * market is paused. Never throws: a failing dependency shows as
  * `ok: false` and the overall status `degraded`. The queue counts deliveries waiting and those
  * more than a minute past their due time.
  */
 export async function readStatus(ctx: AppContext): Promise<ServiceStatus> {
-  const [rpc, db] = await Promise.all([
+  const [rpc, fees, db] = await Promise.all([
     timed(async () => Number(BigInt(await ctx.rpc.call<string>("eth_blockNumber", [])))),
+    // Detected once (and again after a failure); a status read does not re-probe the node.
+    ctx.tx.fees.detect().catch(() => undefined),
     timed(async () => {
       const { rows } = await ctx.database.pool.query<{
         indexed: string | null;
         avg: number | null;
         pending: number;
         overdue: number;
+        paused: boolean | null;
+        reason: string | null;
+        changed_at: Date | null;
       }>(
         `SELECT (SELECT block_number FROM indexer_cursor WHERE id = 'main') AS indexed,
                 (SELECT (max(timestamp) - min(timestamp))::float8 / NULLIF(max(number) - min(number), 0)
                    FROM (SELECT number, timestamp FROM indexed_blocks ORDER BY number DESC LIMIT 100) b) AS avg,
                 (SELECT count(*)::int FROM webhook_deliveries WHERE status IN ('pending', 'retrying')) AS pending,
                 (SELECT count(*)::int FROM webhook_deliveries WHERE status IN ('pending', 'retrying')
-                   AND next_attempt_at < now() - interval '1 minute') AS overdue`,
+                   AND next_attempt_at < now() - interval '1 minute') AS overdue,
+                m.paused, m.reason, m.changed_at
+           FROM (SELECT 1) one LEFT JOIN market_state m ON m.id = 'market'`,
       );
       return rows[0];
     }),
@@ -78,11 +99,28 @@ export async function readStatus(ctx: AppContext): Promise<ServiceStatus> {
       deployBlock: ctx.contracts.deployBlock,
     },
     rpc: { ok: rpc.value !== undefined, latencyMs: rpc.ms },
+    feeModel:
+      fees === undefined
+        ? null
+        : {
+            type: fees.type,
+            source: fees.source,
+            description: describeFeeModel(fees),
+            detectedAt: fees.detectedAt.toISOString(),
+          },
     database: { ok: dbOk, latencyMs: db.ms },
     queue: {
       ok: queueOk,
       pendingDeliveries: db.value?.pending ?? null,
       overdueDeliveries: db.value?.overdue ?? null,
     },
+    market:
+      db.value === undefined
+        ? null
+        : {
+            paused: db.value.paused === true,
+            reason: db.value.reason,
+            changedAt: db.value.changed_at?.toISOString() ?? null,
+          },
   };
 }

@@ -1,11 +1,13 @@
+import { getAddress } from "ethers";
 import type { AppContext } from "../context.js";
-import { NotFoundError } from "../errors.js";
-import { getWalletBalance } from "../services/wallet-balance.js";
 import { weiToDecimal } from "../domain/amount.js";
+import { ValidationError } from "../errors.js";
+import { getWalletBalance } from "../services/wallet-balance.js";
 
-/** One point of the balance line: the balance right after `at`. */
+/** One point of the balance line: the balance from `at` (the block's time) on. */
 export interface BalancePoint {
   at: string;
+  blockNumber: number | null;
   balance: string;
   balanceWei: string;
 }
@@ -13,88 +15,108 @@ export interface BalancePoint {
 /** `GET /api/enterprise/wallet/history`. */
 export interface WalletHistory {
   walletAddress: string;
+  /** The current balance (the node's latest block). */
   balance: string;
   balanceWei: string;
   since: string;
-  /** Oldest first; the first is the balance at `since`, the last is the current balance. */
+  until: string;
+  /**
+   * Oldest first. The first point carries the balance at `since` when one was recorded before
+   * it; on the newest page the last point is the current balance at `until` (no block).
+   */
   points: BalancePoint[];
-  /** True when the window held more changes than are returned (only the newest are). */
+  /** True when the window held more points than `limit` (only the newest are returned). */
   truncated: boolean;
+  /** Cursor of the next (older) page of the same window; null on the last page. */
+  nextCursor: string | null;
 }
 
-const MAX_CHANGES = 1000;
-const ZERO = "0x0000000000000000000000000000000000000000";
+/** Window and page of a history read. */
+export interface WalletHistoryQuery {
+  from: Date;
+  to: Date | undefined;
+  limit: number;
+  cursor: string | undefined;
+}
+
+/** Cursor of an older page: base64url of `{"b":<block number>}`, points strictly below it. */
+function encodeCursor(block: number): string {
+  return Buffer.from(JSON.stringify({ b: block }), "utf8").toString("base64url");
+}
+
+function decodeCursor(cursor: string): number {
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as {
+      b?: unknown;
+    };
+    if (typeof parsed.b === "number" && Number.isSafeInteger(parsed.b) && parsed.b > 0)
+      return parsed.b;
+  } catch {
+    // fall through
+  }
+  throw new ValidationError("Invalid cursor");
+}
 
 /**
- * The wallet's balance over the last `days` days, rebuilt without archive-node queries: from the
- * current balance (one `eth_getBalance`), walking back through the changes this service records,
- * which are each write's gas fee and the value it paid (the `transactions` table's receipts; a
- * buy's payment counts from the `sales` row, since excess is refunded), each sale's proceeds
- * (`sales`) and each redemption's returned stake (`transfers` to the zero address). Coins
- * received from outside (the dev faucet, a manual top-up) show as part of the balance before the
- * next recorded change. Never another organization's data: everything is keyed by the org.
+ * The wallet's balance over a time window, as the indexer recorded it (`alerts/balance-watch.ts`:
+ * one point per block where the balance changed, read with `eth_getBalance` at that block, so
+ * coins received from outside show at the block the indexer next read the wallet, and a point
+ * is never more than a block behind the writes that moved it). Newest `limit` points per page,
+ * returned oldest first; `nextCursor` pages back in the same window. Only the caller's wallet.
  *
  * @throws RpcUnavailableError when the node cannot give the current balance
  */
 export async function walletHistory(
   ctx: AppContext,
   orgId: string,
-  days: number,
+  query: WalletHistoryQuery,
 ): Promise<WalletHistory> {
+  const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
   const current = await getWalletBalance(ctx, orgId);
-  const { rows: walletRows } = await ctx.database.pool.query<{ created_at: Date }>(
-    "SELECT created_at FROM wallets WHERE org_id = $1",
-    [orgId],
+  const until = query.to ?? new Date();
+  const { rows } = await ctx.database.pool.query<{
+    at: Date;
+    block_number: string;
+    balance_wei: string;
+  }>(
+    `SELECT b.at, b.block_number::text AS block_number, b.balance_wei::text AS balance_wei
+       FROM wallet_balances b
+      WHERE b.org_id = $1 AND b.at >= $2 AND b.at <= $3
+        AND ($4::bigint IS NULL OR b.block_number < $4)
+      ORDER BY b.block_number DESC LIMIT $5`,
+    [orgId, query.from, until, before ?? null, query.limit + 1],
   );
-  const wallet = walletRows[0];
-  if (wallet === undefined) throw new NotFoundError("Wallet not found");
-  const windowStart = new Date(Date.now() - days * 86_400_000);
-  const since = wallet.created_at > windowStart ? wallet.created_at : windowStart;
-  const { rows } = await ctx.database.pool.query<{ at: Date; delta: string }>(
-    `WITH w AS (SELECT lower(address) AS addr FROM wallets WHERE org_id = $1)
-     SELECT at, delta::text FROM (
-       SELECT coalesce(t.mined_at, t.confirmed_at, t.failed_at, t.updated_at) AS at,
-              -((t.receipt->>'gasUsed')::numeric * (t.receipt->>'effectiveGasPrice')::numeric
-                + CASE WHEN (t.receipt->>'status')::int = 1 AND t.kind <> 'buy'
-                       THEN t.value::numeric ELSE 0 END) AS delta
-         FROM transactions t WHERE t.org_id = $1 AND t.receipt IS NOT NULL
-       UNION ALL
-       SELECT s.sold_at, -s.price_wei FROM sales s, w WHERE s.buyer = w.addr
-       UNION ALL
-       SELECT s.sold_at, s.price_wei FROM sales s, w WHERE s.seller = w.addr
-       UNION ALL
-       SELECT tr.transferred_at, a.stake_wei
-         FROM transfers tr JOIN assets a ON a.token_id = tr.token_id, w
-        WHERE tr.from_address = w.addr AND tr.to_address = '${ZERO}'
-     ) changes
-     WHERE at >= $2 AND delta <> 0
-     ORDER BY at DESC
-     LIMIT ${MAX_CHANGES + 1}`,
-    [orgId, since],
-  );
-  const truncated = rows.length > MAX_CHANGES;
-  const changes = rows.slice(0, MAX_CHANGES);
-  const point = (at: Date, wei: bigint): BalancePoint => ({
+  const truncated = rows.length > query.limit;
+  const page = rows.slice(0, query.limit).reverse();
+  const point = (at: Date, block: number | null, wei: string): BalancePoint => ({
     at: at.toISOString(),
-    balance: weiToDecimal(wei.toString()),
-    balanceWei: wei.toString(),
+    blockNumber: block,
+    balance: weiToDecimal(wei),
+    balanceWei: wei,
   });
-  let wei = BigInt(current.balanceWei);
-  const newestFirst: BalancePoint[] = [point(new Date(), wei)];
-  for (const change of changes) {
-    newestFirst.push(point(change.at, wei));
-    wei -= BigInt(change.delta);
+  const points = page.map((r) => point(r.at, Number(r.block_number), r.balance_wei));
+  if (!truncated) {
+    // The balance the window starts with: the newest reading before it, drawn at its left edge.
+    const { rows: prior } = await ctx.database.pool.query<{ balance_wei: string }>(
+      `SELECT b.balance_wei::text AS balance_wei FROM wallet_balances b
+        WHERE b.org_id = $1 AND b.at < $2 ORDER BY b.block_number DESC LIMIT 1`,
+      [orgId, query.from],
+    );
+    const start = prior[0];
+    if (start !== undefined) points.unshift(point(query.from, null, start.balance_wei));
   }
-  const oldest = changes.at(-1);
-  newestFirst.push(point(truncated && oldest !== undefined ? oldest.at : since, wei));
-  // Each change's point carries the balance after it; the one before sits just before it.
-  const points = newestFirst.reverse();
+  if (before === undefined && query.to === undefined)
+    points.push(point(until, null, current.balanceWei));
+  const oldest = page[0];
   return {
-    walletAddress: current.walletAddress,
+    walletAddress: getAddress(current.walletAddress),
     balance: current.balance,
     balanceWei: current.balanceWei,
-    since: since.toISOString(),
+    since: query.from.toISOString(),
+    until: until.toISOString(),
     points,
     truncated,
+    nextCursor:
+      truncated && oldest !== undefined ? encodeCursor(Number(oldest.block_number)) : null,
   };
 }

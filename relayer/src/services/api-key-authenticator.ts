@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import type { AppContext } from "../context.js";
 import type { ApiKeyPrincipal } from "./api-key-cache.js";
 import { apiKeys, orgs } from "../db/schema/index.js";
-import { UnauthorizedError } from "../errors.js";
+import { ApiKeyExpiredError, OrgSuspendedError, UnauthorizedError } from "../errors.js";
 import { API_KEY_PATTERN, hashApiKey, hashesEqual } from "../auth/api-key-format.js";
 import { expandScopes } from "../auth/scopes.js";
 
@@ -17,20 +17,24 @@ const LAST_USED_RESOLUTION_MS = 60_000;
  * process: a key revoked elsewhere stops working here within that bound, and at once in the
  * process that revoked it.
  *
- * @throws UnauthorizedError for a malformed, unknown or revoked key
+ * An expired key is 401 `API key expired`; a valid key of a suspended organization is 403
+ * `Organization suspended` (neither is cached, so each such request reads the database, and a
+ * resumed organization's keys work on their next request).
+ *
+ * @throws UnauthorizedError for a malformed, unknown or revoked key; ApiKeyExpiredError;
+ *   OrgSuspendedError
  */
 export async function authenticateApiKey(ctx: AppContext, key: string): Promise<ApiKeyPrincipal> {
   if (!API_KEY_PATTERN.test(key))
     throw new UnauthorizedError({ details: { reason: "malformed key" } });
   const hash = hashApiKey(key);
-  const known = ctx.apiKeys.get(hash);
-  if (known !== undefined) return known;
-  const principal = await lookUpApiKey(ctx, hash);
-  ctx.apiKeys.remember(hash, principal);
-  return principal;
+  return ctx.apiKeys.resolve(hash, () => lookUpApiKey(ctx, hash));
 }
 
-async function lookUpApiKey(ctx: AppContext, hash: string): Promise<ApiKeyPrincipal> {
+async function lookUpApiKey(
+  ctx: AppContext,
+  hash: string,
+): Promise<{ principal: ApiKeyPrincipal; expiresAt: number | null }> {
   const rows = await ctx.database.db
     .select({
       keyId: apiKeys.id,
@@ -39,7 +43,9 @@ async function lookUpApiKey(ctx: AppContext, hash: string): Promise<ApiKeyPrinci
       scopes: apiKeys.scopes,
       revokedAt: apiKeys.revokedAt,
       lastUsedAt: apiKeys.lastUsedAt,
+      expiresAt: apiKeys.expiresAt,
       plan: orgs.plan,
+      suspendedAt: orgs.suspendedAt,
     })
     .from(apiKeys)
     .innerJoin(orgs, eq(orgs.id, apiKeys.orgId))
@@ -51,6 +57,10 @@ async function lookUpApiKey(ctx: AppContext, hash: string): Promise<ApiKeyPrinci
   }
   if (row.revokedAt !== null)
     throw new UnauthorizedError({ details: { reason: "revoked key", keyId: row.keyId } });
+  if (row.expiresAt !== null && row.expiresAt.getTime() <= Date.now())
+    throw new ApiKeyExpiredError({ details: { keyId: row.keyId } });
+  if (row.suspendedAt !== null)
+    throw new OrgSuspendedError({ details: { orgId: row.orgId, keyId: row.keyId } });
   if (row.lastUsedAt === null || Date.now() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
     await ctx.database.db
       .update(apiKeys)
@@ -58,10 +68,13 @@ async function lookUpApiKey(ctx: AppContext, hash: string): Promise<ApiKeyPrinci
       .where(eq(apiKeys.id, row.keyId));
   }
   return {
-    orgId: row.orgId,
-    keyId: row.keyId,
-    scopes: row.scopes,
-    grantedScopes: expandScopes(row.scopes),
-    plan: row.plan,
+    principal: {
+      orgId: row.orgId,
+      keyId: row.keyId,
+      scopes: row.scopes,
+      grantedScopes: expandScopes(row.scopes),
+      plan: row.plan,
+    },
+    expiresAt: row.expiresAt?.getTime() ?? null,
   };
 }

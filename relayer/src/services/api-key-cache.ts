@@ -11,8 +11,9 @@ export interface ApiKeyPrincipal {
 
 /**
  * How long a process reuses a successful key lookup: the bound on how long a key revoked by
- * another relayer process keeps working here (README, "Authentication"). The process that
- * revokes a key forgets it at once.
+ * another relayer process keeps working here should that process's notification be lost
+ * (README, "Authentication"). The process that revokes a key forgets it at once, and every other
+ * process as soon as the `orgChanged` notification arrives (`services/org-controls.ts`).
  */
 export const API_KEY_CACHE_TTL_MS = 2_000;
 
@@ -26,20 +27,65 @@ const API_KEY_CACHE_MAX = 10_000;
 export class ApiKeyCache {
   readonly #byHash = new Map<string, { principal: ApiKeyPrincipal; until: number }>();
 
+  readonly #loading = new Map<string, Promise<ApiKeyPrincipal>>();
+
+  /**
+   * The principal of a key hash: remembered, else from `load` (the database). Requests with the
+   * same key that arrive while its lookup runs share that lookup: when an entry expires, an
+   * organization's ten concurrent writers cost one statement, not ten.
+   */
+  async resolve(
+    hash: string,
+    load: () => Promise<{ principal: ApiKeyPrincipal; expiresAt: number | null }>,
+  ): Promise<ApiKeyPrincipal> {
+    const known = this.get(hash);
+    if (known !== undefined) return known;
+    let pending = this.#loading.get(hash);
+    if (pending === undefined) {
+      pending = load()
+        .then(({ principal, expiresAt }) => {
+          // A key forgotten (revoked) while its lookup ran is not remembered from it.
+          if (this.#loading.get(hash) === pending) this.remember(hash, principal, expiresAt);
+          return principal;
+        })
+        .finally(() => {
+          if (this.#loading.get(hash) === pending) this.#loading.delete(hash);
+        });
+      this.#loading.set(hash, pending);
+    }
+    return pending;
+  }
+
   /** The principal of a key hash looked up less than the TTL ago, if any. */
   get(hash: string): ApiKeyPrincipal | undefined {
     const known = this.#byHash.get(hash);
     return known !== undefined && known.until > Date.now() ? known.principal : undefined;
   }
 
-  remember(hash: string, principal: ApiKeyPrincipal): void {
+  /**
+   * Remembers a successful lookup for `API_KEY_CACHE_TTL_MS`, or until `expiresAt` (ms since
+   * the epoch) when the key expires sooner, so an expired key is never served from here.
+   */
+  remember(hash: string, principal: ApiKeyPrincipal, expiresAt: number | null = null): void {
     if (this.#byHash.size >= API_KEY_CACHE_MAX) this.#byHash.clear();
-    this.#byHash.set(hash, { principal, until: Date.now() + API_KEY_CACHE_TTL_MS });
+    const until = Date.now() + API_KEY_CACHE_TTL_MS;
+    this.#byHash.set(hash, {
+      principal,
+      until: expiresAt === null ? until : Math.min(until, expiresAt),
+    });
   }
 
   /** Forgets a key (on revocation), so its next request is checked in the database. */
   forget(keyId: string): void {
+    this.#loading.clear();
     for (const [hash, entry] of this.#byHash)
       if (entry.principal.keyId === keyId) this.#byHash.delete(hash);
+  }
+
+  /** Forgets every key of an organization (its plan changed, it was suspended or resumed). */
+  forgetOrg(orgId: string): void {
+    this.#loading.clear();
+    for (const [hash, entry] of this.#byHash)
+      if (entry.principal.orgId === orgId) this.#byHash.delete(hash);
   }
 }

@@ -1,5 +1,6 @@
 import { and, asc, eq, isNull, ne, sql } from "drizzle-orm";
 import type { AppContext } from "../context.js";
+import { ORG_CHANGED_CHANNEL } from "../chain/tx-notifier.js";
 import { apiKeys, orgs } from "../db/schema/index.js";
 import { ConflictError, ForbiddenError, NotFoundError } from "../errors.js";
 import { generateApiKey } from "../auth/api-key-format.js";
@@ -7,6 +8,8 @@ import { isScopeSubset } from "../auth/scopes.js";
 import type { ApiKeyPrincipal } from "./api-key-cache.js";
 import { newId } from "./ids.js";
 import type { ApiKeySummary, CreatedApiKey } from "../domain/api-key.js";
+import { appendAudit, type AuditOrigin } from "../audit/audit-writer.js";
+import { AUDIT_ACTIONS } from "../domain/audit.js";
 
 /** Result of a revocation. */
 export interface RevokedApiKey {
@@ -29,6 +32,7 @@ function summarize(row: KeyRow): ApiKeySummary {
     createdAt: row.createdAt.toISOString(),
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
     revokedAt: row.revokedAt?.toISOString() ?? null,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
   };
 }
 
@@ -45,6 +49,8 @@ export async function listApiKeys(ctx: AppContext, orgId: string): Promise<ApiKe
 /**
  * Creates an additional key for the caller's organization. Its scopes must be a subset of the
  * calling key's scopes (after `write:all` expansion), so a key can never mint a stronger key.
+ * With `expiresAt` (validated to lie in the future) the key answers 401 `API key expired` after it.
+ * The `api_key.created` audit row (label and scopes, never the key) commits with it.
  *
  * @throws ForbiddenError `Insufficient scope` when asking for scopes the caller lacks;
  *   ConflictError when the org already has `MAX_ACTIVE_KEYS_PER_ORG` active keys
@@ -52,7 +58,8 @@ export async function listApiKeys(ctx: AppContext, orgId: string): Promise<ApiKe
 export async function createApiKey(
   ctx: AppContext,
   caller: ApiKeyPrincipal,
-  input: { scopes: string[]; label?: string | undefined },
+  input: { scopes: string[]; label?: string | undefined; expiresAt?: string | undefined },
+  origin: AuditOrigin,
 ): Promise<CreatedApiKey> {
   const scopes = [...new Set(input.scopes)];
   if (!isScopeSubset(scopes, caller.scopes)) {
@@ -83,8 +90,15 @@ export async function createApiKey(
         keyPrefix: generated.prefix,
         label: input.label ?? null,
         scopes,
+        expiresAt: input.expiresAt === undefined ? null : new Date(input.expiresAt),
       })
       .returning();
+    await appendAudit(tx, origin, {
+      orgId: caller.orgId,
+      action: AUDIT_ACTIONS.apiKeyCreated,
+      target: keyId,
+      changes: { label: input.label ?? null, scopes },
+    });
     return inserted[0];
   });
   if (row === undefined) throw new Error("api key insert returned no row");
@@ -98,8 +112,9 @@ export async function createApiKey(
  * Rules: a key of another organization is reported as not found (no existence leak); the
  * caller may revoke itself or any key whose scopes are within its own (a read-only key cannot
  * revoke a write key); the organization's last active key cannot be revoked (the org would be
- * locked out until operator staff step in). Revoking an already revoked key returns its
- * original `revokedAt` (idempotent).
+ * locked out until operator staff step in; an expired key does not count). Revoking an already
+ * revoked key returns its original `revokedAt` (idempotent). A revocation appends its
+ * `api_key.revoked` audit row in the same transaction; an idempotent repeat appends none.
  *
  * @throws NotFoundError `API key not found`; ForbiddenError `Insufficient scope`;
  *   ConflictError `Cannot revoke the last active key`
@@ -108,6 +123,7 @@ export async function revokeApiKey(
   ctx: AppContext,
   caller: ApiKeyPrincipal,
   keyId: string,
+  origin: AuditOrigin,
 ): Promise<RevokedApiKey> {
   const result = await ctx.database.db.transaction(async (tx) => {
     await tx.select({ id: orgs.id }).from(orgs).where(eq(orgs.id, caller.orgId)).for("update");
@@ -129,7 +145,13 @@ export async function revokeApiKey(
       .select({ others: sql<number>`count(*)::int` })
       .from(apiKeys)
       .where(
-        and(eq(apiKeys.orgId, caller.orgId), isNull(apiKeys.revokedAt), ne(apiKeys.id, keyId)),
+        and(
+          eq(apiKeys.orgId, caller.orgId),
+          isNull(apiKeys.revokedAt),
+          ne(apiKeys.id, keyId),
+          // An expired key cannot stand in for the one revoked: it would lock the org out.
+          sql`(${apiKeys.expiresAt} IS NULL OR ${apiKeys.expiresAt} > now())`,
+        ),
       );
     if (others === 0) throw new ConflictError("Cannot revoke the last active key");
     const updated = await tx
@@ -137,7 +159,15 @@ export async function revokeApiKey(
       .set({ revokedAt: sql`now()` })
       .where(eq(apiKeys.id, keyId))
       .returning({ revokedAt: apiKeys.revokedAt });
+    // Other processes forget the org's cached keys now rather than within the cache's 2 s.
+    await tx.execute(sql`SELECT pg_notify(${ORG_CHANGED_CHANNEL}, ${caller.orgId})`);
     const revokedAt = updated[0]?.revokedAt ?? new Date();
+    await appendAudit(tx, origin, {
+      orgId: caller.orgId,
+      action: AUDIT_ACTIONS.apiKeyRevoked,
+      target: keyId,
+      changes: { revokedAt: revokedAt.toISOString() },
+    });
     return { keyId, revoked: true as const, revokedAt: revokedAt.toISOString() };
   });
   ctx.apiKeys.forget(keyId);

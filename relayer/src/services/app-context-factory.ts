@@ -8,12 +8,15 @@ import type { ContractAddresses } from "../chain/contracts.js";
 import type { AppContext, Config, Foundation } from "../context.js";
 import type { Database } from "../db/client.js";
 import { createIpfsTarget } from "../metadata/create-ipfs-target.js";
-import { createMetrics } from "../metrics.js";
+import { createMetrics, registerCountMetric } from "../metrics.js";
 import { createCoinPriceService } from "../reads/coin-price.js";
+import { createSigners } from "../wallets/create-signers.js";
 import { AesGcmKeyStore, type KeyStore } from "../wallets/key-store.js";
+import type { SignerRouter } from "../wallets/signer-router.js";
 import { createDeliveryProducer } from "../webhooks/delivery-queue.js";
 import { AssetTypeCache } from "../writes/asset-type-cache.js";
 import { ApiKeyCache } from "./api-key-cache.js";
+import { RateLimiter } from "./rate-limiter.js";
 
 /** What `createAppContext` needs: the pieces the caller already owns (started or opened). */
 export interface CreateAppContextOptions {
@@ -34,6 +37,8 @@ export interface CreateAppContextOptions {
   keyStore?: KeyStore;
   /** Tuning of the transaction engine (tests and benchmarks shorten its timeouts). */
   tx?: TxRuntimeOptions;
+  /** The signer backends, already opened; default: `createSigners` from `config.signer`. */
+  signers?: SignerRouter;
 }
 
 /**
@@ -60,13 +65,14 @@ export function createAppContext(options: CreateAppContextOptions): AppContext {
   const { config, logger, database, rpcUrl, contracts, isLocalChain } = options;
 
   // Foundation: chain access and keys.
-  const rpc = new RpcClient(rpcUrl);
+  const rpc = new RpcClient(rpcUrl, { maxBatch: config.rpcMaxBatch });
   rpc.startHealthChecks();
   const provider = new RpcClientProvider(rpc, config.chainId, {
     pollingIntervalMs: isLocalChain ? 250 : 1_000,
   });
   const operator = new Wallet(config.operatorPrivateKey, provider);
-  const keyStore = options.keyStore ?? new AesGcmKeyStore(config.masterKey);
+  const keyStore =
+    options.keyStore ?? new AesGcmKeyStore(config.masterKey, config.masterKeyPrevious);
   const foundation: Foundation = {
     config,
     logger,
@@ -80,35 +86,55 @@ export function createAppContext(options: CreateAppContextOptions): AppContext {
   };
 
   // Services.
+  const signers = options.signers ?? createSigners(config, keyStore, logger);
   const metrics = createMetrics();
   registerRpcMetrics(metrics.registry, rpc);
+  registerCountMetric(
+    metrics.registry,
+    "rwa_db_statements_total",
+    "SQL statements sent by this process, BEGIN and COMMIT included",
+    () => database.statements(),
+  );
+  const rateLimiter = new RateLimiter(database.pool);
+  registerCountMetric(
+    metrics.registry,
+    "rwa_rate_limit_leases_total",
+    "Statements that leased a share of a rate-limit window from PostgreSQL",
+    () => rateLimiter.leases,
+  );
   const tx = new TxRuntime(
     {
       rpc,
       database,
-      keyStore,
+      signers,
       logger,
       contracts,
       chainId: config.chainId,
       maxFeePerGasWei: config.maxFeePerGasWei,
+      confirmations: config.confirmations,
     },
     { registry: metrics.registry, ...options.tx },
   );
+  const apiKeys = new ApiKeyCache();
+  // Operator changes to an org (plan, suspension, a revoked key) reach every process's cache.
+  tx.notifier.on("orgChanged", (orgId) => apiKeys.forgetOrg(orgId));
   return {
     ...foundation,
     metrics,
     tx,
+    signers,
     assetTypes: new AssetTypeCache(tx.reader),
     ipfs: createIpfsTarget(config.ipfs, config.dataDir, logger),
-    apiKeys: new ApiKeyCache(),
-    coinPrice: createCoinPriceService(config.coinSymbol),
+    apiKeys,
+    rateLimiter,
+    coinPrice: createCoinPriceService(config.coinSymbol, config.coinPrice),
     deliveries: createDeliveryProducer(database),
   };
 }
 
 /**
- * Releases what `createAppContext` created (the transaction engine if still running, the IPFS
- * node, the RPC timers) and closes the database pool.
+ * Releases what `createAppContext` created (the transaction engine if still running, the signer
+ * backends, the IPFS node, the RPC timers) and closes the database pool.
  */
 export async function disposeAppContext(ctx: AppContext): Promise<void> {
   await releaseAppServices(ctx);
@@ -118,6 +144,8 @@ export async function disposeAppContext(ctx: AppContext): Promise<void> {
 /** `disposeAppContext` without closing the database (for a caller that owns the pool). */
 export async function releaseAppServices(ctx: AppContext): Promise<void> {
   await ctx.tx.stop();
+  await ctx.rateLimiter.close();
+  await ctx.signers.close();
   await ctx.ipfs.stop();
   ctx.rpc.stopHealthChecks();
   ctx.provider.destroy();

@@ -1,4 +1,8 @@
+import { sql } from "drizzle-orm";
 import { isError } from "ethers";
+import { appendAudit, type AuditOrigin } from "../audit/audit-writer.js";
+import { wallets } from "../db/schema/index.js";
+import { AUDIT_ACTIONS } from "../domain/audit.js";
 import type { AppContext } from "../context.js";
 import { marketplaceInterface } from "../chain/contracts.js";
 import { revertReason } from "../chain/revert-reasons.js";
@@ -24,11 +28,15 @@ export interface RescuedToken {
  * - a token backing a listing stored as active, expired or not: 400
  *   `Token backs an active listing (listing <id>)` (its seller delists or reclaims it).
  *
+ * Once the rescue is mined it appends its `marketplace.token_rescued` audit row (for the
+ * organization whose wallet received the token, when one did).
+ *
  * @throws ValidationError, NotFoundError, RpcUnavailableError, TransactionFailedError
  */
 export async function rescueMarketplaceToken(
   ctx: AppContext,
   input: { tokenId: string | number; toAddress: string },
+  origin: AuditOrigin,
 ): Promise<RescuedToken> {
   const tokenId = parseId(input.tokenId, "tokenId");
   const to = parseAddress(input.toAddress, "toAddress");
@@ -57,5 +65,16 @@ export async function rescueMarketplaceToken(
     { tokenId: tokenId.toString(), to, txHash: receipt.hash },
     "marketplace token rescued by operator",
   );
+  const [receiver] = await ctx.database.db
+    .select({ orgId: wallets.orgId })
+    .from(wallets)
+    .where(sql`lower(${wallets.address}) = ${to.toLowerCase()}`)
+    .limit(1);
+  await appendAudit(ctx.database.db, origin, {
+    orgId: receiver?.orgId ?? null,
+    action: AUDIT_ACTIONS.marketplaceTokenRescued,
+    target: `token:${tokenId.toString()}`,
+    changes: { tokenId: tokenId.toString(), toAddress: to, txHash: receipt.hash },
+  });
   return { success: true, txHash: receipt.hash, tokenId: tokenId.toString(), toAddress: to };
 }

@@ -14,6 +14,8 @@ export const OPERATOR_TX_LOCK_ID = 0x7277_6f70; // "rwop"
 
 /** Wait at most this long for an operator transaction's receipt. */
 const RECEIPT_TIMEOUT_MS = 60_000;
+/** How often the receipt is asked for while it is not there. */
+const RECEIPT_POLL_MS = 250;
 
 /**
  * 503: the operator account cannot pay for an operator action (the dev faucet, a role grant, an
@@ -114,10 +116,26 @@ export async function sendOperatorTransaction(
     );
     return sent.hash;
   });
-  const receipt = await withRpc(() => ctx.provider.waitForTransaction(hash, 1, RECEIPT_TIMEOUT_MS));
+  const receipt = await receiptOf(ctx, hash);
   if (receipt === null)
     throw new TransactionFailedError("operator transaction not mined", { details: { hash } });
   if (receipt.status !== 1)
     throw new TransactionFailedError("operator transaction reverted", { details: { hash } });
   return receipt;
+}
+
+/**
+ * The receipt of `hash`, asked for every `RECEIPT_POLL_MS` until `RECEIPT_TIMEOUT_MS`; null after
+ * that. Not ethers' `waitForTransaction`: it looks again only when a new block arrives, so a
+ * receipt the node did not have at the first look (anvil answers an automined send a moment
+ * before its block is the head) was waited for until the next block, and a chain that mines only
+ * on demand (automine, QBFT without empty blocks) has none: a 60 s hang, then a 503.
+ */
+async function receiptOf(ctx: AppContext, hash: string): Promise<TransactionReceipt | null> {
+  const deadline = Date.now() + RECEIPT_TIMEOUT_MS;
+  for (;;) {
+    const receipt = await withRpc(() => ctx.provider.getTransactionReceipt(hash));
+    if (receipt !== null || Date.now() >= deadline) return receipt;
+    await new Promise((resolve) => setTimeout(resolve, RECEIPT_POLL_MS));
+  }
 }

@@ -1,4 +1,3 @@
-import { Wallet } from "ethers";
 import { bindContracts } from "../chain/contracts.js";
 import type { AppContext } from "../context.js";
 import { apiKeys, orgs, wallets } from "../db/schema/index.js";
@@ -9,8 +8,11 @@ import type { DevFaucetOutcome, Plan, RegisteredOrganization } from "../domain/o
 import { DEFAULT_ORG_SCOPES, type Scope } from "../domain/scope.js";
 import { newId } from "./ids.js";
 import { formatCoin } from "../writes/amounts.js";
+import { setAllowlisted } from "./compliance.js";
 import { OperatorFundsError, sendOperatorTransaction } from "./operator-transactions.js";
 import { withRpc } from "../chain/rpc-errors.js";
+import { appendAudit, type AuditOrigin } from "../audit/audit-writer.js";
+import { AUDIT_ACTIONS } from "../domain/audit.js";
 
 /** Validated input of `POST /api/enterprise/register`. */
 export interface RegisterOrganizationInput {
@@ -23,11 +25,14 @@ export interface RegisterOrganizationInput {
 }
 
 /**
- * Onboards an organization: creates the org, its custodial wallet (a fresh key pair, the private
- * key sealed by the key store with the wallet id as context) and its first API key, all in one
- * database transaction. Before committing it grants the wallet `REGISTRAR_ROLE` on the
- * AssetTypeRegistry for orgs granted `admin:types`, then funds the wallet from the operator
- * account (local chain with a non-zero `devFaucetAmountWei` only).
+ * Onboards an organization: creates the org, its custodial wallet (a fresh key pair made by the
+ * SIGNER backend: sealed by the key store with the wallet id as context, or generated inside the
+ * PKCS#11 token, which keeps it), its first API key and the `org.registered` audit row (by
+ * `origin`), all in one database transaction. A key
+ * the token made for a registration that then fails is destroyed again. Before committing it grants the wallet `REGISTRAR_ROLE` on the
+ * AssetTypeRegistry for orgs granted `admin:types`, adds the wallet to AssetToken's allowlist of
+ * restricted asset types, then funds the wallet from the operator account (local chain with a
+ * non-zero `devFaucetAmountWei` only).
  *
  * The operator account pays for both (README, "Operator account"): when it cannot pay for the
  * role grant, registration fails at once with 503 naming its balance and nothing is stored; when
@@ -38,11 +43,12 @@ export interface RegisterOrganizationInput {
  *
  * @throws ValidationError for custom scopes on the free plan; OperatorFundsError (503) when the
  *   operator account cannot pay for the role grant; RpcUnavailableError when the chain node is
- *   unreachable
+ *   unreachable; HsmUnavailableError (503) when SIGNER=pkcs11 and the token cannot make a key
  */
 export async function registerOrganization(
   ctx: AppContext,
   input: RegisterOrganizationInput,
+  origin: AuditOrigin,
 ): Promise<RegisteredOrganization> {
   const scopes = input.scopes === undefined ? [...DEFAULT_ORG_SCOPES] : [...new Set(input.scopes)];
   if (input.plan === "free" && !sameScopes(scopes, DEFAULT_ORG_SCOPES)) {
@@ -54,17 +60,22 @@ export async function registerOrganization(
   const orgId = newId("org");
   const walletId = newId("wal");
   const keyId = newId("key");
-  const wallet = Wallet.createRandom();
-  const encryptedKey = ctx.keyStore.seal(wallet.privateKey, walletId);
+  const key = await ctx.signers.createKey(walletId);
+  const wallet = { address: key.address };
   const apiKey = generateApiKey();
   const isRegistrar = scopes.includes("admin:types");
   let devFaucet: DevFaucetOutcome | undefined;
 
-  await ctx.database.db.transaction(async (tx) => {
+  const stored = ctx.database.db.transaction(async (tx) => {
     await tx.insert(orgs).values({ id: orgId, name: input.orgName, plan: input.plan, scopes });
-    await tx
-      .insert(wallets)
-      .values({ id: walletId, orgId, address: wallet.address, encryptedKey, isRegistrar });
+    await tx.insert(wallets).values({
+      id: walletId,
+      orgId,
+      address: wallet.address,
+      encryptedKey: key.keyRef,
+      signerBackend: key.backend,
+      isRegistrar,
+    });
     await tx.insert(apiKeys).values({
       id: keyId,
       orgId,
@@ -87,6 +98,12 @@ export async function registerOrganization(
         "granted REGISTRAR_ROLE",
       );
     }
+    // Every organization's wallet may hold restricted asset types (README "Compliance controls").
+    const allowlisted = await setAllowlisted(ctx, { address: wallet.address, allowed: true });
+    ctx.logger.info(
+      { orgId, wallet: wallet.address, txHash: allowlisted.txHash },
+      "wallet added to the allowlist",
+    );
     if (ctx.isLocalChain && ctx.config.devFaucetAmountWei > 0n) {
       const amount = formatCoin(ctx.config.devFaucetAmountWei);
       try {
@@ -109,10 +126,30 @@ export async function registerOrganization(
         );
       }
     }
+    await appendAudit(tx, origin, {
+      orgId,
+      action: AUDIT_ACTIONS.orgRegistered,
+      target: orgId,
+      changes: {
+        orgName: input.orgName,
+        plan: input.plan,
+        scopes,
+        walletAddress: wallet.address,
+        signerBackend: key.backend,
+        keyId,
+      },
+    });
+  });
+  await stored.catch(async (error: unknown) => {
+    // The token keeps what it made: destroy the key of a wallet that was never stored.
+    await ctx.signers
+      .discardKey(key, walletId)
+      .catch((err: unknown) => ctx.logger.warn({ err, walletId }, "discarding a key failed"));
+    throw error;
   });
 
   ctx.logger.info(
-    { orgId, walletAddress: wallet.address, keyId, plan: input.plan, scopes },
+    { orgId, walletAddress: wallet.address, keyId, plan: input.plan, scopes, signer: key.backend },
     "organization registered",
   );
   return {

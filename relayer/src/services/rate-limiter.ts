@@ -1,64 +1,276 @@
+import type pg from "pg";
 import type { AppContext } from "../context.js";
 import { RateLimitError } from "../errors.js";
 import { planLimits } from "./plan-limits.js";
 
 /** One limit to check: at most `limit` hits per fixed window of `windowSeconds`. */
-interface Bucket {
+export interface Bucket {
   key: string;
   limit: number;
   windowSeconds: number;
 }
 
-/** Expired counters are swept about once per this many hits (any process may do it). */
+/** Expired counters are swept about once per this many leases (any process may do it). */
 const SWEEP_ONE_IN = 500;
 
 /**
- * Counts one request against every bucket in one atomic statement and returns each bucket's
- * count and seconds to reset. Each row is a fixed window: the first hit after `expires_at`
- * restarts it at 1. Being a single `INSERT ... ON CONFLICT DO UPDATE`, concurrent hits from any
- * number of processes are counted exactly.
+ * A share of a bucket no request has used for this long goes back to PostgreSQL, and a share
+ * used up within it was too small (the next lease doubles). Five seconds: an organization sending
+ * about one request a second (ten writers each waiting seconds for their answers) leased and
+ * returned a share for every second request with one second.
  */
-async function hit(
-  ctx: AppContext,
-  buckets: readonly Bucket[],
-): Promise<{ key: string; points: number; resetSeconds: number }[]> {
-  const values: string[] = [];
-  const params: unknown[] = [];
-  for (const bucket of buckets) {
-    params.push(bucket.key, bucket.windowSeconds);
-    values.push(
-      `($${params.length - 1}, 1, now() + make_interval(secs => $${params.length}::int))`,
+const IDLE_RETURN_MS = 5_000;
+
+/** How often idle shares are looked for. */
+const IDLE_CHECK_MS = 1_000;
+
+/** Leases one request may take before it is refused (each takes from PostgreSQL's count). */
+const MAX_ROUNDS = 8;
+
+/** A lease is at most this fraction of the bucket's limit (and at least 1). */
+const LEASE_FRACTION = 20;
+
+/** A share of one bucket's current window, granted by PostgreSQL and spent in this process. */
+interface Allowance {
+  left: number;
+  /** The limit it was granted under: a changed plan drops the share. */
+  limit: number;
+  /** The window's end as PostgreSQL stored it (returns must name the same window). */
+  expiresAt: string;
+  /** The same moment on this process's clock. */
+  endsAt: number;
+  /** Size of the last lease, and when it was taken: sizes the next one. */
+  size: number;
+  takenAt: number;
+  lastUsedAt: number;
+}
+
+interface LeaseRow {
+  key: string;
+  points: number;
+  expires_at: string;
+  reset_ms: string;
+}
+
+/**
+ * Rate limits that hold across relayer processes without a statement per request. Each process
+ * leases a share of a bucket's window from PostgreSQL (`rate_limits`: one row per bucket and
+ * window) and spends it locally; a share left idle goes back. README "Decisions": rate limits.
+ *
+ * Why the total never passes the limit: a lease adds what it asks for (`want`) to the bucket's
+ * counter in one atomic statement, and is granted only the part of its range
+ * `(points - want, points]` that lies within the limit. Ranges of concurrent leases are disjoint,
+ * the counter only goes down by shares handed back unused, so what is used or held never exceeds
+ * the limit. Asking more than is granted leaves the counter above the limit: it counts refused
+ * demand, as before.
+ *
+ * A lease starts at 1 and doubles while a share runs out within `IDLE_RETURN_MS` (at most a
+ * twentieth of the limit), and halves when one goes back idle: a plan of 10 per minute leases one
+ * at a time.
+ */
+export class RateLimiter {
+  readonly #pool: pg.Pool;
+  readonly #allowances = new Map<string, Allowance>();
+  readonly #sizes = new Map<string, number>();
+  readonly #inFlight = new Map<string, Promise<Map<string, number>>>();
+  #timer: NodeJS.Timeout | undefined;
+  /** Lease statements sent so far (`rwa_rate_limit_leases_total`). */
+  leases = 0;
+
+  constructor(pool: pg.Pool) {
+    this.#pool = pool;
+  }
+
+  /**
+   * Counts one request against every bucket, or throws `RateLimitError` with the seconds until
+   * the exceeded window resets (nothing is spent from the other buckets then).
+   */
+  async consume(buckets: readonly Bucket[]): Promise<void> {
+    // Each round either finds every share usable, or leases: a lease that PostgreSQL refuses
+    // ends it; a granted share that concurrent requests of this process spent first asks again.
+    for (let round = 0; ; round++) {
+      const now = Date.now();
+      const missing = buckets.filter((b) => !this.#usable(b, now));
+      if (missing.length === 0) {
+        for (const bucket of buckets) {
+          const allowance = this.#allowances.get(bucket.key)!;
+          allowance.left--;
+          allowance.lastUsedAt = now;
+        }
+        return;
+      }
+      // Every round's share went to concurrent requests first: refused with the soonest reset
+      // among the buckets still short (a minute's, not a day's whose share ran out meanwhile).
+      if (round === MAX_ROUNDS)
+        throw new RateLimitError(Math.min(...missing.map((b) => this.#secondsLeft([b]))));
+      const granted = await this.#leaseFor(missing);
+      const refused = missing.filter((b) => granted.get(b.key) === 0);
+      if (refused.length > 0) throw new RateLimitError(this.#secondsLeft(refused));
+    }
+  }
+
+  /** Hands every unused share back (on shutdown) and stops the idle check. */
+  async close(): Promise<void> {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#returnIdle(Number.POSITIVE_INFINITY).catch(() => undefined);
+  }
+
+  #usable(bucket: Bucket, now: number): boolean {
+    const allowance = this.#allowances.get(bucket.key);
+    return (
+      allowance !== undefined &&
+      allowance.left > 0 &&
+      allowance.endsAt > now &&
+      allowance.limit === bucket.limit
     );
   }
-  const { rows } = await ctx.database.pool.query<{
-    key: string;
-    points: number;
-    reset_seconds: string;
-  }>(
-    `INSERT INTO rate_limits AS r (key, points, expires_at) VALUES ${values.join(", ")}
-     ON CONFLICT (key) DO UPDATE SET
-       points = CASE WHEN r.expires_at <= now() THEN 1 ELSE r.points + 1 END,
-       expires_at = CASE WHEN r.expires_at <= now() THEN excluded.expires_at ELSE r.expires_at END
-     RETURNING key, points, extract(epoch FROM (expires_at - now()))::text AS reset_seconds`,
-    params,
-  );
-  if (Math.floor(Math.random() * SWEEP_ONE_IN) === 0) {
-    await ctx.database.pool.query(
-      "DELETE FROM rate_limits WHERE expires_at < now() - interval '1 minute'",
+
+  /** Seconds until the latest of these buckets' windows resets (at least 1). */
+  #secondsLeft(buckets: readonly Bucket[]): number {
+    const now = Date.now();
+    let ms = 0;
+    for (const bucket of buckets)
+      ms = Math.max(ms, (this.#allowances.get(bucket.key)?.endsAt ?? now) - now);
+    return Math.max(1, Math.ceil(ms / 1000));
+  }
+
+  /**
+   * Leases the buckets no other request of this process is leasing already, waits for those
+   * that are, and answers what each bucket's lease granted.
+   */
+  async #leaseFor(buckets: readonly Bucket[]): Promise<Map<string, number>> {
+    const waits: Promise<Map<string, number>>[] = [];
+    const fresh: Bucket[] = [];
+    for (const bucket of buckets) {
+      const pending = this.#inFlight.get(bucket.key);
+      if (pending !== undefined) waits.push(pending);
+      else fresh.push(bucket);
+    }
+    if (fresh.length > 0) {
+      const lease = this.#lease(fresh).finally(() => {
+        for (const bucket of fresh) this.#inFlight.delete(bucket.key);
+      });
+      for (const bucket of fresh) this.#inFlight.set(bucket.key, lease);
+      waits.push(lease);
+    }
+    const granted = new Map<string, number>();
+    for (const result of await Promise.all(waits))
+      for (const [key, n] of result) if (buckets.some((b) => b.key === key)) granted.set(key, n);
+    return granted;
+  }
+
+  async #lease(buckets: readonly Bucket[]): Promise<Map<string, number>> {
+    const now = Date.now();
+    const values: string[] = [];
+    const params: unknown[] = [];
+    const wants = new Map<string, number>();
+    for (const bucket of buckets) {
+      const old = this.#allowances.get(bucket.key);
+      // A share that ran out within the idle window was too small.
+      const cap = Math.max(1, Math.floor(bucket.limit / LEASE_FRACTION));
+      let size = this.#sizes.get(bucket.key) ?? 1;
+      if (old !== undefined && old.left <= 0 && now - old.takenAt < IDLE_RETURN_MS) size *= 2;
+      size = Math.min(cap, Math.max(1, size));
+      this.#sizes.set(bucket.key, size);
+      wants.set(bucket.key, size);
+      if (old !== undefined && old.left > 0 && old.limit !== bucket.limit) {
+        void this.#giveBack(bucket.key, old).catch(() => undefined); // the plan changed
+      }
+      params.push(bucket.key, size, bucket.windowSeconds);
+      const n = params.length;
+      values.push(`($${n - 2}, $${n - 1}::int, now() + make_interval(secs => $${n}::int))`);
+    }
+    this.leases++;
+    const { rows } = await this.#pool.query<LeaseRow>(
+      `INSERT INTO rate_limits AS r (key, points, expires_at) VALUES ${values.join(", ")}
+       ON CONFLICT (key) DO UPDATE SET
+         points = CASE WHEN r.expires_at <= now() THEN excluded.points ELSE r.points + excluded.points END,
+         expires_at = CASE WHEN r.expires_at <= now() THEN excluded.expires_at ELSE r.expires_at END
+       RETURNING key, points, expires_at::text AS expires_at,
+                 (extract(epoch FROM (expires_at - now())) * 1000)::bigint::text AS reset_ms`,
+      params,
+    );
+    if (Math.floor(Math.random() * SWEEP_ONE_IN) === 0) {
+      await this.#pool.query(
+        "DELETE FROM rate_limits WHERE expires_at < now() - interval '1 minute'",
+      );
+    }
+    const taken = Date.now();
+    const granted = new Map<string, number>();
+    for (const bucket of buckets) {
+      const row = rows.find((r) => r.key === bucket.key);
+      if (row === undefined) continue;
+      const want = wants.get(bucket.key)!;
+      const n = Math.max(0, Math.min(want, bucket.limit - (row.points - want)));
+      granted.set(bucket.key, n);
+      const old = this.#allowances.get(bucket.key);
+      if (old !== undefined && old.expiresAt === row.expires_at && old.limit === bucket.limit) {
+        old.left += n; // the same window: add to what is left
+        old.size = want;
+        old.takenAt = taken;
+        continue;
+      }
+      this.#allowances.set(bucket.key, {
+        left: n,
+        limit: bucket.limit,
+        expiresAt: row.expires_at,
+        endsAt: taken + Number(row.reset_ms),
+        size: want,
+        takenAt: taken,
+        lastUsedAt: taken,
+      });
+    }
+    this.#startIdleCheck();
+    return granted;
+  }
+
+  #startIdleCheck(): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setInterval(() => {
+      void this.#returnIdle(IDLE_RETURN_MS).catch(() => undefined);
+    }, IDLE_CHECK_MS);
+    this.#timer.unref();
+  }
+
+  /** Gives back the shares no request used for `idleMs`; forgets ended windows. */
+  async #returnIdle(idleMs: number): Promise<void> {
+    const now = Date.now();
+    const returns: Promise<void>[] = [];
+    for (const [key, allowance] of this.#allowances) {
+      if (allowance.endsAt <= now) {
+        this.#allowances.delete(key);
+        continue;
+      }
+      if (
+        allowance.left > 0 &&
+        (idleMs === Number.POSITIVE_INFINITY || now - allowance.lastUsedAt >= idleMs)
+      ) {
+        this.#sizes.set(key, Math.max(1, Math.floor(allowance.size / 2)));
+        returns.push(this.#giveBack(key, allowance));
+      }
+    }
+    await Promise.all(returns);
+  }
+
+  /** Returns a share's unused part to its window (a no-op once that window has ended). */
+  async #giveBack(key: string, allowance: Allowance): Promise<void> {
+    const unused = allowance.left;
+    allowance.left = 0;
+    if (this.#allowances.get(key) === allowance) this.#allowances.delete(key);
+    await this.#pool.query(
+      "UPDATE rate_limits SET points = greatest(0, points - $2) WHERE key = $1 AND expires_at = $3::timestamptz",
+      [key, unused, allowance.expiresAt],
     );
   }
-  return rows.map((row) => ({
-    key: row.key,
-    points: row.points,
-    resetSeconds: Number(row.reset_seconds),
-  }));
 }
 
 /**
  * Counts one API request for a key and its organization and throws `RateLimitError` when any
  * limit is exceeded: `config.apiKeyRateLimitPerMinute` per key, and the org plan's per-minute and
- * per-day allowances (README "Decisions": rate limits). All apply, so the strictest wins. Counters live in
- * PostgreSQL, so the limits hold across relayer processes. Rejected requests count too.
+ * per-day allowances (README "Decisions": rate limits). All apply, so the strictest wins. The
+ * counts live in PostgreSQL, leased to processes in shares (`RateLimiter`), so the limits hold
+ * across relayer processes.
  *
  * @throws RateLimitError with `retryAfterSeconds` = time until the exceeded window resets
  */
@@ -67,17 +279,33 @@ export async function consumeRequest(
   caller: { keyId: string; orgId: string; plan: string },
 ): Promise<void> {
   const plan = planLimits(caller.plan);
-  const buckets: Bucket[] = [
+  await ctx.rateLimiter.consume([
     { key: `key:${caller.keyId}:m`, limit: ctx.config.apiKeyRateLimitPerMinute, windowSeconds: 60 },
     { key: `org:${caller.orgId}:m`, limit: plan.perMinute, windowSeconds: 60 },
     { key: `org:${caller.orgId}:d`, limit: plan.perDay, windowSeconds: 86_400 },
-  ];
-  const results = await hit(ctx, buckets);
-  let retryAfter = 0;
-  for (const bucket of buckets) {
-    const result = results.find((r) => r.key === bucket.key);
-    if (result !== undefined && result.points > bucket.limit)
-      retryAfter = Math.max(retryAfter, result.resetSeconds);
+  ]);
+}
+
+/**
+ * Counts one use of a named per-organization allowance (`limit` per fixed window of
+ * `windowSeconds`, leased from PostgreSQL like every other limit, so it holds across processes)
+ * and throws `RateLimitError` with `message` once it is used up.
+ *
+ * @example
+ * await consumeAllowance(ctx, `webhook-manual:${orgId}`, 30, 60, "Too many webhook test, redeliver or replay calls");
+ * @throws RateLimitError with `retryAfterSeconds` = time until the window resets
+ */
+export async function consumeAllowance(
+  ctx: AppContext,
+  key: string,
+  limit: number,
+  windowSeconds: number,
+  message: string,
+): Promise<void> {
+  try {
+    await ctx.rateLimiter.consume([{ key, limit, windowSeconds }]);
+  } catch (error) {
+    if (error instanceof RateLimitError) throw new RateLimitError(error.retryAfterSeconds, message);
+    throw error;
   }
-  if (retryAfter > 0) throw new RateLimitError(retryAfter);
 }

@@ -10,6 +10,13 @@ import { payloadBody } from "./payload-body.js";
 import { DeliveryNetworkError, postJson, type PostResult } from "./post-json.js";
 import { DestinationRefusedError, resolveDestination } from "./resolve-destination.js";
 import { signatureHeaders } from "./sign.js";
+import {
+  heldMessage,
+  isCircuitOpen,
+  recordAnswer,
+  recordNetworkFailure,
+} from "./circuit-breaker.js";
+import { disableWebhook } from "./disable-webhook.js";
 
 /** What `deliver` needs. */
 export interface DeliverDeps {
@@ -23,6 +30,7 @@ export interface DeliverDeps {
 interface DeliveryRow {
   id: string;
   webhook_id: string;
+  org_id: string;
   event_id: string;
   status: string;
   attempts: number;
@@ -32,6 +40,10 @@ interface DeliveryRow {
   encrypted_secret: string;
   enabled: boolean;
   deleted_at: Date | null;
+  previous_encrypted_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  circuit_open_until: Date | null;
+  circuit_reason: string | null;
 }
 
 /** How one attempt ended. */
@@ -74,18 +86,56 @@ function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
 
+/** The reason recorded beside a hold that this attempt's failure caused. */
+function circuitReasonOf(error: string): string {
+  return `circuit opened after repeated timeouts or connection failures (last: ${error})`;
+}
+
+/**
+ * Holds a delivery of a webhook whose circuit is open: no request; the delivery's log says why
+ * and until when (`lastError`, `nextAttemptAt`), and its job comes back when the hold ends.
+ */
+async function hold(
+  deps: DeliverDeps,
+  row: DeliveryRow,
+  openUntil: Date,
+  reason: string | null,
+  manual: boolean,
+): Promise<void> {
+  await inTransaction(deps.database, async (client) => {
+    await client.query(
+      `UPDATE webhook_deliveries SET status = 'retrying', next_attempt_at = $2, last_error = $3, updated_at = now()
+       WHERE id = $1`,
+      [row.id, openUntil, heldMessage(reason, openUntil)],
+    );
+    await enqueueDeliveries(deps.boss, [{ id: row.id, orgId: row.org_id }], {
+      client,
+      startAfterSeconds: Math.max(1, (openUntil.getTime() - Date.now()) / 1000),
+      manual,
+    });
+  });
+  deps.logger.debug(
+    { deliveryId: row.id, webhookId: row.webhook_id, openUntil },
+    "webhook delivery held",
+  );
+}
+
 /**
  * Runs one delivery attempt: signs the payload, resolves and checks the destination, POSTs with
  * the deadline, logs the attempt and moves the delivery on (delivered; retry later with backoff
  * on network errors, timeouts, 5xx and 429; webhook disabled on 410 or after failing
- * continuously for `disableAfterMs`; failed on other 4xx, refused destinations, or when the
- * retry window is over). The next attempt's job is enqueued in the same transaction.
+ * continuously for `disableAfterMs`, with a `webhook.disabled` notice to the organization's
+ * other webhooks; failed on other 4xx, refused destinations, or when the retry window is over).
+ * The next attempt's job is enqueued in the same transaction. While the webhook's circuit is
+ * open (`circuit-breaker.ts`) the delivery is held without a request. During a secret rotation's
+ * grace period the previous secret signs too (`webhook-signature`).
  */
 export async function deliver(deps: DeliverDeps, job: DeliveryJobData): Promise<void> {
   const { database, options } = deps;
   const { rows } = await database.pool.query<DeliveryRow>(
-    `SELECT d.id, d.webhook_id, d.event_id, d.status, d.attempts, d.created_at, e.payload, w.url, w.encrypted_secret,
-            w.enabled, w.deleted_at
+    `SELECT d.id, d.webhook_id, d.org_id, d.event_id, d.status, d.attempts, d.created_at, e.payload, w.url,
+            w.encrypted_secret, w.enabled, w.deleted_at, w.previous_encrypted_secret, w.previous_secret_expires_at,
+            w.circuit_open_until, w.circuit_reason
      FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id JOIN webhooks w ON w.id = d.webhook_id
      WHERE d.id = $1`,
     [job.deliveryId],
@@ -105,13 +155,24 @@ export async function deliver(deps: DeliverDeps, job: DeliveryJobData): Promise<
     return;
   }
 
+  if (row.circuit_open_until !== null && isCircuitOpen({ openUntil: row.circuit_open_until })) {
+    await hold(deps, row, row.circuit_open_until, row.circuit_reason, job.manual === true);
+    return;
+  }
+
   const secret = deps.keyStore.open(row.encrypted_secret, row.webhook_id);
+  const previous =
+    row.previous_encrypted_secret !== null &&
+    row.previous_secret_expires_at !== null &&
+    row.previous_secret_expires_at.getTime() > Date.now()
+      ? [deps.keyStore.open(row.previous_encrypted_secret, row.webhook_id)]
+      : [];
   const body = payloadBody(row.payload);
   const headers = {
     "user-agent": "rwa-relayer-webhooks/1",
     "x-service-event": row.payload.event,
     "x-service-delivery": row.id,
-    ...signatureHeaders(secret, row.event_id, body),
+    ...signatureHeaders(secret, row.event_id, body, Date.now(), previous),
   };
   const startedAt = new Date();
   const url = new URL(row.url);
@@ -171,11 +232,13 @@ export async function deliver(deps: DeliverDeps, job: DeliveryJobData): Promise<
           extra.delivered === true,
         ],
       );
-    const disable = (reason: string) =>
-      client.query(
-        `UPDATE webhooks SET enabled = false, disabled_reason = $2 WHERE id = $1 AND enabled`,
-        [row.webhook_id, reason],
-      );
+    const disable = (reason: string) => disableWebhook(client, deps.boss, row.webhook_id, reason);
+    // Circuit breaker: any HTTP answer closes it; timeouts and connection failures count toward
+    // opening it (a refused destination is the SSRF guard, not the receiver's health).
+    let heldUntil: Date | null = null;
+    if (result !== undefined) await recordAnswer(client, row.webhook_id);
+    else if (error instanceof DeliveryNetworkError && outcome.kind === "retry")
+      heldUntil = await recordNetworkFailure(client, row.webhook_id, outcome.error, options);
 
     switch (outcome.kind) {
       case "delivered":
@@ -207,18 +270,25 @@ export async function deliver(deps: DeliverDeps, job: DeliveryJobData): Promise<
           await set("failed", { error: outcome.error });
           return;
         }
-        const delayMs = nextRetryDelayMs(
-          attemptNo,
-          options.backoffBaseMs,
-          options.backoffMaxMs,
-          outcome.retryAfterMs,
+        const delayMs = Math.max(
+          nextRetryDelayMs(
+            attemptNo,
+            options.backoffBaseMs,
+            options.backoffMaxMs,
+            outcome.retryAfterMs,
+          ),
+          heldUntil === null ? 0 : heldUntil.getTime() - Date.now(),
         );
         if (Date.now() + delayMs - row.created_at.getTime() > options.retryWindowMs) {
           await set("failed", { error: `${outcome.error}; gave up after ${attemptNo} attempts` });
           return;
         }
-        await set("retrying", { next: new Date(Date.now() + delayMs), error: outcome.error });
-        await enqueueDeliveries(deps.boss, [{ id: row.id, webhookId: row.webhook_id }], {
+        const retryError =
+          heldUntil === null
+            ? outcome.error
+            : `${outcome.error}; ${heldMessage(circuitReasonOf(outcome.error), heldUntil)}`;
+        await set("retrying", { next: new Date(Date.now() + delayMs), error: retryError });
+        await enqueueDeliveries(deps.boss, [{ id: row.id, orgId: row.org_id }], {
           client,
           startAfterSeconds: delayMs / 1000,
         });

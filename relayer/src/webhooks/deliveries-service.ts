@@ -1,10 +1,22 @@
 import { randomBytes } from "node:crypto";
+import { DEFAULT_WEBHOOK_MANUAL_PER_MINUTE } from "../config.js";
+import type { AppContext } from "../context.js";
 import { inTransaction, type Database } from "../db/client.js";
 import type { Delivery, DeliveryLog } from "../domain/webhook.js";
-import { ConflictError, NotFoundError } from "../errors.js";
-import { enqueueDeliveries, type DeliveryProducer } from "./delivery-queue.js";
+import { ConflictError, NotFoundError, ValidationError } from "../errors.js";
+import { consumeAllowance } from "../services/rate-limiter.js";
+import { isCircuitOpen } from "./circuit-breaker.js";
+import { enqueueDeliveries } from "./delivery-queue.js";
 import type { OutboxEvent } from "./event-kinds.js";
 import { insertOutboxEvents } from "./outbox.js";
+
+/** Longest range of one replay. */
+export const MAX_REPLAY_DAYS = 31;
+/** Most events one replay sends. */
+export const MAX_REPLAY_EVENTS = 10_000;
+
+/** The 429 message of test, redeliver and replay calls past the organization's allowance. */
+export const MANUAL_LIMIT_MESSAGE = "Too many webhook test, redeliver or replay calls";
 
 async function ownWebhook(database: Database, orgId: string, webhookId: string) {
   const { rows } = await database.pool.query<{
@@ -12,13 +24,36 @@ async function ownWebhook(database: Database, orgId: string, webhookId: string) 
     enabled: boolean;
     disabled_reason: string | null;
     failing_since: Date | null;
+    events: string[];
+    consecutive_timeouts: number;
+    circuit_open_until: Date | null;
+    circuit_reason: string | null;
   }>(
-    `SELECT id, enabled, disabled_reason, failing_since FROM webhooks WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL`,
+    `SELECT id, enabled, disabled_reason, failing_since, events, consecutive_timeouts, circuit_open_until,
+            circuit_reason
+     FROM webhooks WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL`,
     [webhookId, orgId],
   );
   const row = rows[0];
   if (row === undefined) throw new NotFoundError("Webhook not found");
   return row;
+}
+
+/**
+ * Test, redeliver and replay calls send requests on the organization's behalf: they share one
+ * allowance per organization (config.webhookManualPerMinute, default 30 a minute), so a loop of
+ * them cannot fill the delivery queue.
+ *
+ * @throws RateLimitError (429 with Retry-After) `Too many webhook test, redeliver or replay calls`
+ */
+async function consumeManualCall(ctx: AppContext, orgId: string): Promise<void> {
+  await consumeAllowance(
+    ctx,
+    `webhook-manual:${orgId}:m`,
+    ctx.config.webhookManualPerMinute ?? DEFAULT_WEBHOOK_MANUAL_PER_MINUTE,
+    60,
+    MANUAL_LIMIT_MESSAGE,
+  );
 }
 
 /**
@@ -61,11 +96,18 @@ export async function listDeliveries(
      WHERE d.webhook_id = $1 ORDER BY d.created_at DESC, d.id LIMIT $2`,
     [webhookId, limit],
   );
+  const open = isCircuitOpen({ openUntil: webhook.circuit_open_until });
   return {
     webhookId,
     enabled: webhook.enabled,
     disabledReason: webhook.disabled_reason,
     failingSince: webhook.failing_since?.toISOString() ?? null,
+    circuit: {
+      state: open ? "open" : "closed",
+      openUntil: open ? (webhook.circuit_open_until?.toISOString() ?? null) : null,
+      reason: open ? webhook.circuit_reason : null,
+      consecutiveFailures: webhook.consecutive_timeouts,
+    },
     deliveries: rows.map((r) => ({
       deliveryId: r.id,
       eventId: r.event_id,
@@ -99,13 +141,14 @@ export async function listDeliveries(
  *   when the webhook is disabled
  */
 export async function redeliver(
-  database: Database,
-  producer: DeliveryProducer,
+  ctx: AppContext,
   orgId: string,
   webhookId: string,
   deliveryId: string,
 ): Promise<{ deliveryId: string; queued: true }> {
+  const { database } = ctx;
   const webhook = await ownWebhook(database, orgId, webhookId);
+  await consumeManualCall(ctx, orgId);
   if (!webhook.enabled)
     throw new ConflictError(`Webhook is disabled: ${webhook.disabled_reason ?? "disabled"}`);
   const { rowCount } = await database.pool.query(
@@ -114,9 +157,7 @@ export async function redeliver(
     [deliveryId, webhookId],
   );
   if (rowCount !== 1) throw new NotFoundError("Delivery not found");
-  await enqueueDeliveries(producer, [{ id: deliveryId, webhookId }], {
-    manual: true,
-  });
+  await enqueueDeliveries(ctx.deliveries, [{ id: deliveryId, orgId }], { manual: true });
   return { deliveryId, queued: true };
 }
 
@@ -125,12 +166,13 @@ export async function redeliver(
  * delivery. Returns the ids to find it in the delivery log.
  */
 export async function sendTestEvent(
-  database: Database,
-  producer: DeliveryProducer,
+  ctx: AppContext,
   orgId: string,
   webhookId: string,
 ): Promise<{ deliveryId: string; eventId: string; queued: true }> {
+  const { database } = ctx;
   await ownWebhook(database, orgId, webhookId);
+  await consumeManualCall(ctx, orgId);
   const eventId = `evt_${randomBytes(16).toString("hex")}`;
   const deliveryId = `dlv_${randomBytes(12).toString("hex")}`;
   const event: OutboxEvent = {
@@ -156,7 +198,61 @@ export async function sendTestEvent(
       `INSERT INTO webhook_deliveries (id, webhook_id, org_id, event_id, status, next_attempt_at) VALUES ($1,$2,$3,$4,'pending',now())`,
       [deliveryId, webhookId, orgId, eventId],
     );
-    await enqueueDeliveries(producer, [{ id: deliveryId, webhookId }], { client, manual: true });
+    await enqueueDeliveries(ctx.deliveries, [{ id: deliveryId, orgId }], { client, manual: true });
   });
   return { deliveryId, eventId, queued: true };
+}
+
+/**
+ * Sends every event of the organization recorded between `from` and `to` (inclusive) whose kind
+ * the webhook subscribes to now, again: each gets a delivery (a new one, or its existing one reset
+ * to pending), with the same `webhook-id` as before, so receivers deduplicate what they already
+ * have. Counts as one manual call.
+ *
+ * @throws ValidationError `Invalid range: from must be before to`,
+ *   `Invalid range: at most 31 days`, `Replay range holds more than 10000 events; narrow it`;
+ *   NotFoundError for another org's, an unknown or a deleted webhook; ConflictError when disabled
+ */
+export async function replayEvents(
+  ctx: AppContext,
+  orgId: string,
+  webhookId: string,
+  range: { from: Date; to: Date },
+): Promise<{ webhookId: string; from: string; to: string; queued: number }> {
+  const { from, to } = range;
+  if (from.getTime() >= to.getTime())
+    throw new ValidationError("Invalid range: from must be before to");
+  if (to.getTime() - from.getTime() > MAX_REPLAY_DAYS * 86_400_000)
+    throw new ValidationError(`Invalid range: at most ${MAX_REPLAY_DAYS} days`);
+  const webhook = await ownWebhook(ctx.database, orgId, webhookId);
+  if (!webhook.enabled)
+    throw new ConflictError(`Webhook is disabled: ${webhook.disabled_reason ?? "disabled"}`);
+  await consumeManualCall(ctx, orgId);
+  const queued = await inTransaction(ctx.database, async (client) => {
+    const { rows: events } = await client.query<{ id: string }>(
+      `SELECT id FROM webhook_events
+       WHERE org_id = $1 AND status = 'released' AND kind = ANY($2::text[]) AND created_at >= $3 AND created_at <= $4
+       ORDER BY created_at, id LIMIT $5`,
+      [orgId, webhook.events, from, to, MAX_REPLAY_EVENTS + 1],
+    );
+    if (events.length > MAX_REPLAY_EVENTS)
+      throw new ValidationError(
+        `Replay range holds more than ${MAX_REPLAY_EVENTS} events; narrow it`,
+      );
+    const { rows } = await client.query<{ id: string }>(
+      `INSERT INTO webhook_deliveries (id, webhook_id, org_id, event_id, status, next_attempt_at)
+       SELECT 'dlv_' || substr(md5($1 || '|' || e.id), 1, 24), $1, $2, e.id, 'pending', now()
+       FROM unnest($3::text[]) AS e(id)
+       ON CONFLICT (webhook_id, event_id) DO UPDATE SET status = 'pending', next_attempt_at = now(), updated_at = now()
+       RETURNING id`,
+      [webhookId, orgId, events.map((e) => e.id)],
+    );
+    await enqueueDeliveries(
+      ctx.deliveries,
+      rows.map((r) => ({ id: r.id, orgId })),
+      { client, manual: true },
+    );
+    return rows.length;
+  });
+  return { webhookId, from: from.toISOString(), to: to.toISOString(), queued };
 }

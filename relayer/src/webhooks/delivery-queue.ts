@@ -22,7 +22,8 @@ export interface DeliveryJobData {
 /** A delivery to enqueue. */
 export interface DeliveryRef {
   id: string;
-  webhookId: string;
+  /** The webhook's organization: the pg-boss group that bounds its share of delivery slots. */
+  orgId: string;
 }
 
 /** pg-boss adapter running statements on a caller's client (inside its transaction). */
@@ -32,8 +33,8 @@ export function onClient(client: pg.ClientBase): Db {
 
 /**
  * Opens a pg-boss instance on the same database (its own small pool) and makes sure the
- * delivery queue exists. Jobs are grouped by webhook id, so workers can bound the number of
- * concurrent requests per receiver.
+ * delivery queue exists. Jobs are grouped by organization id, so workers can bound the number of
+ * delivery slots one organization's receivers hold (docs/webhooks.md "Fair delivery").
  */
 export async function openDeliveryQueue(
   database: Database,
@@ -87,7 +88,7 @@ export async function enqueueDeliveries(
       deliveryId: d.id,
       ...(options.manual === true ? { manual: true } : {}),
     } satisfies DeliveryJobData,
-    group: { id: d.webhookId },
+    group: { id: d.orgId },
     ...(options.startAfterSeconds !== undefined && options.startAfterSeconds > 0
       ? { startAfter: Math.ceil(options.startAfterSeconds) }
       : {}),

@@ -14,7 +14,7 @@ export async function releaseConfirmedEvents(
   boss: PgBoss,
   upToBlock: number,
 ): Promise<number> {
-  const { rows } = await client.query<{ id: string; webhook_id: string }>(
+  const { rows } = await client.query<{ id: string; org_id: string }>(
     `WITH ev AS (
        UPDATE webhook_events SET status = 'released', released_at = now()
        WHERE status = 'pending' AND block_number <= $1
@@ -23,10 +23,10 @@ export async function releaseConfirmedEvents(
      SELECT 'dlv_' || substr(md5(w.id || '|' || ev.id), 1, 24), w.id, ev.org_id, ev.id, 'pending', now()
      FROM ev JOIN webhooks w ON w.org_id = ev.org_id AND w.enabled AND w.deleted_at IS NULL AND ev.kind = ANY(w.events)
      ON CONFLICT DO NOTHING
-     RETURNING id, webhook_id`,
+     RETURNING id, org_id`,
     [upToBlock],
   );
-  const refs: DeliveryRef[] = rows.map((r) => ({ id: r.id, webhookId: r.webhook_id }));
+  const refs: DeliveryRef[] = rows.map((r) => ({ id: r.id, orgId: r.org_id }));
   await enqueueDeliveries(boss, refs, { client });
   return refs.length;
 }

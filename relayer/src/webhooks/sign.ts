@@ -36,20 +36,28 @@ export function standardWebhooksSignature(
 
 /**
  * Every signature header of one delivery attempt. The secret itself is never a header.
+ * `X-Service-Signature` is keyed with the current secret (spec section 6: "the webhook's
+ * secret"); during a rotation's grace period `webhook-signature` carries one signature per
+ * secret, space-separated, current first, as Standard Webhooks does (docs/webhooks.md
+ * "Secret rotation").
  *
  * @param messageId the event id (`webhook-id`), stable across retries so receivers can deduplicate
+ * @param previousSecrets secrets rotated out whose grace period is still running
  */
 export function signatureHeaders(
   secret: string,
   messageId: string,
   body: string,
   nowMs = Date.now(),
+  previousSecrets: readonly string[] = [],
 ): Record<string, string> {
   const timestamp = Math.floor(nowMs / 1000);
   return {
     "X-Service-Signature": serviceSignature(secret, body),
     "webhook-id": messageId,
     "webhook-timestamp": String(timestamp),
-    "webhook-signature": standardWebhooksSignature(secret, messageId, timestamp, body),
+    "webhook-signature": [secret, ...previousSecrets]
+      .map((key) => standardWebhooksSignature(key, messageId, timestamp, body))
+      .join(" "),
   };
 }

@@ -12,12 +12,15 @@ export interface WebhookWorkersHandle {
 
 /**
  * Starts this process's webhook delivery workers: pg-boss jobs from the `webhook-delivery`
- * queue, `concurrency` attempts in flight per process, at most `perWebhookConcurrency` per
- * webhook across all processes (pg-boss group concurrency), so one slow receiver cannot hold up
- * other organizations' deliveries. Released outbox events older than 30 days are pruned hourly.
+ * queue, `concurrency` attempts in flight per process, at most `perOrgConcurrency` of them per
+ * organization (pg-boss local group concurrency, jobs grouped by organization), so one
+ * organization's slow or dead receivers cannot hold up other organizations' deliveries;
+ * a webhook whose attempts keep timing out is held by its circuit breaker
+ * (`circuit-breaker.ts`). Released outbox events older than 30 days are pruned hourly.
  * Safe to run in every relayer process.
  *
- * @param ctx the application context (database, key store, config.webhookAllowLocal, logger)
+ * @param ctx the application context (database, key store, config.webhookAllowLocal and
+ *   config.webhookBackoffBaseMs, logger)
  * @param overrides delivery knobs (tests: a short `backoffBaseMs`)
  * @returns a handle whose `stop()` ends the workers
  * @example
@@ -29,16 +32,19 @@ export async function startWebhookWorkers(
   overrides: Partial<DeliveryOptions> = {},
 ): Promise<WebhookWorkersHandle> {
   const logger = ctx.logger.child({ component: "webhooks" });
-  const options = deliveryOptions(ctx.config.webhookAllowLocal, overrides);
+  const options = deliveryOptions(ctx.config, overrides);
   const boss = await openDeliveryQueue(ctx.database, logger, "rwa-webhook-workers");
   const deps = { database: ctx.database, keyStore: ctx.keyStore, boss, logger, options };
   await boss.work<DeliveryJobData>(
     DELIVERY_QUEUE,
     {
       localConcurrency: options.concurrency,
-      // database-tracked bound across all processes (pg-boss refuses to combine it with
-      // localGroupConcurrency, which would only bound this process)
-      groupConcurrency: options.perWebhookConcurrency,
+      // Per process, in memory: exact. pg-boss's database-tracked `groupConcurrency` (it refuses
+      // both at once) counts active jobs at the start of each fetch, so 16 workers fetching at
+      // the same moment overshoot it (7 of a bound of 4 measured in fair-delivery.test.ts). Every
+      // process applying this bound caps an organization at perOrg/concurrency of all slots; the
+      // circuit breaker (its state is in the database) bounds a dead destination across processes.
+      localGroupConcurrency: options.perOrgConcurrency,
       batchSize: 1,
       pollingIntervalSeconds: 0.5,
       notifyPollingIntervalSeconds: 5,
@@ -54,7 +60,7 @@ export async function startWebhookWorkers(
   }, 3_600_000);
   pruner.unref();
   logger.info(
-    { concurrency: options.concurrency, perWebhook: options.perWebhookConcurrency },
+    { concurrency: options.concurrency, perOrg: options.perOrgConcurrency },
     "webhook workers started",
   );
   return {

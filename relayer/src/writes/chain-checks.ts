@@ -28,3 +28,57 @@ export async function activeListing(ctx: AppContext, listingId: bigint) {
     throw new ValidationError("Listing not active");
   return listing;
 }
+
+/** The API's words for AssetToken's compliance rules (README "Compliance controls"). */
+export const COMPLIANCE_REASONS = {
+  paused: "Transfers are paused",
+  frozen: "Asset is frozen",
+  recipient: "Recipient is not allowed to hold this asset type",
+} as const;
+
+/**
+ * Refuses a move of `tokenId` from `from` to `to` that AssetToken's rules would revert (400 with
+ * the rule's words, nothing sent): one `canTransfer` call when the move is allowed, and the
+ * views that name the rule when it is not.
+ */
+export async function requireTransferAllowed(
+  ctx: AppContext,
+  from: string,
+  to: string,
+  tokenId: bigint,
+): Promise<void> {
+  const reader = ctx.tx.reader;
+  if (await reader.canTransfer(from, to, tokenId)) return;
+  if (await reader.paused()) throw new ValidationError(COMPLIANCE_REASONS.paused);
+  if (await reader.isFrozen(tokenId)) throw new ValidationError(COMPLIANCE_REASONS.frozen);
+  throw new ValidationError(COMPLIANCE_REASONS.recipient);
+}
+
+/** Refuses a redemption AssetToken would revert: paused, or the token frozen (400). */
+export async function requireRedeemAllowed(ctx: AppContext, tokenId: bigint): Promise<void> {
+  const reader = ctx.tx.reader;
+  const [paused, frozen] = await Promise.all([reader.paused(), reader.isFrozen(tokenId)]);
+  if (paused) throw new ValidationError(COMPLIANCE_REASONS.paused);
+  if (frozen) throw new ValidationError(COMPLIANCE_REASONS.frozen);
+}
+
+/**
+ * Refuses mints of `assetTypes` to `to` that AssetToken would revert: paused, or a restricted
+ * type and a recipient off the allowlist (400). The pause and each distinct type are read once per
+ * block (`chain/head-reads.ts`); the allowlist only for a restricted type.
+ */
+export async function requireMintAllowed(
+  ctx: AppContext,
+  to: string,
+  assetTypes: readonly string[],
+): Promise<void> {
+  const head = ctx.tx.head;
+  const types = [...new Set(assetTypes)];
+  const [paused, ...restricted] = await Promise.all([
+    head.paused(),
+    ...types.map((name) => head.isTypeRestricted(name)),
+  ]);
+  if (paused) throw new ValidationError(COMPLIANCE_REASONS.paused);
+  if (restricted.some(Boolean) && !(await ctx.tx.reader.isAllowed(to)))
+    throw new ValidationError(COMPLIANCE_REASONS.recipient);
+}

@@ -34,6 +34,28 @@ export function requestHash(kind: string, body: unknown, masterKey: string): str
     .digest("hex");
 }
 
+/**
+ * The request's hash under the current master key (the one recorded) and every hash an earlier
+ * record of the same request may carry: during a master-key rotation (MASTER_KEY_PREVIOUS set)
+ * also the hash under the previous key, so a retry of a request first made before the rotation
+ * is still recognised. After the rotation such a retry (within the 24 h of its record) answers
+ * 409, like any other body: the retired key is gone.
+ *
+ * @example
+ * const { hash, accepted } = requestHashes("transfer", body, ctx.config);
+ */
+export function requestHashes(
+  kind: string,
+  body: unknown,
+  keys: { masterKey: string; masterKeyPrevious?: string | undefined },
+): { hash: string; accepted: string[] } {
+  const hash = requestHash(kind, body, keys.masterKey);
+  const accepted = [hash];
+  if (keys.masterKeyPrevious !== undefined)
+    accepted.push(requestHash(kind, body, keys.masterKeyPrevious));
+  return { hash, accepted };
+}
+
 /** Validates an `Idempotency-Key` header value (1-255 visible ASCII characters). */
 export function checkIdempotencyKey(key: string | undefined): string | undefined {
   if (key === undefined) return undefined;
@@ -52,13 +74,14 @@ export function checkIdempotencyKey(key: string | undefined): string | undefined
 /**
  * The transaction an earlier request with this key created, if any (unexpired).
  *
+ * @param accepted the hashes that count as the same request (`requestHashes(...).accepted`)
  * @throws ConflictError when the key was used with another body
  */
 export async function findIdempotent(
   database: Database,
   orgId: string,
   key: string,
-  hash: string,
+  accepted: readonly string[],
 ): Promise<string | undefined> {
   const [row] = await database.db
     .select()
@@ -71,6 +94,6 @@ export async function findIdempotent(
       ),
     );
   if (row === undefined) return undefined;
-  if (row.requestHash !== hash) throw new ConflictError(IDEMPOTENCY_CONFLICT);
+  if (!accepted.includes(row.requestHash)) throw new ConflictError(IDEMPOTENCY_CONFLICT);
   return row.transactionId;
 }

@@ -6,14 +6,17 @@ import {
   ValidationError,
 } from "../errors.js";
 import { newTxId } from "../chain/tx-ids.js";
+import { reservedFeeCap } from "../chain/fee-policy.js";
 import { isFinal } from "../chain/tx-lifecycle.js";
+import { isGroupRow } from "../chain/tx-rows.js";
 import type { NewTxRow, TxRow } from "../chain/tx-store.js";
 import { formatCoinShort } from "./amounts.js";
-import { findIdempotent, requestHash } from "./idempotency.js";
+import { findIdempotent, requestHashes } from "./idempotency.js";
 import { WRITE_LIMITS } from "./limits.js";
 import type { WriteKind } from "./kinds/index.js";
 import type { PreparedCall } from "./kinds/write-kind.js";
 import type { OrgWallet } from "./wallet-of-org.js";
+import { failedWriteError } from "./write-failure.js";
 
 /** A write to execute (built by the write routes from a kind module, `writes/kinds/`). */
 export interface WriteRequest {
@@ -36,17 +39,17 @@ export type WriteOutcome =
 const FALLBACK_GAS = 300_000n;
 
 /**
- * Headroom reserved for re-pricing: a write may pay up to this many times the fee quoted when it
- * was accepted (six 12.5% bumps), and the funds check reserves that much.
- */
-const FEE_HEADROOM = 2n;
-
-/**
  * Executes a write the same way for every endpoint:
  * 1. `Idempotency-Key` seen before → the first request's transaction (409 if the body differs);
- * 2. the org's queue is not over its limit (429 otherwise);
- * 3. `prepare` validates and builds the calls; every call is gas-estimated (a revert fails fast
- *    with `Transaction failed: <reason>`, nothing signed, no nonce used; in a batch the item fails);
+ * 2. the org's queue is not over its limit (429 otherwise), and its wallet's signer backend can
+ *    sign (503 `HSM unavailable: ...` while its PKCS#11 token is known to be away);
+ * 3. `prepare` validates and builds the calls (against the read model, the registry cache and
+ *    the chain); a call of a shape seen before gets its gas limit from earlier receipts
+ *    (`chain/gas-book.ts`), any other is gas-estimated (a revert fails fast with
+ *    `failedWriteError(<reason>)`: 500 `Transaction failed: <reason>`, or 400
+ *    `Listing not active` for a lost race; nothing signed, no nonce used; in a batch the item
+ *    fails). A learned limit that runs out of gas is estimated again and sent once more;
+ *    a revert that slips past the checks is decoded from its receipt to the same words;
  * 4. the wallet must hold value + gas × fee cap for everything plus what live writes reserved
  *    (400 `Insufficient funds: need ..., wallet has ... (short ...)`); the fee cap is twice the
  *    current quote (room for re-pricing), never above `MAX_FEE_PER_GAS_GWEI`;
@@ -58,13 +61,13 @@ const FEE_HEADROOM = 2n;
  */
 export async function executeWrite(ctx: AppContext, request: WriteRequest): Promise<WriteOutcome> {
   const runtime = ctx.tx;
-  const hash = requestHash(request.kind, request.body, ctx.config.masterKey);
+  const { hash, accepted } = requestHashes(request.kind, request.body, ctx.config);
   if (request.idempotencyKey !== undefined) {
     const existing = await findIdempotent(
       ctx.database,
       request.orgId,
       request.idempotencyKey,
-      hash,
+      accepted,
     );
     if (existing !== undefined) return outcomeOf(ctx, existing, request.respondAsync);
   }
@@ -74,21 +77,29 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
   if (writer.liveRoots >= WRITE_LIMITS.maxQueuedPerOrg) {
     throw new RateLimitError(5, "Too many queued write transactions for this organization");
   }
+  await ctx.signers.ensureAvailable(writer.wallet.signerBackend);
   const wallet: OrgWallet = writer.wallet;
   const calls = await request.prepare(wallet);
   const batch = request.kind === "batch-issue";
 
-  // One round trip's wait for the fee quote, the estimates and the balance together.
+  // One round trip's wait for the fee quote, the estimates and the balance together. A call of a
+  // shape the gas book has seen gets its limit from earlier receipts, without asking the node.
+  const callKind = batch ? "issue-asset" : request.kind;
   const [quote, balance, estimates] = await Promise.all([
     runtime.fees.quote(),
-    runtime.reader.balanceOf(wallet.address),
+    runtime.head.balanceOf(wallet.address),
     Promise.all(
-      calls.map(async (call) => {
+      calls.map(async (call): Promise<{ limit?: bigint; gas?: bigint; revert?: string }> => {
+        const limit = runtime.gas.limitFor({ kind: callKind, to: call.to, data: call.data });
+        if (limit !== undefined) return { limit };
         try {
           return { gas: await runtime.reader.estimateGas({ from: wallet.address, ...call }) };
         } catch (error) {
-          if (batch && error instanceof TransactionFailedError) return { revert: error.reason };
-          throw error;
+          if (!(error instanceof TransactionFailedError)) throw error;
+          // The state changed after `prepare` checked it: a batch item fails alone; a single
+          // write answers the error its row would show (a lost race is the check's 400).
+          if (batch) return { revert: error.reason };
+          throw failedWriteError(error.reason, error);
         }
       }),
     ),
@@ -96,14 +107,13 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
 
   const margin = BigInt(100 + runtime.sequencer.options.gasMarginPercent);
   const ceiling = ctx.config.maxFeePerGasWei;
-  const headroom = quote.maxFeePerGas * FEE_HEADROOM;
-  const feeCap = ceiling !== undefined && ceiling < headroom ? ceiling : headroom;
+  const feeCap = reservedFeeCap(quote, ceiling);
   let need = 0n;
   const gasLimits = estimates.map((e, i) => {
     if (e.revert !== undefined) return undefined;
-    const limit = e.gas === undefined ? FALLBACK_GAS : (e.gas * margin) / 100n;
+    const limit = e.limit ?? (e.gas === undefined ? FALLBACK_GAS : (e.gas * margin) / 100n);
     need += calls[i]!.value + limit * feeCap;
-    return e.gas === undefined ? undefined : limit;
+    return e.limit ?? (e.gas === undefined ? undefined : limit);
   });
   const reserved = writer.reservedWei;
   const available = balance > reserved ? balance - reserved : 0n;
@@ -186,7 +196,7 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
       ctx.database,
       request.orgId,
       request.idempotencyKey!,
-      hash,
+      accepted,
     );
     if (existing === undefined)
       throw new ValidationError("Idempotency-Key is being reused too early; retry later");
@@ -213,6 +223,8 @@ async function outcomeOf(
     transactionId: txId,
     state,
   });
+  // Just recorded and answered at once: it is queued (no read needed to say so).
+  if (respondAsync && justRecorded) return accepted("queued");
   let row: TxRow | undefined;
   try {
     row = respondAsync
@@ -225,7 +237,7 @@ async function outcomeOf(
   if (row === undefined) throw new Error(`transaction ${txId} not found`);
   if (respondAsync || !isFinal(row.state)) return accepted(row.state);
   try {
-    const children = row.kind === "batch-issue" ? await runtime.store.children(row.id) : [];
+    const children = isGroupRow(row) ? await runtime.store.children(row.id) : [];
     return { status: "final", row, children };
   } catch (error) {
     ctx.logger.warn({ err: error, txId }, "reading a final write failed; answering 202");

@@ -17,6 +17,7 @@ export async function deploySystem(ethers: HardhatEthers) {
     await token.getAddress(),
     admin.address,
   ]);
+  await (await token.setMarketplace(await marketplace.getAddress())).wait();
   return { registry, token, marketplace, admin, alice, bob, carol, others };
 }
 

@@ -24,6 +24,7 @@ abstract contract SystemTest is TestBase {
         registry.registerTypes(DefaultAssetTypes.names());
         token = new AssetToken(address(registry), address(this));
         market = new Marketplace(address(token), address(this));
+        token.setMarketplace(address(market));
         vm.label(address(registry), "registry");
         vm.label(address(token), "token");
         vm.label(address(market), "market");

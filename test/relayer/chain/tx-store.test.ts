@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { IllegalTransitionError } from "../../../relayer/src/chain/tx-lifecycle.js";
-import { TxStore } from "../../../relayer/src/chain/tx-store.js";
+import { LeaseLostError, TxStore } from "../../../relayer/src/chain/tx-store.js";
 import { createDatabase, type Database } from "../../../relayer/src/db/client.js";
 import { runMigrations } from "../../../relayer/src/db/migrate.js";
 import { orgs, wallets } from "../../../relayer/src/db/schema/index.js";
@@ -69,7 +69,10 @@ describe("transaction store (PostgreSQL)", () => {
   it("records first attempts with their nonces in one write, and refuses rows that are not queued", async () => {
     const ids = ["tx_a00000000000000000000001", "tx_a00000000000000000000002"];
     assert.equal(await store.record("wal_1", ids.map(row), undefined), true);
-    await store.markSent("wal_1", 7, [
+    const [held] = await store.claimWallets("owner-a", ["wal_1"], 60_000);
+    assert.ok(held, "owner-a leases wal_1");
+    const writes = store.leasedBy("owner-a");
+    await writes.markSent("wal_1", 7, [
       { id: ids[0]!, nonce: 5, attempt: attempt("0x01") },
       { id: ids[1]!, nonce: 6, attempt: attempt("0x02") },
     ]);
@@ -84,13 +87,14 @@ describe("transaction store (PostgreSQL)", () => {
     assert.equal(wallet!.nextNonce, 7n);
     // A sent row cannot be sent again as if it were new: nothing changes.
     await assert.rejects(
-      store.markSent("wal_1", 8, [{ id: ids[0]!, nonce: 7, attempt: attempt("0x03") }]),
+      writes.markSent("wal_1", 8, [{ id: ids[0]!, nonce: 7, attempt: attempt("0x03") }]),
       IllegalTransitionError,
     );
     assert.equal((await store.get(ids[0]!))?.nonce, 5);
   });
 
   it("finalises sent rows once and leaves final rows alone", async () => {
+    const writes = store.leasedBy("owner-a");
     const id = "tx_a00000000000000000000001";
     const receipt = {
       hash: "0x01",
@@ -101,20 +105,49 @@ describe("transaction store (PostgreSQL)", () => {
       effectiveGasPrice: "1",
     };
     assert.deepEqual(
-      await store.finalise([{ id, status: "confirmed", receipt, result: { tokenId: "1" } }]),
+      await writes.finalise([{ id, status: "confirmed", receipt, result: { tokenId: "1" } }]),
       [id],
     );
     // Already final: a second finalisation (another process, a late block) changes nothing.
     assert.deepEqual(
-      await store.finalise([{ id, status: "failed", reason: "x", errorKind: "revert", receipt }]),
+      await writes.finalise([{ id, status: "failed", reason: "x", errorKind: "revert", receipt }]),
       [],
     );
     assert.equal((await store.get(id))?.state, "confirmed");
-    await store.requeue([id]);
+    await writes.requeue([{ id, takenBy: "0xother" }]);
     assert.equal(
       (await store.get(id))?.state,
       "confirmed",
       "a final row never goes back to the queue",
     );
+  });
+  it("a process that lost the wallet's lease changes none of its rows", async () => {
+    const id = "tx_a00000000000000000000009";
+    assert.equal(await store.record("wal_1", [row(id)], undefined), true);
+    await store.releaseLeases("owner-a");
+    assert.equal((await store.claimWallets("owner-b", ["wal_1"], 60_000)).length, 1);
+    const stale = store.leasedBy("owner-a");
+    await assert.rejects(
+      stale.markSent("wal_1", 10, [{ id, nonce: 9, attempt: attempt("0x09") }]),
+      LeaseLostError,
+    );
+    await assert.rejects(stale.setNextNonce("wal_1", 3), LeaseLostError);
+    assert.equal((await store.get(id))?.state, "queued", "nothing was sent");
+    await store
+      .leasedBy("owner-b")
+      .markSent("wal_1", 10, [{ id, nonce: 9, attempt: attempt("0x09") }]);
+    assert.deepEqual(await stale.requeue([{ id, takenBy: "0xother" }]), []);
+    assert.equal((await store.get(id))?.state, "sent", "the stale owner could not re-queue it");
+    assert.deepEqual(await stale.failUnsent([{ id, reason: "x", errorKind: "rejected" }]), []);
+    const requeued = await store.leasedBy("owner-b").requeue([{ id, takenBy: "0xother" }]);
+    assert.deepEqual(requeued, [id]);
+    const after = await store.get(id);
+    assert.equal(after?.state, "queued");
+    assert.deepEqual(
+      after?.attempts.map((a) => [a.hash, a.superseded]),
+      [["0x09", "0xother"]],
+      "the attempt is kept, marked superseded",
+    );
+    await store.releaseLeases("owner-b");
   });
 });

@@ -4,7 +4,9 @@ import { describe, test } from "node:test";
 import { parseUnits } from "ethers";
 import {
   DEFAULT_BODY_LIMIT_BYTES,
+  DEFAULT_CONFIRMATIONS,
   DEFAULT_PORT,
+  DEFAULT_RPC_MAX_BATCH,
   loadConfig,
   missingDevSecrets,
   parseEnv,
@@ -221,6 +223,40 @@ describe("resolveConfig", () => {
     assertConfigError(() => loadConfig({ ADMIN_TOKEN }), "MASTER_KEY");
   });
 
+  test("MASTER_KEY_PREVIOUS is the old key of a rotation, beside MASTER_KEY; a bad value is not echoed", () => {
+    const previous = "EF".repeat(32);
+    const config = loadConfig({ ...FULL, MASTER_KEY_PREVIOUS: previous });
+    assert.equal(config.masterKey, MASTER_KEY);
+    assert.equal(config.masterKeyPrevious, previous.toLowerCase());
+    assert.equal(loadConfig(FULL).masterKeyPrevious, undefined);
+    const bad = "not-a-key-secret";
+    assertConfigError(() => parseEnv({ MASTER_KEY_PREVIOUS: bad }), "MASTER_KEY_PREVIOUS", bad);
+    assertConfigError(
+      () => resolveConfig(parseEnv({ ADMIN_TOKEN, MASTER_KEY_PREVIOUS: previous }), DEV_SECRETS),
+      "set it together with MASTER_KEY",
+    );
+    assertConfigError(
+      () => loadConfig({ ...FULL, MASTER_KEY_PREVIOUS: MASTER_KEY.toUpperCase() }),
+      "it is the same key as MASTER_KEY",
+    );
+  });
+
+  test("development takes masterKeyPrevious from the secrets file only with the file's master key", () => {
+    const masterKeyPrevious = "ef".repeat(32);
+    const secrets = { ...DEV_SECRETS, masterKeyPrevious };
+    assert.equal(resolveConfig(parseEnv({}), secrets).masterKeyPrevious, masterKeyPrevious);
+    const own = "01".repeat(32);
+    assert.equal(
+      resolveConfig(parseEnv({ MASTER_KEY: own }), secrets).masterKeyPrevious,
+      undefined,
+      "an explicit MASTER_KEY does not pair with the file's previous key",
+    );
+    assert.equal(
+      resolveConfig(parseEnv({ ...FULL, NODE_ENV: "production" }), secrets).masterKeyPrevious,
+      undefined,
+    );
+  });
+
   test("with RPC_URL the anvil dev key is not a default: OPERATOR_PRIVATE_KEY is required", () => {
     assertConfigError(
       () => resolveConfig(parseEnv({ RPC_URL: "http://127.0.0.1:9545" }), DEV_SECRETS),
@@ -305,6 +341,90 @@ describe("resolveConfig", () => {
       () => parseEnv({ PUBLIC_BASE_URL: "https://u:p@api.example.com" }),
       "PUBLIC_BASE_URL",
     );
+  });
+
+  test("CONFIRMATIONS is a whole number from 0 to 1000, default 0 on any chain", () => {
+    assert.equal(parseEnv({}).confirmations, undefined);
+    assert.equal(resolveConfig(parseEnv({}), DEV_SECRETS).confirmations, DEFAULT_CONFIRMATIONS);
+    assert.equal(loadConfig(FULL).confirmations, 0);
+    assert.equal(loadConfig({ ...FULL, CONFIRMATIONS: "0" }).confirmations, 0);
+    assert.equal(loadConfig({ ...FULL, CONFIRMATIONS: "12" }).confirmations, 12);
+    for (const bad of ["-1", "1.5", "two", "1001"])
+      assertConfigError(() => parseEnv({ CONFIRMATIONS: bad }), "CONFIRMATIONS");
+  });
+
+  test("INDEXER_CONFIRMATIONS refuses to start and names CONFIRMATIONS", () => {
+    assert.throws(
+      () => parseEnv({ INDEXER_CONFIRMATIONS: "3" }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /INDEXER_CONFIRMATIONS/.test(error.message) &&
+        /CONFIRMATIONS=N-1/.test(error.message),
+    );
+    assert.equal(parseEnv({ INDEXER_CONFIRMATIONS: "" }).confirmations, undefined);
+  });
+
+  test("RPC_MAX_BATCH is 1-10000, default 100", () => {
+    assert.equal(loadConfig(FULL).rpcMaxBatch, DEFAULT_RPC_MAX_BATCH);
+    assert.equal(loadConfig({ ...FULL, RPC_MAX_BATCH: "20" }).rpcMaxBatch, 20);
+    for (const bad of ["0", "10001", "many"])
+      assertConfigError(() => parseEnv({ RPC_MAX_BATCH: bad }), "RPC_MAX_BATCH");
+  });
+
+  test("WEBHOOK_SECRET_GRACE_SECONDS defaults to 24 h and WEBHOOK_MANUAL_PER_MINUTE to 30", () => {
+    assert.equal(loadConfig(FULL).webhookSecretGraceSeconds, 86_400);
+    assert.equal(
+      loadConfig({ ...FULL, WEBHOOK_SECRET_GRACE_SECONDS: "60" }).webhookSecretGraceSeconds,
+      60,
+    );
+    assert.equal(loadConfig(FULL).webhookManualPerMinute, 30);
+    assert.equal(loadConfig({ ...FULL, WEBHOOK_MANUAL_PER_MINUTE: "5" }).webhookManualPerMinute, 5);
+    for (const bad of ["0", "-5", "1h", "2592001"])
+      assertConfigError(
+        () => parseEnv({ WEBHOOK_SECRET_GRACE_SECONDS: bad }),
+        "WEBHOOK_SECRET_GRACE_SECONDS",
+      );
+    for (const bad of ["0", "x", "10001"])
+      assertConfigError(
+        () => parseEnv({ WEBHOOK_MANUAL_PER_MINUTE: bad }),
+        "WEBHOOK_MANUAL_PER_MINUTE",
+      );
+  });
+
+  test("WEBHOOK_BACKOFF_BASE_MS is a positive number of ms up to an hour, default 10 s", () => {
+    assert.equal(loadConfig(FULL).webhookBackoffBaseMs, 10_000);
+    assert.equal(loadConfig({ ...FULL, WEBHOOK_BACKOFF_BASE_MS: "200" }).webhookBackoffBaseMs, 200);
+    for (const bad of ["0", "-5", "10s", "3600001"])
+      assertConfigError(
+        () => parseEnv({ WEBHOOK_BACKOFF_BASE_MS: bad }),
+        "WEBHOOK_BACKOFF_BASE_MS",
+      );
+  });
+
+  test("COIN_PRICE_* are validated into config.coinPrice", () => {
+    assert.deepEqual(loadConfig(FULL).coinPrice, {
+      fixedUsd: undefined,
+      url: undefined,
+      ttlSeconds: 60,
+    });
+    assert.deepEqual(
+      loadConfig({
+        ...FULL,
+        COIN_PRICE_USD: "2.50",
+        COIN_PRICE_URL: "https://prices.example/coin",
+        COIN_PRICE_TTL_SECONDS: "30",
+      }).coinPrice,
+      { fixedUsd: "2.50", url: "https://prices.example/coin", ttlSeconds: 30 },
+    );
+    assertConfigError(() => parseEnv({ COIN_PRICE_USD: "$2" }), "COIN_PRICE_USD");
+    assertConfigError(() => parseEnv({ COIN_PRICE_URL: "prices.example" }), "COIN_PRICE_URL");
+    assertConfigError(() => parseEnv({ COIN_PRICE_TTL_SECONDS: "0" }), "COIN_PRICE_TTL_SECONDS");
+  });
+
+  test("CONSOLE_BUILD is auto or off", () => {
+    assert.equal(parseEnv({}).consoleBuild, "auto");
+    assert.equal(parseEnv({ CONSOLE_BUILD: "off" }).consoleBuild, "off");
+    assertConfigError(() => parseEnv({ CONSOLE_BUILD: "no" }), "CONSOLE_BUILD");
   });
 
   test("production with nothing set names every missing variable", () => {

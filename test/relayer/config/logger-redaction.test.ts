@@ -29,6 +29,7 @@ const API_KEY = `rwa_live_${"a1".repeat(32)}`;
 const ADMIN_TOKEN = `ent_admin_${"b2".repeat(32)}`;
 const PRIVATE_KEY = `0x${"c3".repeat(32)}`;
 const MASTER_KEY = "d4".repeat(32);
+const MASTER_KEY_PREVIOUS = "e5".repeat(32);
 const WEBHOOK_SECRET = "whsec_super_secret_value";
 const PASSWORD = "correct horse battery staple";
 
@@ -39,6 +40,7 @@ describe("createLogger redaction", () => {
       {
         privateKey: PRIVATE_KEY,
         masterKey: MASTER_KEY,
+        masterKeyPrevious: MASTER_KEY_PREVIOUS,
         password: PASSWORD,
         org: { wallet: { encrypted_private_key: PRIVATE_KEY, address: "0xabc" } },
         webhook: { secret: WEBHOOK_SECRET, url: "https://example.test/hook" },
@@ -62,6 +64,7 @@ describe("createLogger redaction", () => {
       ADMIN_TOKEN,
       PRIVATE_KEY,
       MASTER_KEY,
+      MASTER_KEY_PREVIOUS,
       WEBHOOK_SECRET,
       PASSWORD,
       "session=abc",

@@ -54,9 +54,11 @@ describe("operator account out of funds", { timeout: 120_000 }, () => {
     assert.equal(res.status, 200, res.text);
     assert.ok(ms < 5_000, `took ${Math.round(ms)} ms`);
     assert.equal(res.body.devFaucet.funded, false);
+    // Registration first puts the wallet on the allowlist (an operator transaction, gas paid),
+    // so the operator holds a little less than the 0.5 given when the faucet is asked.
     assert.match(
       res.body.devFaucet.reason,
-      /^Operator account cannot pay for the dev faucet: it holds 0\.5 COIN, needs 10\.\d+ COIN \(operator 0x[0-9a-fA-F]{40}\)$/,
+      /^Operator account cannot pay for the dev faucet: it holds 0\.(5|4\d+) COIN, needs 10\.\d+ COIN \(operator 0x[0-9a-fA-F]{40}\)$/,
     );
     assert.equal(await provider.getBalance(res.body.walletAddress), 0n);
     // The key works: the org exists.

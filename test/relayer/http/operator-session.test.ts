@@ -47,18 +47,18 @@ describe("operator console sessions and the admin token", () => {
   it("an operator session opened with the old admin token is refused once the token changed", async () => {
     const cookie = await signIn(stack.baseUrl, stack.adminToken);
     assert.equal(await get(stack.baseUrl, "/api/console/session", cookie), 200);
-    assert.equal(await get(stack.baseUrl, "/api/console/operator/orgs", cookie), 200);
+    assert.equal(await get(stack.baseUrl, "/api/enterprise/orgs", cookie), 200);
 
     assert.equal(await get(rotatedUrl, "/api/console/session", cookie), 401);
-    assert.equal(await get(rotatedUrl, "/api/console/operator/orgs", cookie), 403);
+    assert.equal(await get(rotatedUrl, "/api/enterprise/orgs", cookie), 403);
     // Ended for good: the row is revoked, not merely unreadable under the new token.
     assert.equal(await get(stack.baseUrl, "/api/console/session", cookie), 401);
   });
 
   it("a session opened with the new token works there and not under the old one", async () => {
     const cookie = await signIn(rotatedUrl, newToken);
-    assert.equal(await get(rotatedUrl, "/api/console/operator/orgs", cookie), 200);
-    assert.equal(await get(stack.baseUrl, "/api/console/operator/orgs", cookie), 403);
+    assert.equal(await get(rotatedUrl, "/api/enterprise/orgs", cookie), 200);
+    assert.equal(await get(stack.baseUrl, "/api/enterprise/orgs", cookie), 403);
   });
 
   it("org console sessions do not depend on the admin token", async () => {

@@ -225,6 +225,42 @@ describe("indexer (anvil + PostgreSQL)", () => {
     );
   });
 
+  it("releases a block's events once CONFIRMATIONS blocks stand above it, not a block sooner", async () => {
+    await synced();
+    const minted = await mintDirect(stack, orgWallet, 0x50);
+    const status = async () =>
+      (await q(`SELECT status FROM webhook_events WHERE tx_hash = $1`, [minted.txHash])).map(
+        (r: { status: string }) => r.status,
+      );
+    await synced();
+    assert.deepEqual(await status(), ["pending"], "no block above it yet");
+    await mine(CONFIRMATIONS - 1);
+    await synced();
+    assert.deepEqual(await status(), ["pending"], `${CONFIRMATIONS - 1} blocks above it`);
+    await mine(1);
+    await synced();
+    assert.deepEqual(await status(), ["released"], `${CONFIRMATIONS} blocks above it`);
+  });
+
+  it("with CONFIRMATIONS 0 releases a block's events as soon as it is indexed", async () => {
+    await indexer!.stop();
+    indexer = await start({ confirmations: 0 });
+    try {
+      const minted = await mintDirect(stack, orgWallet, 0x51);
+      await synced();
+      assert.equal(await head(), minted.blockNumber, "no block mined above it");
+      assert.deepEqual(
+        (await q(`SELECT status FROM webhook_events WHERE tx_hash = $1`, [minted.txHash])).map(
+          (r: { status: string }) => r.status,
+        ),
+        ["released"],
+      );
+    } finally {
+      await indexer.stop();
+      indexer = await start();
+    }
+  });
+
   it("only one process indexes; another takes over within seconds when it stops", async () => {
     const second = await start();
     await new Promise((r) => setTimeout(r, 500));

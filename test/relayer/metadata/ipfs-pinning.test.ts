@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { CID } from "multiformats/cid";
 import { sha256 } from "multiformats/hashes/sha2";
 import { findFreePort } from "../../../deploy/local-chain.js";
@@ -71,15 +73,18 @@ describe("metadata documents on the embedded IPFS node", () => {
     assert.ok(await hashesTo(fromNode, cid));
     assert.equal(JSON.parse(new TextDecoder().decode(fromNode)).name, "Harbour Warehouse");
 
-    // Served by the node itself over the gateway route, even without the database's copy.
-    await env.stack.database.pool.query(`DELETE FROM token_metadata WHERE cid = $1`, [
-      issued.ipfsHash,
-    ]);
+    // Served over the gateway route from the document the service holds.
     const res = await fetch(`${env.stack.baseUrl}/ipfs/${issued.ipfsHash}`);
     assert.equal(res.status, 200);
     const served = new Uint8Array(await res.arrayBuffer());
     assert.ok(await hashesTo(served, cid), "the gateway's bytes hash to the CID");
     assert.equal(res.headers.get("x-content-type-options"), "nosniff");
+    // Only documents the service holds: the node's own copy is not served on its own.
+    await env.stack.database.pool.query(`DELETE FROM token_metadata WHERE cid = $1`, [
+      issued.ipfsHash,
+    ]);
+    const gone = await env.stack.api("GET", `/ipfs/${issued.ipfsHash}`);
+    assertError(gone, 404, "Not found");
   });
 
   it("the gateway answers 404 for a CID it does not hold and 400 for a malformed one", async () => {
@@ -124,5 +129,43 @@ describe("metadata pins on an unreachable kubo node", () => {
     );
     assert.ok(rows[0]?.pin_error, "the last failure is recorded");
     assert.equal((await env.asset(issued.tokenId))?.metadataPinned, false);
+  });
+});
+
+describe("the /ipfs gateway with IPFS_API_URL set (a recording kubo stand-in)", () => {
+  let env: Awaited<ReturnType<typeof startPinningStack>>;
+  let kubo: http.Server;
+  const asked: string[] = [];
+  before(async () => {
+    kubo = http.createServer((req, res) => {
+      asked.push(req.url ?? "");
+      res.writeHead(500, { "content-type": "text/plain" }).end("not a real node");
+    });
+    await new Promise<void>((resolve) => kubo.listen(0, "127.0.0.1", resolve));
+    const { port } = kubo.address() as AddressInfo;
+    env = await startPinningStack({
+      config: { ipfs: { kind: "kubo", url: `http://127.0.0.1:${port}` } },
+    });
+  });
+  after(async () => {
+    await env?.stop();
+    kubo?.closeAllConnections();
+    await new Promise((resolve) => kubo?.close(resolve));
+  });
+
+  it("answers 404 for a CID the service does not hold without asking the node, and serves its own documents from the database", async () => {
+    const unknown = CID.createV1(0x55, await sha256.digest(new TextEncoder().encode("elsewhere")));
+    const missing = await env.stack.api("GET", `/ipfs/${unknown.toString()}`);
+    assertError(missing, 404, "Not found");
+    const issued = await env.issue("Held Here");
+    const res = await fetch(`${env.stack.baseUrl}/ipfs/${issued.ipfsHash}`);
+    assert.equal(res.status, 200);
+    assert.ok(await hashesTo(new Uint8Array(await res.arrayBuffer()), CID.parse(issued.ipfsHash)));
+    // Pins (`block/put`) go to the node; nothing that reads or searches for a block does.
+    const reads = asked.filter((url) =>
+      /^\/api\/v0\/(block\/(get|stat)|cat|get|dag\/get|routing|dht)/.test(url),
+    );
+    assert.deepEqual(reads, [], "the node was never asked to find a block");
+    assert.ok(!asked.some((url) => url.includes(unknown.toString())));
   });
 });

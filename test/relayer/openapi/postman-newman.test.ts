@@ -54,6 +54,10 @@ describe("the generated Postman collection runs with newman", () => {
     const names = [...new Set(flow.map((e) => e.item.name))];
     assert.ok(names.includes("6. Buy it from the second organization"), names.join(", "));
     assert.ok(names.includes("9. Delist it"), names.join(", "));
+    assert.ok(
+      names.some((name) => name.endsWith(". Read the seller's audit log")),
+      names.join(", "),
+    );
     const assertions = flow.flatMap((e) => e.assertions ?? []);
     assert.ok(assertions.length >= 15, `${assertions.length} assertions ran`);
     assert.deepEqual(

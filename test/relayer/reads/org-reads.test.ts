@@ -4,7 +4,7 @@ import { startTestStack, type TestOrg, type TestStack } from "../../support/stac
 
 /**
  * The organization's own reads behind the console's gallery, charts and transactions screen:
- * `/api/enterprise/assets`, `/api/v1/transactions`, `/api/enterprise/wallet/history`,
+ * `/api/enterprise/assets`, `/api/v1/transactions` (the wallet history is test/relayer/alerts),
  * `/api/enterprise/stats/issuances` and `/api/enterprise/stats/deliveries`. Rows are written
  * straight into PostgreSQL for two organizations, so each answer is checked exactly, and each
  * organization must see only its own.
@@ -295,33 +295,6 @@ describe("organization reads (console data)", { timeout: 120_000 }, () => {
     const theirs = await b.api("GET", "/api/enterprise/stats/deliveries?hours=2");
     const last = theirs.body.data[1];
     assert.deepEqual([last.succeeded, last.retried, last.failed], [1, 0, 0]);
-  });
-
-  it("GET /api/enterprise/wallet/history walks back from the balance through the org's recorded changes", async () => {
-    const mine = await a.api("GET", "/api/enterprise/wallet/history?days=1");
-    assert.equal(mine.status, 200, mine.text);
-    const current = BigInt(mine.body.balanceWei);
-    const wei = mine.body.points.map((p: { balanceWei: string }) => BigInt(p.balanceWei));
-    const fee = 100_000n * 1_000_000_000n;
-    // Oldest first: before everything, after the issuance (fee + stake), after the reverted
-    // write (fee only), after the sale (+2), now.
-    assert.deepEqual(wei, [
-      current - 2n * COIN + fee + COIN / 10n + fee,
-      current - 2n * COIN + fee,
-      current - 2n * COIN,
-      current,
-      current,
-    ]);
-    const theirs = await b.api("GET", "/api/enterprise/wallet/history?days=1");
-    const theirWei = theirs.body.points.map((p: { balanceWei: string }) => BigInt(p.balanceWei));
-    const bCurrent = BigInt(theirs.body.balanceWei);
-    // B paid 2 coin for A's sale and its own issuance.
-    assert.deepEqual(theirWei, [
-      bCurrent + 2n * COIN + fee + COIN / 10n,
-      bCurrent + 2n * COIN,
-      bCurrent,
-      bCurrent,
-    ]);
   });
 
   it("GET /api/v1/assets/{id}/history gives the token's issue, listing and sale in order", async () => {

@@ -11,8 +11,11 @@ describe("read API (from the indexed database)", () => {
   const get = (path: string) => stack.api("GET", path);
 
   before(async () => {
-    process.env.COIN_PRICE_USD = "2.50";
-    stack = await startTestStack({ deploy: false, logLevel: "warn" });
+    stack = await startTestStack({
+      deploy: false,
+      logLevel: "warn",
+      config: { coinPrice: { fixedUsd: "2.50", url: undefined, ttlSeconds: 60 } },
+    });
     await seedReadModel(stack.database.pool, COUNT);
     await stack.database.pool.query(
       `INSERT INTO token_metadata (token_id, mint_tx_hash, cid, json)
@@ -30,7 +33,6 @@ describe("read API (from the indexed database)", () => {
   });
 
   after(async () => {
-    delete process.env.COIN_PRICE_USD;
     await stack?.stop();
   });
 

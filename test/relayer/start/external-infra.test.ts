@@ -79,6 +79,7 @@ describe("start with RPC_URL and DATABASE_URL", { timeout: 120_000 }, () => {
     assert.match(output, /Database\s+DATABASE_URL/);
     assert.match(output, /Admin token\s+from ADMIN_TOKEN/);
     assert.match(output, /Processes\s+relayer \d+\s*$/m, "no embedded processes");
+    assert.match(output, /CONFIRMATIONS is not set/, "warns that blocks count as final at once");
     assert.ok(!output.includes(env.ADMIN_TOKEN!), "a configured admin token is never printed");
     assert.equal(
       existsSync(path.join(env.DATA_DIR!, "secrets.json")),
@@ -98,6 +99,21 @@ describe("start with RPC_URL and DATABASE_URL", { timeout: 120_000 }, () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
     });
     assert.equal(stillThere.status, 200, "the external chain is left running");
+  });
+
+  test("refuses a malformed or retired setting before anything starts, naming the variable", async () => {
+    const malformed = run({ CONFIRMATIONS: "two" });
+    assert.equal((await exitWithin(malformed, 30_000)).code, 1);
+    assert.match(
+      malformed.output(),
+      /Start-up failed: Invalid CONFIRMATIONS: must be a whole number/,
+    );
+    const retired = run({ INDEXER_CONFIRMATIONS: "3" });
+    assert.equal((await exitWithin(retired, 30_000)).code, 1);
+    assert.match(
+      retired.output(),
+      /Start-up failed: Unsupported INDEXER_CONFIRMATIONS: replaced by CONFIRMATIONS/,
+    );
   });
 
   test("refuses a chain whose id is not 1236", async () => {

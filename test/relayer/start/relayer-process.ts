@@ -26,6 +26,10 @@ const INHERITED_CONFIG = [
   "DEPLOYMENTS_FILE",
   "DEV_FAUCET_AMOUNT",
   "LOG_LEVEL",
+  "SIGNER",
+  "PKCS11_MODULE",
+  "PKCS11_TOKEN_LABEL",
+  "PKCS11_PIN",
 ];
 
 export interface RelayerProcess {

@@ -3,6 +3,7 @@ import { createHmac } from "node:crypto";
 import { describe, it } from "node:test";
 import { Webhook } from "standardwebhooks";
 import { nextRetryDelayMs, parseRetryAfterMs } from "../../../relayer/src/webhooks/backoff.js";
+import { circuitHoldMs, isCircuitOpen } from "../../../relayer/src/webhooks/circuit-breaker.js";
 import { payloadBody } from "../../../relayer/src/webhooks/payload-body.js";
 import {
   DestinationRefusedError,
@@ -47,9 +48,39 @@ describe("webhook signing", () => {
     }
   });
 
+  it("during a rotation webhook-signature carries the new and the previous signature, space-separated; X-Service-Signature only the new", () => {
+    const previous = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    const next = "whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0";
+    const headers = signatureHeaders(next, "evt_r", body, Date.now(), [previous]);
+    const parts = headers["webhook-signature"]!.split(" ");
+    assert.equal(parts.length, 2);
+    assert.ok(parts.every((p) => /^v1,[A-Za-z0-9+/]+=*$/.test(p)));
+    assert.equal(headers["X-Service-Signature"], serviceSignature(next, body));
+    // Either secret alone verifies with the standardwebhooks package.
+    assert.deepEqual(new Webhook(previous).verify(body, headers), JSON.parse(body));
+    assert.deepEqual(new Webhook(next).verify(body, headers), JSON.parse(body));
+    assert.equal(
+      signatureHeaders(next, "evt_r", body, Date.now())["webhook-signature"]!.split(" ").length,
+      1,
+    );
+  });
+
   it("the webhook-id header is the event id, stable across attempts", () => {
     assert.equal(signatureHeaders("s".repeat(16), "evt_a", body, 1_000)["webhook-id"], "evt_a");
     assert.equal(signatureHeaders("s".repeat(16), "evt_a", body, 9_000)["webhook-id"], "evt_a");
+  });
+});
+
+describe("circuit breaker", () => {
+  it("holds 30 s the first time, doubling each time it opens again, capped at 1 h", () => {
+    const holds = [0, 1, 2, 3, 7, 8, 40].map((n) => circuitHoldMs(n, 30_000, 3_600_000));
+    assert.deepEqual(holds, [30_000, 60_000, 120_000, 240_000, 3_600_000, 3_600_000, 3_600_000]);
+  });
+
+  it("is open only while openUntil is in the future", () => {
+    assert.equal(isCircuitOpen({ openUntil: null }), false);
+    assert.equal(isCircuitOpen({ openUntil: new Date(2_000) }, 1_000), true);
+    assert.equal(isCircuitOpen({ openUntil: new Date(2_000) }, 2_000), false);
   });
 });
 

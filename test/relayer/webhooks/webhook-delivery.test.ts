@@ -205,7 +205,7 @@ describe("webhook delivery (anvil + PostgreSQL + local receiver)", () => {
     const asset = await stack.api("GET", `/api/v1/assets/${tokenId}`);
     assert.equal(asset.status, 200);
     assert.equal(asset.body.owner, stranger.address);
-    assert.equal(asset.body.issuerOrgId, seller.orgId);
+    assert.equal("issuerOrgId" in asset.body, false, "public reads never name our customer");
     assert.equal(asset.body.name, "Bond Three");
   });
 
@@ -269,7 +269,7 @@ describe("webhook delivery (anvil + PostgreSQL + local receiver)", () => {
     await register(fastOrg, "/fast");
     receiver.respond.set("/slow", () => ({ status: 200, delayMs: 4_000 }));
     const slowIds: string[] = [];
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 6; i++) {
       slowIds.push(
         String((await write(slowOrg, "issue-asset", assetBody({ name: `Slow ${i}` }))).tokenId),
       );
@@ -289,7 +289,9 @@ describe("webhook delivery (anvil + PostgreSQL + local receiver)", () => {
     );
     const arrivals = receiver.received.filter((d) => d.path === "/slow").map((d) => d.receivedAt);
     const overlap = arrivals.filter((t) => t - arrivals[0]! < 3_500).length;
-    assert.ok(overlap <= 2, `at most 2 concurrent requests per webhook (got ${overlap})`);
+    // docs/webhooks.md "Fair delivery": at most 4 of a process's slots per organization.
+    assert.ok(overlap <= 4, `at most 4 concurrent requests per organization (got ${overlap})`);
+    assert.ok(overlap >= 2, `the slow deliveries ran side by side (got ${overlap})`);
   });
 
   it("410 Gone disables the webhook with a visible reason", async () => {

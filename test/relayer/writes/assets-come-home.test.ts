@@ -7,6 +7,7 @@ import type { TestOrg } from "../../support/stack.js";
 import { orgSigner } from "../webhooks/chain-helpers.js";
 import { assetBody, startWriteStackWithOrgs, type WriteStack } from "./helpers.js";
 import { assertError } from "../../support/assert-error.js";
+import { ApiError, RwaClient } from "../../../relayer/sdk/index.js";
 
 /**
  * Every asset can come home: delist of an expired listing reclaims the token, redeem burns a
@@ -326,43 +327,105 @@ describe("assets come home (anvil + PostgreSQL)", () => {
   });
 
   describe("a listing lost between the check and the mining", () => {
-    it("buy of a listing another buyer takes in the same block answers 400 Listing not active, not 500", async () => {
+    const waitForPending = async (count: number) => {
+      for (let i = 0; i < 200; i++) {
+        const status = await rpc<{ pending: string }>("txpool_status");
+        if (Number(BigInt(status.pending)) >= count) return;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error(`txpool never held ${count} transactions`);
+    };
+    /** Alice lists a fresh token; a third org's wallet, outside the relayer, is the rival buyer. */
+    const contested = async () => {
       const { tokenId } = await issue(alice);
       const { listingId } = await list(alice, tokenId);
       const carol = await stack.registerOrg();
       const rival = await orgSigner(stack, carol.orgId, stack.provider);
       const market = Marketplace__factory.connect(stack.ctx.contracts.marketplace, rival);
-
-      await rpc("evm_setAutomine", [false]);
-      const waitForPending = async (count: number) => {
-        for (let i = 0; i < 200; i++) {
-          const status = await rpc<{ pending: string }>("txpool_status");
-          if (Number(BigInt(status.pending)) >= count) return;
-          await new Promise((r) => setTimeout(r, 25));
-        }
-        throw new Error(`txpool never held ${count} transactions`);
-      };
-      try {
-        // Bob's buy passes every check and is broadcast; then a rival with a far higher tip
-        // takes the listing in the same block, ahead of it.
-        const pending = bob.api("POST", "/api/v1/write/marketplace/buy", {
-          body: { listingId },
-        });
-        await waitForPending(1);
-        await market.getFunction("buy")(listingId, parseEther("1"), {
+      /** The rival's buy, with a far higher tip than the relayer pays (first in any block). */
+      const rivalBuys = () =>
+        market.getFunction("buy")(listingId, parseEther("1"), {
           value: parseEther("1"),
           gasLimit: 300_000n,
           maxPriorityFeePerGas: parseUnits("1000", "gwei"),
           maxFeePerGas: parseUnits("2000", "gwei"),
         });
+      return { tokenId, listingId, rival, rivalBuys };
+    };
+    /**
+     * The loser's failure on the other two paths: `GET /api/v1/transactions/{id}` (`error`,
+     * `errorStatus`) and the SDK's `waitForTransaction` (the `ApiError` it throws).
+     */
+    const failureElsewhere = async (org: TestOrg, answer: { headers: Headers }) => {
+      const id = answer.headers.get("x-transaction-id");
+      assert.ok(id !== null, "the answer names its transaction");
+      const status = await org.api("GET", `/api/v1/transactions/${id}`);
+      assert.equal(status.status, 200, status.text);
+      assert.equal(status.body.status, "failed");
+      const client = new RwaClient({ apiKey: org.apiKey, baseUrl: stack.baseUrl });
+      const thrown = await client.waitForTransaction(id, { intervalMs: 50 }).then(
+        () => assert.fail("waitForTransaction resolved for a failed write"),
+        (error: unknown) => error,
+      );
+      assert.ok(thrown instanceof ApiError, String(thrown));
+      return {
+        status: { status: status.body.errorStatus, error: status.body.error },
+        sdk: { status: thrown.status, error: thrown.error },
+      };
+    };
+
+    it("buy of a listing another buyer took in an earlier block answers 400 Listing not active, and so do its transaction and the SDK", async () => {
+      const { tokenId, listingId, rival, rivalBuys } = await contested();
+      const res = await stack.withoutAutomine(async () => {
+        // Bob's buy passes every check and is broadcast. It is taken out of the pool while the
+        // rival's buy is mined in a block of its own, then put back and mined in the next block,
+        // where it reverts: the replay on its parent block names the reason.
+        const pending = bob.api("POST", "/api/v1/write/marketplace/buy", { body: { listingId } });
+        await waitForPending(1);
+        const pool = await rpc<{ pending: Record<string, Record<string, { hash: string }>> }>(
+          "txpool_content",
+        );
+        const [bobsTx] = Object.entries(pool.pending)
+          .filter(([from]) => from.toLowerCase() === bob.walletAddress.toLowerCase())
+          .flatMap(([, byNonce]) => Object.values(byNonce));
+        assert.ok(bobsTx !== undefined, "Bob's buy is in the pool");
+        const raw = await rpc<string>("eth_getRawTransactionByHash", [bobsTx.hash]);
+        await rpc("anvil_dropTransaction", [bobsTx.hash]);
+        await rivalBuys();
+        await waitForPending(1);
+        await rpc("evm_mine");
+        await rpc("eth_sendRawTransaction", [raw]);
+        await waitForPending(1);
+        await rpc("evm_mine");
+        return pending;
+      });
+      assertError(res, 400, "Listing not active");
+      const elsewhere = await failureElsewhere(bob, res);
+      assert.deepEqual(elsewhere.status, { status: 400, error: "Listing not active" });
+      assert.deepEqual(elsewhere.sdk, { status: 400, error: "Listing not active" });
+      assert.equal(await ownerOf(tokenId), rival.address);
+    });
+
+    it("buy of a listing another buyer takes in the same block answers the same on the synchronous call, its transaction and the SDK", async (t) => {
+      const { tokenId, listingId, rival, rivalBuys } = await contested();
+      const res = await stack.withoutAutomine(async () => {
+        // Bob's buy passes every check and is broadcast; then the rival takes the listing in the
+        // same block, ahead of it. Replayed on its parent block, Bob's buy would still pass.
+        const pending = bob.api("POST", "/api/v1/write/marketplace/buy", { body: { listingId } });
+        await waitForPending(1);
+        await rivalBuys();
         await waitForPending(2);
         await rpc("evm_mine");
-        const res = await pending;
-        assertError(res, 400, "Listing not active");
-      } finally {
-        await rpc("evm_setAutomine", [true]);
-      }
+        return pending;
+      });
+      const answered = { status: res.status, error: (res.body as { error?: unknown }).error };
+      const elsewhere = await failureElsewhere(bob, res);
+      assert.deepEqual(elsewhere.status, answered, "GET /api/v1/transactions/{id}");
+      assert.deepEqual(elsewhere.sdk, answered, "the SDK's waitForTransaction");
       assert.equal(await ownerOf(tokenId), rival.address);
+      await t.test("and the words are 400 Listing not active, not 500", () =>
+        assertError(res, 400, "Listing not active"),
+      );
     });
   });
 });

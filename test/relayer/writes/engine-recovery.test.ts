@@ -122,7 +122,10 @@ describe("transaction engine recovery (anvil with automine switched off + Postgr
       assert.equal(mined?.nonce, before + 1);
       const tokenId = (done.result as { tokenId: string }).tokenId;
       assert.equal(await stack.token.getFunction("ownerOf")(tokenId), org.walletAddress);
-      assert.match(stack.logText(), /nonce consumed by another transaction; re-queueing/);
+      assert.match(
+        stack.logText(),
+        /nonce taken by another transaction \(proven from its block\); re-queueing/,
+      );
 
       // The wallet is not wedged: the next write goes straight through.
       const next = await org.api("POST", "/api/v1/write/issue-asset", { body: assetBody() });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { describe, it } from "node:test";
-import { requestHash } from "../../../relayer/src/writes/idempotency.js";
+import { requestHash, requestHashes } from "../../../relayer/src/writes/idempotency.js";
 import { canonicalJson } from "../../../relayer/src/writes/metadata.js";
 
 const MASTER_KEY = "ab".repeat(32);
@@ -43,5 +43,15 @@ describe("idempotency request hash", () => {
       requestHash("issue-asset", body, MASTER_KEY),
       requestHash("batch-issue", body, MASTER_KEY),
     );
+  });
+
+  it("during a master-key rotation a record made under the previous key still counts as the same request", () => {
+    const { hash, accepted } = requestHashes("issue-asset", body, {
+      masterKey: OTHER_KEY,
+      masterKeyPrevious: MASTER_KEY,
+    });
+    assert.equal(hash, requestHash("issue-asset", body, OTHER_KEY), "recorded under the new key");
+    assert.deepEqual(accepted, [hash, requestHash("issue-asset", body, MASTER_KEY)]);
+    assert.deepEqual(requestHashes("issue-asset", body, { masterKey: OTHER_KEY }).accepted, [hash]);
   });
 });

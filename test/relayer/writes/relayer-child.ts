@@ -6,6 +6,12 @@
  */
 import type { AddressInfo } from "node:net";
 import { createLogger } from "../../../relayer/src/logger.js";
+import {
+  DEFAULT_COIN_PRICE_TTL_SECONDS,
+  DEFAULT_CONFIRMATIONS,
+  DEFAULT_RPC_MAX_BATCH,
+  DEFAULT_WEBHOOK_BACKOFF_BASE_MS,
+} from "../../../relayer/src/config.js";
 import type { Config } from "../../../relayer/src/context.js";
 import { createDatabase } from "../../../relayer/src/db/client.js";
 import { createApp } from "../../../relayer/src/http/app.js";
@@ -36,6 +42,10 @@ const config: Config = {
   logLevel: "warn",
   apiKeyRateLimitPerMinute: 100_000,
   bodyLimitBytes: 256 * 1024,
+  confirmations: DEFAULT_CONFIRMATIONS,
+  rpcMaxBatch: DEFAULT_RPC_MAX_BATCH,
+  webhookBackoffBaseMs: DEFAULT_WEBHOOK_BACKOFF_BASE_MS,
+  coinPrice: { fixedUsd: undefined, url: undefined, ttlSeconds: DEFAULT_COIN_PRICE_TTL_SECONDS },
 };
 const logger = createLogger({
   level: process.env.CHILD_LOG_LEVEL ?? "warn",

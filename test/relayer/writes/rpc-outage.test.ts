@@ -57,6 +57,9 @@ describe("RPC outage (relayer child behind a cuttable proxy, anvil 1 s blocks)",
       accepted.map(async (r) => ((await r.json()) as { transactionId: string }).transactionId),
     );
     await proxy.down();
+    // The chain views a write is checked against are kept for at most a second per block
+    // (chain/head-reads.ts): past that, a write needs the node.
+    await new Promise((r) => setTimeout(r, 1_500));
 
     const down = await call();
     assert.equal(down.status, 503);

@@ -431,6 +431,53 @@ describe("write endpoints (anvil automine + PostgreSQL)", () => {
       assert.equal(foreign.status, 404);
     });
 
+    it("GET /api/v1/transactions/{id} lists each broadcast attempt with its fees, without the signed bytes", async () => {
+      const res = await alice.api("POST", "/api/v1/write/issue-asset", {
+        body: assetBody(),
+        headers: { Prefer: "respond-async" },
+      });
+      assert.equal(res.status, 202, res.text);
+      const status = await waitForConfirmed(alice, res.body.transactionId);
+      assert.equal(status.body.status, "confirmed");
+      const { attempts, hashes, receipt, nonce } = status.body;
+      assert.ok(Array.isArray(attempts) && attempts.length >= 1, status.text);
+      assert.deepEqual(
+        attempts.map((a: { hash: string }) => a.hash),
+        hashes,
+      );
+      const mined = attempts.find((a: { hash: string }) => a.hash === receipt.hash);
+      assert.ok(mined, "the mined hash is one of the attempts");
+      assert.deepEqual(Object.keys(mined).sort(), [
+        "hash",
+        "maxFeePerGas",
+        "maxPriorityFeePerGas",
+        "nonce",
+        "outOfGas",
+        "refused",
+        "reorgedFrom",
+        "sentAt",
+        "superseded",
+        "type",
+      ]);
+      assert.equal(mined.nonce, nonce);
+      // The stack runs with the default CONFIRMATIONS (0): confirmed at once, its block counted.
+      assert.equal(status.body.confirmations.required, 0);
+      assert.ok(status.body.confirmations.blocksAbove >= 0, status.text);
+      assert.ok([0, 2].includes(mined.type), `type ${mined.type}`);
+      assert.match(mined.maxFeePerGas, /^[1-9]\d*$/);
+      assert.match(mined.maxPriorityFeePerGas, /^\d+$/);
+      assert.ok(BigInt(mined.maxFeePerGas) >= BigInt(mined.maxPriorityFeePerGas));
+      assert.ok(!Number.isNaN(Date.parse(mined.sentAt)));
+      assert.equal(mined.refused, null);
+      assert.equal(mined.superseded, null);
+      assert.equal(mined.outOfGas, false);
+      assert.equal(mined.reorgedFrom, null);
+      assert.ok(!status.text.includes('"raw"'), "the signed bytes are not in the body");
+      assert.ok(!Number.isNaN(Date.parse(status.body.minedAt)), "minedAt is set once mined");
+      const foreign = await bob.api("GET", `/api/v1/transactions/${res.body.transactionId}`);
+      assert.equal(foreign.status, 404);
+    });
+
     it("a batch in async mode reports per-item results at GET /api/v1/transactions/{id}", async () => {
       const res = await alice.api("POST", "/api/v1/write/batch-issue", {
         body: { assets: [assetBody(), assetBody()] },

@@ -1,3 +1,5 @@
+import { Suspense } from "react";
+import { Loading } from "../../ui/common/states";
 import { OrgsPanel } from "../../ui/operator/orgs-panel";
 
 /** Operator: organizations screen. */
@@ -5,7 +7,9 @@ export default function OperatorOrgsPage() {
   return (
     <>
       <h1>Organizations</h1>
-      <OrgsPanel />
+      <Suspense fallback={<Loading label="Loading organizations…" />}>
+        <OrgsPanel />
+      </Suspense>
     </>
   );
 }

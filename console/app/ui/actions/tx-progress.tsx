@@ -1,10 +1,11 @@
 import type { WriteState } from "../../lib/use-write";
 import { shortHex } from "../../lib/format";
 
-const STEPS = ["queued", "sent", "confirmed"] as const;
+const STEPS = ["queued", "sent", "mined", "confirmed"] as const;
 
 /**
- * Progress of a write while it is mined: queued → sent (with its hash) → confirmed, announced to
+ * Progress of a write while it is mined: queued → sent (with its hash) → mined (waiting for its
+ * confirmations, when `CONFIRMATIONS` asks for some) → confirmed, announced to
  * screen readers as it moves; a failure says why in words.
  */
 export function TxProgress({ state }: { state: WriteState }) {
@@ -49,7 +50,9 @@ export function TxProgress({ state }: { state: WriteState }) {
           ? "Sending the request…"
           : status === "queued"
             ? "Waiting for its turn in the wallet's queue…"
-            : `Mining${state.hash === null ? "" : ` (${shortHex(state.hash)})`}…`}
+            : status === "mined"
+              ? "Mined; waiting for its confirmations…"
+              : `Mining${state.hash === null ? "" : ` (${shortHex(state.hash)})`}…`}
       </span>
     </div>
   );

@@ -3,13 +3,14 @@
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { api } from "../../lib/api";
-import { formatTime, priceOf, safeLink, sameAddress, shortHex } from "../../lib/format";
+import { formatTime, priceOf, safeLink, sameAddress } from "../../lib/format";
 import { useSignedIn } from "../../lib/session";
 import type { AssetDetail, AssetHistoryEvent, ListingRecord } from "../../lib/types";
 import { useResource } from "../../lib/use-resource";
 import { CopyButton } from "../common/copy-button";
 import { hexColumn, timeColumn, valueColumn } from "../common/columns";
 import { DataTable, type Column } from "../common/data-table";
+import { Hex } from "../common/hex";
 import { Panel } from "../common/panel";
 import { ErrorState, Loading } from "../common/states";
 import { AssetActions } from "./asset-actions";
@@ -26,17 +27,6 @@ const HISTORY_WORDS: Readonly<Record<string, string>> = {
   redeemed: "Redeemed",
   "metadata-updated": "Metadata updated",
 };
-
-function Hex({ value, testId }: { value: string; testId?: string }) {
-  return (
-    <span className="copy-cell">
-      <code title={value} data-testid={testId}>
-        {shortHex(value, 8)}
-      </code>
-      <CopyButton value={value} compact />
-    </span>
-  );
-}
 
 /**
  * One asset: image, name and description (plain text: metadata is never rendered as HTML),
@@ -159,6 +149,13 @@ export function AssetDetailPanel() {
                 </dd>
               </>
             )}
+            <dt>Compliance</dt>
+            <dd data-testid="asset-compliance">
+              {a.frozen
+                ? `Frozen by the operator: ${a.frozenReason ?? "no reason given"}. It cannot be transferred, listed, bought or redeemed.`
+                : "Not frozen"}
+              {a.restricted && ". Restricted type: only allowlisted wallets may hold it"}
+            </dd>
             <dt>Listing</dt>
             <dd data-testid="asset-listing">
               {a.redeemed

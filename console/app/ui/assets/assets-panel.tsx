@@ -1,12 +1,12 @@
 "use client";
 
 import Link from "next/link";
-import { useState } from "react";
 import { priceOf } from "../../lib/format";
 import { assetFilterSchema } from "../../lib/schemas";
 import type { AssetDetail } from "../../lib/types";
 import { useForm } from "../../lib/use-form";
 import { usePagedResource } from "../../lib/use-paged-resource";
+import { useUrlFields } from "../../lib/use-url-fields";
 import { Pager } from "../common/pager";
 import { EmptyState, FieldError, ResourceView, StatusPill } from "../common/states";
 import { AssetImage } from "./asset-image";
@@ -14,41 +14,66 @@ import { AssetImage } from "./asset-image";
 const PAGE_SIZE = 24;
 
 /**
+ * The type filter: typed freely, checked with `assetFilterSchema`, applied on submit. Keyed by
+ * the type in the URL, so Back or a link shows that type in the field, not the last one typed.
+ */
+function AssetTypeFilter({
+  current,
+  onFilter,
+}: {
+  current: string;
+  onFilter: (assetType: string) => void;
+}) {
+  const filter = useForm(assetFilterSchema, { assetType: current }, (data) =>
+    onFilter(data.assetType),
+  );
+  return (
+    <form
+      className="filters"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void filter.submit();
+      }}
+      noValidate
+    >
+      <label htmlFor="asset-type-filter">Asset type</label>
+      <input
+        id="asset-type-filter"
+        placeholder="e.g. Bond (exact, case-sensitive)"
+        value={filter.values.assetType}
+        onChange={(event) => filter.set("assetType", event.target.value)}
+        aria-describedby="asset-type-filter-error"
+      />
+      <button type="submit" className="button button-small">
+        Filter
+      </button>
+      <FieldError id="asset-type-filter-error" message={filter.errors.assetType} />
+    </form>
+  );
+}
+
+/**
  * The organization's assets as a gallery: what its wallet owns and what it has listed (held in
  * escrow), newest first, each card with its image, name, type, stake and listing, linking to the
- * detail view. Filterable by type, 24 per page.
+ * detail view. Filterable by type, 24 per page; the type and the page are in the URL
+ * (`useUrlFields`).
  */
 export function AssetsPanel() {
-  const [assetType, setAssetType] = useState("");
-  const assets = usePagedResource<AssetDetail>("/api/enterprise/assets", { assetType }, PAGE_SIZE);
-  const filter = useForm(assetFilterSchema, { assetType: "" }, (data) => {
-    setAssetType(data.assetType);
-    assets.firstPage();
-  });
+  // A type longer than the filter accepts (an edited link) reads as "any".
+  const filters = useUrlFields({ assetType: "" }, { assetType: /^.{1,64}$/ });
+  const { assetType } = filters.values;
+  const assets = usePagedResource<AssetDetail>(
+    "/api/enterprise/assets",
+    { assetType },
+    PAGE_SIZE,
+    filters.pages,
+  );
+  // The same type again still goes back to page 1: setting a field drops the page.
+  const filterBy = (type: string) => filters.set("assetType", type);
 
   return (
     <section className="card" aria-label="Asset gallery">
-      <form
-        className="filters"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void filter.submit();
-        }}
-        noValidate
-      >
-        <label htmlFor="asset-type-filter">Asset type</label>
-        <input
-          id="asset-type-filter"
-          placeholder="e.g. Bond (exact, case-sensitive)"
-          value={filter.values.assetType}
-          onChange={(event) => filter.set("assetType", event.target.value)}
-          aria-describedby="asset-type-filter-error"
-        />
-        <button type="submit" className="button button-small">
-          Filter
-        </button>
-        <FieldError id="asset-type-filter-error" message={filter.errors.assetType} />
-      </form>
+      <AssetTypeFilter key={assetType} current={assetType} onFilter={filterBy} />
       <ResourceView
         resource={assets}
         loadingLabel="Loading assets…"
@@ -81,6 +106,16 @@ export function AssetsPanel() {
                             </StatusPill>
                           )}
                           {asset.redeemed && <StatusPill tone="off">redeemed</StatusPill>}
+                          {asset.frozen && (
+                            <StatusPill
+                              tone="bad"
+                              title={asset.frozenReason ?? undefined}
+                              testId="asset-frozen"
+                            >
+                              frozen
+                            </StatusPill>
+                          )}
+                          {asset.restricted && <StatusPill tone="live">restricted</StatusPill>}
                         </span>
                       </span>
                     </Link>

@@ -2,7 +2,6 @@
 
 import { useState } from "react";
 import { api } from "../../lib/api";
-import { formatTime } from "../../lib/format";
 import { useSignedIn } from "../../lib/session";
 import type { ApiKeySummary, CreatedApiKey } from "../../lib/types";
 import { useAction } from "../../lib/use-action";
@@ -12,8 +11,8 @@ import { ConfirmButton } from "../common/confirm-button";
 import { DataTable, type Column } from "../common/data-table";
 import { Panel } from "../common/panel";
 import { SecretOnce } from "../common/secret-once";
-import { StatusPill } from "../common/states";
 import { CreateKeyForm } from "./create-key-form";
+import { keyStatusColumn } from "./key-status";
 
 /** API keys: the list (revoked ones included), creation with a show-once secret, revocation. */
 export function KeysPanel() {
@@ -41,19 +40,8 @@ export function KeysPanel() {
     tagsColumn("scopes", "Scopes", (key) => key.scopes),
     timeColumn("created", "Created", (key) => key.createdAt),
     timeColumn("used", "Last used", (key) => key.lastUsedAt),
-    {
-      id: "status",
-      header: "Status",
-      cell: (key) =>
-        key.revokedAt === null ? (
-          <StatusPill tone="ok">active</StatusPill>
-        ) : (
-          <StatusPill tone="off" title={formatTime(key.revokedAt)}>
-            revoked
-          </StatusPill>
-        ),
-      sortValue: (key) => (key.revokedAt === null ? 0 : 1),
-    },
+    timeColumn("expires", "Expires", (key) => key.expiresAt),
+    keyStatusColumn(),
     actionsColumn((key) =>
       key.revokedAt === null ? (
         <ConfirmButton

@@ -6,8 +6,8 @@ import { priceOf, sameAddress, shortHex } from "../../lib/format";
 import { noFieldsSchema } from "../../lib/schemas";
 import { useSignedIn } from "../../lib/session";
 import type { ListingRecord } from "../../lib/types";
-import { useFields } from "../../lib/use-fields";
 import { usePagedResource } from "../../lib/use-paged-resource";
+import { useUrlFields } from "../../lib/use-url-fields";
 import { useWrite } from "../../lib/use-write";
 import { TxProgress } from "../actions/tx-progress";
 import { WriteAction } from "../actions/write-action";
@@ -33,11 +33,15 @@ const SCOPES = [
 
 /**
  * Marketplace listings: the organization's own (as seller, any state) or the whole market's
- * active ones, with delist beside its own active listings and buy beside other sellers'.
+ * active ones, with delist beside its own active listings and buy beside other sellers'. The
+ * scope, the state filter and the page are in the URL (`useUrlFields`).
  */
 export function ListingsPanel() {
   const { walletAddress } = useSignedIn();
-  const filters = useFields({ scope: "mine", status: "" });
+  const filters = useUrlFields(
+    { scope: "mine", status: "" },
+    { scope: SCOPES.map((s) => s.value), status: LISTING_STATES },
+  );
   const { scope, status } = filters.values;
   const listings = usePagedResource<ListingRecord>(
     "/api/v1/marketplace",
@@ -46,6 +50,7 @@ export function ListingsPanel() {
       state: scope === "market" ? "active" : status,
     },
     PAGE_SIZE,
+    filters.pages,
   );
   const write = useWrite(listings.reload);
 

@@ -1,40 +1,72 @@
 "use client";
 
+import Link from "next/link";
 import { useState } from "react";
-import { api } from "../../lib/api";
-import type { OperatorOrg, RegisteredOrg } from "../../lib/types";
-import { useResource } from "../../lib/use-resource";
+import type { OrgOverview, RegisteredOrg } from "../../lib/types";
+import { useDebouncedField } from "../../lib/use-debounced-field";
+import { usePagedResource } from "../../lib/use-paged-resource";
+import { useUrlFields } from "../../lib/use-url-fields";
 import { SecretOnce } from "../common/secret-once";
-import { hexColumn, tagsColumn, timeColumn, valueColumn } from "../common/columns";
+import { actionsColumn, hexColumn, tagsColumn, timeColumn, valueColumn } from "../common/columns";
 import { DataTable, type Column } from "../common/data-table";
 import { Panel } from "../common/panel";
+import { TextField } from "../common/text-field";
+import { OrgStatus } from "./org-status";
 import { RegisterOrgForm } from "./register-org-form";
 
-/** Operator: every organization, and onboarding (first API key shown once). */
+/**
+ * Operator: organizations (searched by name, in pages), onboarding (first API key shown once),
+ * and a link to each one's controls (plan, suspension, keys). The search and the page are in the
+ * URL (`useUrlFields`); the search is written there a moment after the last key.
+ */
 export function OrgsPanel() {
-  const orgs = useResource("orgs", async () => {
-    const { orgs } = await api<{ orgs: OperatorOrg[] }>("GET", "/api/console/operator/orgs");
-    return orgs;
-  });
+  const search = useUrlFields({ q: "" });
+  const query = useDebouncedField(search.field("q"));
+  const orgs = usePagedResource<OrgOverview>(
+    "/api/enterprise/orgs",
+    search.values,
+    20,
+    search.pages,
+  );
   const [registered, setRegistered] = useState<RegisteredOrg | undefined>(undefined);
-  const columns: ReadonlyArray<Column<OperatorOrg>> = [
+  const columns: ReadonlyArray<Column<OrgOverview>> = [
     {
       id: "name",
       header: "Name",
       cell: (org) => (
         <>
-          {org.name}
+          {org.orgName}
           <div className="muted">
             <code>{org.orgId}</code>
           </div>
         </>
       ),
-      sortValue: (org) => org.name,
+      sortValue: (org) => org.orgName,
     },
     valueColumn("plan", "Plan", (org) => org.plan),
+    {
+      id: "status",
+      header: "Status",
+      cell: (org) => <OrgStatus org={org} />,
+      sortValue: (org) => (org.suspended ? 1 : 0),
+    },
+    {
+      id: "keys",
+      header: "Active keys",
+      cell: (org) => org.keyCount,
+      sortValue: (org) => org.keyCount,
+    },
     tagsColumn("scopes", "Scopes", (org) => org.scopes),
     hexColumn("wallet", "Wallet", (org) => org.walletAddress),
     timeColumn("created", "Created", (org) => org.createdAt),
+    actionsColumn((org) => (
+      <Link
+        className="button button-small"
+        href={`/operator/orgs/detail/?orgId=${encodeURIComponent(org.orgId)}`}
+      >
+        Manage
+      </Link>
+    )),
   ];
 
   return (
@@ -49,16 +81,23 @@ export function OrgsPanel() {
       <RegisterOrgForm
         onRegistered={(org) => {
           setRegistered(org);
+          orgs.firstPage();
           orgs.reload();
         }}
       />
       <Panel title="Organizations">
+        <div className="filters">
+          <TextField id="org-search" label="Search organizations" {...query} />
+        </div>
         <DataTable
           caption="Organizations"
           resource={orgs}
           rowKey={(org) => org.orgId}
           rowTestId="org-row"
-          empty={{ title: "No organizations yet" }}
+          empty={{
+            title: search.values.q === "" ? "No organizations yet" : "No organization matches",
+          }}
+          pagination={orgs.pagination}
           columns={columns}
         />
       </Panel>

@@ -5,6 +5,7 @@ import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { useSession } from "../../lib/session";
 import { Loading } from "../common/states";
+import { LowBalanceBanner } from "../wallet/low-balance-banner";
 
 const ORG_NAV = [
   { href: "/wallet/", label: "Wallet" },
@@ -14,12 +15,15 @@ const ORG_NAV = [
   { href: "/transactions/", label: "Transactions" },
   { href: "/keys/", label: "API keys" },
   { href: "/webhooks/", label: "Webhooks" },
+  { href: "/audit/", label: "Audit log" },
 ] as const;
 
 const OPERATOR_NAV = [
   { href: "/operator/orgs/", label: "Organizations" },
   { href: "/operator/asset-types/", label: "Asset types" },
   { href: "/operator/marketplace/", label: "Marketplace" },
+  { href: "/operator/audit/", label: "Audit log" },
+  { href: "/operator/compliance/", label: "Compliance" },
 ] as const;
 
 /** The first screen after sign-in, by session kind. */
@@ -113,6 +117,7 @@ export function AppShell({ children }: { children: React.ReactNode }) {
         </ul>
       </nav>
       <main className="page" id="content" tabIndex={-1}>
+        {session.kind === "org" && <LowBalanceBanner key={pathname} />}
         {children}
       </main>
     </div>

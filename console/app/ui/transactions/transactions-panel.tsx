@@ -1,14 +1,15 @@
 "use client";
 
+import Link from "next/link";
 import { useEffect } from "react";
 import { TRANSACTION_STATES } from "../../lib/constants";
-import type { TransactionSummary, TxStatus } from "../../lib/types";
-import { useFields } from "../../lib/use-fields";
+import type { TransactionSummary } from "../../lib/types";
 import { usePagedResource } from "../../lib/use-paged-resource";
+import { useUrlFields } from "../../lib/use-url-fields";
 import { hexColumn, statusColumn, timeColumn, valueColumn } from "../common/columns";
 import { DataTable, type Column } from "../common/data-table";
 import { SelectField } from "../common/select-field";
-import type { Tone } from "../common/states";
+import { LIVE_REFRESH_MS, LIVE_STATES, STATUS_TONES } from "./tx-states";
 
 const KINDS = [
   "issue-asset",
@@ -19,31 +20,31 @@ const KINDS = [
   "delist",
   "register-asset-type",
 ];
-const LIVE: readonly TxStatus[] = ["queued", "sent"];
-const REFRESH_MS = 1500;
-
-const STATUS_TONES: Readonly<Record<TxStatus, Tone>> = {
-  queued: "off",
-  sent: "live",
-  confirmed: "ok",
-  failed: "bad",
-  replaced: "bad",
-};
+const PAGE_SIZE = 20;
 
 /**
  * The organization's writes with their live state: refreshed every 1.5 s while any row shown is
- * still queued or sent; filters by state and kind; a failure's reason in words.
+ * still queued or sent; filters by state and kind; a failure's reason in words. The filters and
+ * the page are in the URL (`useUrlFields`); each write's id opens its timeline.
  */
 export function TransactionsPanel() {
-  const filters = useFields({ status: "", kind: "" });
+  const filters = useUrlFields(
+    { status: "", kind: "" },
+    { status: TRANSACTION_STATES, kind: KINDS },
+  );
   const { status, kind } = filters.values;
-  const txs = usePagedResource<TransactionSummary>("/api/v1/transactions", filters.values, 20);
-  const live = txs.data?.some((t) => LIVE.includes(t.status)) ?? false;
+  const txs = usePagedResource<TransactionSummary>(
+    "/api/v1/transactions",
+    filters.values,
+    PAGE_SIZE,
+    filters.pages,
+  );
+  const live = txs.data?.some((t) => LIVE_STATES.includes(t.status)) ?? false;
   const { reload } = txs;
 
   useEffect(() => {
     if (!live) return;
-    const timer = setInterval(reload, REFRESH_MS);
+    const timer = setInterval(reload, LIVE_REFRESH_MS);
     return () => clearInterval(timer);
   }, [live, reload]);
 
@@ -66,7 +67,15 @@ export function TransactionsPanel() {
     {
       id: "id",
       header: "Id",
-      cell: (t) => <code>{t.transactionId}</code>,
+      cell: (t) => (
+        <Link
+          href={`/transactions/detail/?id=${t.transactionId}`}
+          title="Open this write's timeline"
+          data-testid="tx-detail-link"
+        >
+          <code>{t.transactionId}</code>
+        </Link>
+      ),
       copy: (t) => t.transactionId,
     },
   ];

@@ -4,6 +4,7 @@ import { api } from "../../lib/api";
 import { assetsCovered, groupDigits } from "../../lib/format";
 import type { WalletBalance } from "../../lib/types";
 import { useResource } from "../../lib/use-resource";
+import { Amount } from "../common/amount";
 import { CopyButton } from "../common/copy-button";
 import { ErrorState, Loading } from "../common/states";
 
@@ -32,8 +33,9 @@ export function WalletPanel() {
       </section>
       <section className="card">
         <h2>Balance</h2>
-        <p className="figure" data-testid="wallet-balance">
-          {balance} <span className="unit">COIN</span>
+        <p className="figure">
+          <Amount value={balance} testId="wallet-balance" />{" "}
+          <CopyButton value={balance} label="Copy exact balance" compact />
         </p>
         <p className="muted" data-testid="wallet-balance-wei">
           {groupDigits(balanceWei)} wei

@@ -1,6 +1,7 @@
 "use client";
 
 import { api } from "../../lib/api";
+import { formatTime } from "../../lib/format";
 import type { Delivery, DeliveryLog as DeliveryLogData } from "../../lib/types";
 import { useAction } from "../../lib/use-action";
 import { useResource } from "../../lib/use-resource";
@@ -36,6 +37,7 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
     { id: "http", header: "HTTP", cell: (d) => d.lastStatusCode ?? "—" },
     { id: "latency", header: "Latency", cell: latencyOf },
     valueColumn("attempts", "Attempts", (d) => d.attempts),
+    valueColumn("error", "Last error", (d) => d.lastError ?? "—"),
     hexColumn("tx", "Tx", (d) => d.txHash),
     timeColumn("created", "Created", (d) => d.createdAt),
     actionsColumn((d) => (
@@ -69,6 +71,12 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
       {log.data?.enabled === false && (
         <Notice kind="error">
           Disabled: {log.data.disabledReason ?? "too many failures"}. Deliveries are not sent.
+        </Notice>
+      )}
+      {log.data?.enabled === true && log.data.circuit.state === "open" && (
+        <Notice kind="error">
+          Circuit open until {formatTime(log.data.circuit.openUntil)}: {log.data.circuit.reason}.
+          Deliveries are held, not dropped, and resume after it.
         </Notice>
       )}
       <DataTable

@@ -3,17 +3,22 @@
 import { useState } from "react";
 import { api } from "../../lib/api";
 import { formatTime } from "../../lib/format";
-import type { CreatedWebhook, WebhookSummary } from "../../lib/types";
+import type { CreatedWebhook, RotatedWebhookSecret, WebhookSummary } from "../../lib/types";
 import { useAction } from "../../lib/use-action";
 import { useResource } from "../../lib/use-resource";
 import { ConfirmButton } from "../common/confirm-button";
 import { SecretOnce } from "../common/secret-once";
 import { Panel } from "../common/panel";
-import { EmptyState, ResourceView } from "../common/states";
+import { EmptyState, Notice, ResourceView } from "../common/states";
 import { CreateWebhookForm } from "./create-webhook-form";
 import { DeliveryLog } from "./delivery-log";
+import { WebhookControls } from "./webhook-controls";
 
-/** Webhooks: list, register (secret shown once), delete, and each one's delivery log. */
+/**
+ * Webhooks: list, register (secret shown once), delete, each one's delivery log and controls
+ * (event filter, replay, secret rotation), and a banner for each disabled webhook (the same
+ * notice its siblings received as `webhook.disabled`).
+ */
 export function WebhooksPanel() {
   const hooks = useResource("webhooks", async () => {
     const { webhooks } = await api<{ webhooks: WebhookSummary[] }>(
@@ -24,6 +29,10 @@ export function WebhooksPanel() {
   });
   const [created, setCreated] = useState<CreatedWebhook | undefined>(undefined);
   const [open, setOpen] = useState<string | undefined>(undefined);
+  const [editing, setEditing] = useState<string | undefined>(undefined);
+  const [rotated, setRotated] = useState<(RotatedWebhookSecret & { url: string }) | undefined>(
+    undefined,
+  );
   const action = useAction(hooks.reload);
 
   const remove = (hook: WebhookSummary) =>
@@ -41,6 +50,21 @@ export function WebhooksPanel() {
           onDismiss={() => setCreated(undefined)}
         />
       )}
+      {rotated !== undefined && (
+        <SecretOnce
+          title={`New signing secret of ${rotated.url} (the previous one signs until ${formatTime(rotated.previousSecretExpiresAt)})`}
+          value={rotated.secret}
+          onDismiss={() => setRotated(undefined)}
+        />
+      )}
+      {(hooks.data ?? [])
+        .filter((hook) => !hook.enabled && hook.disabledReason !== null)
+        .map((hook) => (
+          <Notice key={`disabled-${hook.webhookId}`} kind="error">
+            Webhook {hook.url} was disabled {formatTime(hook.disabledAt)}: {hook.disabledReason}.
+            Your other webhooks received a webhook.disabled event.
+          </Notice>
+        ))}
       <CreateWebhookForm
         onCreated={(hook) => {
           setCreated(hook);
@@ -84,6 +108,18 @@ export function WebhooksPanel() {
                       >
                         {open === hook.webhookId ? "Hide deliveries" : "Deliveries"}
                       </button>
+                      <button
+                        type="button"
+                        className="button button-small"
+                        aria-expanded={editing === hook.webhookId}
+                        onClick={() =>
+                          setEditing((current) =>
+                            current === hook.webhookId ? undefined : hook.webhookId,
+                          )
+                        }
+                      >
+                        {editing === hook.webhookId ? "Hide settings" : "Settings"}
+                      </button>
                       <ConfirmButton
                         label="Delete"
                         confirmLabel="Yes, delete"
@@ -92,6 +128,13 @@ export function WebhooksPanel() {
                       />
                     </div>
                   </div>
+                  {editing === hook.webhookId && (
+                    <WebhookControls
+                      hook={hook}
+                      onChanged={hooks.reload}
+                      onRotated={(secret) => setRotated({ ...secret, url: hook.url })}
+                    />
+                  )}
                   {open === hook.webhookId && <DeliveryLog webhookId={hook.webhookId} />}
                 </li>
               ))}

@@ -5,3 +5,5 @@ export * from "./indexer.js";
 export * from "./webhook-deliveries.js";
 export * from "./transactions.js";
 export * from "./metadata.js";
+export * from "./audit.js";
+export * from "./wallet-alerts.js";

@@ -68,6 +68,8 @@ export const assetTypes = pgTable("asset_types", {
   txHash: text("tx_hash").notNull(),
   blockNumber: blockNo("block_number").notNull(),
   registeredAt: timestamp("registered_at", { withTimezone: true }).notNull(),
+  /** Only allowlisted addresses may hold tokens of this type (AssetTypeRestrictionSet). */
+  restricted: boolean("restricted").notNull().default(false),
 });
 
 /** Current state of every token ever minted (derived from chain_logs). */
@@ -87,6 +89,9 @@ export const assets = pgTable(
     updatedBlock: blockNo("updated_block").notNull(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull(),
     redeemed: boolean("redeemed").notNull().default(false),
+    /** Frozen by the enforcer (AssetFrozen / AssetUnfrozen), with the last freeze's reason. */
+    frozen: boolean("frozen").notNull().default(false),
+    frozenReason: text("frozen_reason"),
   },
   (t) => [
     index("assets_owner_idx").on(t.owner, t.tokenId),
@@ -159,3 +164,22 @@ export const sales = pgTable(
     index("sales_listing_id_idx").on(t.listingId),
   ],
 );
+
+/** Addresses allowed to hold restricted asset types (AllowlistUpdated; removed rows deleted). */
+export const allowlist = pgTable("allowlist", {
+  address: text("address").primaryKey(), // lower-case
+  txHash: text("tx_hash").notNull(),
+  blockNumber: blockNo("block_number").notNull(),
+  addedAt: timestamp("added_at", { withTimezone: true }).notNull(),
+});
+
+/** The market pause (MarketPaused / MarketResumed): one row, id `market`, once either happened. */
+export const marketState = pgTable("market_state", {
+  id: text("id").primaryKey(),
+  paused: boolean("paused").notNull(),
+  reason: text("reason").notNull(),
+  changedBy: text("changed_by").notNull(),
+  txHash: text("tx_hash").notNull(),
+  blockNumber: blockNo("block_number").notNull(),
+  changedAt: timestamp("changed_at", { withTimezone: true }).notNull(),
+});

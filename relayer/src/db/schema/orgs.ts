@@ -10,18 +10,29 @@ import {
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 
-/** Organizations onboarded by operator staff. `scopes` is the ceiling for every key of the org. */
-export const orgs = pgTable("orgs", {
-  id: text("id").primaryKey(), // org_<hex>
-  name: text("name").notNull(),
-  plan: text("plan").notNull().default("free"),
-  scopes: text("scopes").array().notNull(),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
-});
+/**
+ * Organizations onboarded by operator staff. `scopes` is the ceiling for every key of the org.
+ * `suspendedAt` is set while operator staff hold the org (`services/org-controls.ts`): its keys
+ * and sessions get 403 and its queued writes wait (README "Operator controls").
+ */
+export const orgs = pgTable(
+  "orgs",
+  {
+    id: text("id").primaryKey(), // org_<hex>
+    name: text("name").notNull(),
+    plan: text("plan").notNull().default("free"),
+    scopes: text("scopes").array().notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    suspendedAt: timestamp("suspended_at", { withTimezone: true }),
+  },
+  (t) => [index("orgs_created_at_id_idx").on(t.createdAt, t.id)],
+);
 
 /**
- * One custodial wallet per organization. The private key is only ever stored encrypted
- * (see `wallets/key-store.ts`). `nextNonce` is owned by the transaction sequencer that holds the
+ * One custodial wallet per organization. `signerBackend` says where its key lives: `local` (the
+ * private key sealed by `wallets/key-store.ts` in `encryptedKey`) or `pkcs11` (the key inside the
+ * HSM token; `encryptedKey` then holds its PKCS#11 URI, `wallets/pkcs11-key-ref.ts`). A wallet
+ * keeps the backend it was made in. `nextNonce` is owned by the transaction sequencer that holds the
  * wallet's lease (`leaseOwner` until `leaseUntil`; one process at a time); NULL means "unknown,
  * resync from the chain".
  */
@@ -33,7 +44,8 @@ export const wallets = pgTable(
       .notNull()
       .references(() => orgs.id),
     address: text("address").notNull(), // checksummed 0x address
-    encryptedKey: text("encrypted_key").notNull(), // KeyStore ciphertext envelope
+    encryptedKey: text("encrypted_key").notNull(), // KeyStore envelope, or a PKCS#11 URI
+    signerBackend: text("signer_backend").notNull().default("local"), // local | pkcs11
     keyStoreVersion: integer("key_store_version").notNull().default(1),
     nextNonce: bigint("next_nonce", { mode: "bigint" }),
     isRegistrar: boolean("is_registrar").notNull().default(false),
@@ -63,6 +75,8 @@ export const apiKeys = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    /** After this instant the key answers 401 `API key expired`; NULL: it never expires. */
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
   },
   (t) => [
     uniqueIndex("api_keys_key_hash_key").on(t.keyHash),
@@ -86,6 +100,15 @@ export const webhooks = pgTable(
     failingSince: timestamp("failing_since", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     deletedAt: timestamp("deleted_at", { withTimezone: true }),
+    /** The secret before the last rotation, still signing deliveries until `previousSecretExpiresAt`. */
+    previousEncryptedSecret: text("previous_encrypted_secret"),
+    previousSecretExpiresAt: timestamp("previous_secret_expires_at", { withTimezone: true }),
+    disabledAt: timestamp("disabled_at", { withTimezone: true }),
+    /** Circuit breaker (webhooks/circuit-breaker.ts): timeouts in a row, and the hold they caused. */
+    consecutiveTimeouts: integer("consecutive_timeouts").notNull().default(0),
+    circuitOpenUntil: timestamp("circuit_open_until", { withTimezone: true }),
+    circuitOpenedCount: integer("circuit_opened_count").notNull().default(0),
+    circuitReason: text("circuit_reason"),
   },
   (t) => [index("webhooks_org_id_idx").on(t.orgId)],
 );

@@ -67,18 +67,26 @@ export const transactions = pgTable(
     confirmedAt: timestamp("confirmed_at", { withTimezone: true }),
     failedAt: timestamp("failed_at", { withTimezone: true }),
     replacedAt: timestamp("replaced_at", { withTimezone: true }),
+    /** When a reorg last put this row back to `sent`: its attempt is broadcast again at once. */
+    reopenedAt: timestamp("reopened_at", { withTimezone: true }),
   },
   (t) => [
     index("transactions_org_state_idx").on(t.orgId, t.state),
     index("transactions_parent_idx").on(t.parentId),
     index("transactions_wallet_live_idx")
       .on(t.walletId, t.createdAt)
-      .where(sql`${t.state} in ('queued', 'sent')`),
+      .where(sql`${t.state} in ('queued', 'sent', 'mined')`),
     // The indexer finds a mint's own write by the hash in its log (`metadata/bind-metadata.ts`).
     index("transactions_attempt_hashes_idx").using("gin", t.attempts.op("jsonb_path_ops")),
+    // Rows a reorg may reopen are found by their receipt's block (`TxStore.reopenReorged`).
+    index("transactions_receipt_block_idx")
+      .on(sql`((${t.receipt}->>'blockNumber')::bigint)`)
+      .where(sql`${t.receipt} is not null`),
     uniqueIndex("transactions_wallet_nonce_live_key")
       .on(t.walletId, t.nonce)
-      .where(sql`${t.nonce} is not null and ${t.state} in ('queued', 'sent', 'confirmed')`),
+      .where(
+        sql`${t.nonce} is not null and ${t.state} in ('queued', 'sent', 'mined', 'confirmed')`,
+      ),
   ],
 );
 

@@ -32,7 +32,10 @@ export const webhookEvents = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     releasedAt: timestamp("released_at", { withTimezone: true }),
   },
-  (t) => [index("webhook_events_pending_idx").on(t.status, t.blockNumber)],
+  (t) => [
+    index("webhook_events_pending_idx").on(t.status, t.blockNumber),
+    index("webhook_events_org_created_idx").on(t.orgId, t.createdAt),
+  ],
 );
 
 /** One row per webhook x event: the delivery's state machine. */

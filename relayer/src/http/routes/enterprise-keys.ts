@@ -19,6 +19,11 @@ export const createKeyRequest = z.strictObject({
     .min(1, "must be 1 to 100 characters")
     .max(100, "must be 1 to 100 characters")
     .optional(),
+  expiresAt: z.iso
+    .datetime({ offset: true, error: "must be an ISO 8601 time such as 2030-01-01T00:00:00Z" })
+    .refine((value) => Date.parse(value) > Date.now(), "must be in the future")
+    .optional()
+    .describe("when the key stops working (401 `API key expired`); absent: never"),
 });
 
 /** `POST /api/enterprise/keys` response: the key string is shown only here. */
@@ -63,7 +68,7 @@ export const createKeyRoute = defineRoute({
   scopes: ["read"],
   request: { body: createKeyRequest },
   responses: { 200: createKeyResponse, ...keyErrors },
-  handler: async ({ ctx, principal, body }) => createApiKey(ctx, principal!, body),
+  handler: async ({ ctx, principal, body, origin }) => createApiKey(ctx, principal!, body, origin),
 });
 
 /** `DELETE /api/enterprise/keys` with `{ keyId }` (scope read): revoke a key. */
@@ -80,7 +85,8 @@ export const revokeKeyRoute = defineRoute({
   scopes: ["read"],
   request: { body: revokeKeyRequest },
   responses: { 200: revokeKeyResponse, ...keyErrors },
-  handler: async ({ ctx, principal, body }) => revokeApiKey(ctx, principal!, body.keyId),
+  handler: async ({ ctx, principal, body, origin }) =>
+    revokeApiKey(ctx, principal!, body.keyId, origin),
 });
 
 /** `DELETE /api/enterprise/keys/:keyId` (scope read): same as the body form. */
@@ -97,5 +103,6 @@ export const revokeKeyByPathRoute = defineRoute({
   scopes: ["read"],
   request: { params: z.object({ keyId: keyIdSchema }) },
   responses: { 200: revokeKeyResponse, ...keyErrors },
-  handler: async ({ ctx, principal, params }) => revokeApiKey(ctx, principal!, params.keyId),
+  handler: async ({ ctx, principal, params, origin }) =>
+    revokeApiKey(ctx, principal!, params.keyId, origin),
 });

@@ -56,5 +56,5 @@ export const rescueRoute = defineRoute({
     500: errorBody,
     503: errorBody,
   },
-  handler: async ({ ctx, body }) => rescueMarketplaceToken(ctx, body),
+  handler: async ({ ctx, body, origin }) => rescueMarketplaceToken(ctx, body, origin),
 });

@@ -53,5 +53,5 @@ export const registerRoute = defineRoute({
   scopes: [],
   request: { body: registerRequest },
   responses: { 200: registerResponse, 400: errorBody, 403: errorBody, 503: errorBody },
-  handler: async ({ ctx, body }) => registerOrganization(ctx, body),
+  handler: async ({ ctx, body, origin }) => registerOrganization(ctx, body, origin),
 });

@@ -5,14 +5,19 @@ import {
   revokeKeyByPathRoute,
   revokeKeyRoute,
 } from "./enterprise-keys.js";
+import { auditLogRoute } from "./enterprise-audit-log.js";
+import { COMPLIANCE_ROUTES } from "./enterprise-compliance.js";
 import { rescueRoute } from "./enterprise-marketplace.js";
+import { ORG_CONTROL_ROUTES } from "./enterprise-orgs.js";
 import { registerRoute } from "./enterprise-register.js";
-import { walletRoute } from "./enterprise-wallet.js";
+import { getWalletAlertsRoute, putWalletAlertsRoute, walletRoute } from "./enterprise-wallet.js";
 import {
   createWebhookRoute,
   deleteWebhookByPathRoute,
   deleteWebhookRoute,
   listWebhooksRoute,
+  rotateWebhookSecretRoute,
+  updateWebhookRoute,
 } from "./enterprise-webhooks.js";
 import { healthRoute } from "./health.js";
 import { ORG_READ_ROUTES } from "./org-reads.js";
@@ -30,6 +35,8 @@ export const SYSTEM_ROUTES: readonly AnyRouteDefinition[] = [rootRoute, healthRo
 export const MANAGEMENT_ROUTES: readonly AnyRouteDefinition[] = [
   registerRoute,
   walletRoute,
+  getWalletAlertsRoute,
+  putWalletAlertsRoute,
   listKeysRoute,
   createKeyRoute,
   revokeKeyRoute,
@@ -38,7 +45,12 @@ export const MANAGEMENT_ROUTES: readonly AnyRouteDefinition[] = [
   createWebhookRoute,
   deleteWebhookRoute,
   deleteWebhookByPathRoute,
+  updateWebhookRoute,
+  rotateWebhookSecretRoute,
   rescueRoute,
+  ...ORG_CONTROL_ROUTES,
+  auditLogRoute,
+  ...COMPLIANCE_ROUTES,
 ];
 
 /** `/api/console` routes: session sign-in/out and the operator console's own endpoints. */

@@ -11,6 +11,8 @@ export const IPFS_GATEWAY_PATH = "/ipfs/:cid";
  * A local, read-only IPFS gateway for metadata documents: `GET /ipfs/<cid>` answers the block's
  * bytes (verified against the CID) as a trustless gateway does for a raw block, so the CID a
  * token stores on chain resolves here as on any public gateway. Public, like `/api/v1/nft/{id}`.
+ * Only documents this service holds: any other CID is 404 at once, and the IPFS node behind the
+ * service is never asked (`metadata/read-block.ts`).
  */
 export function ipfsGatewayRouter(ctx: AppContext): Router {
   const router = Router();
@@ -21,7 +23,7 @@ export function ipfsGatewayRouter(ctx: AppContext): Router {
     } catch {
       throw new ValidationError("Invalid field: cid (not a valid IPFS CID)");
     }
-    const bytes = await readBlock(ctx.database, ctx.ipfs, cid);
+    const bytes = await readBlock(ctx.database, cid);
     if (bytes === undefined) throw new NotFoundError("Not found");
     res.setHeader(
       "Content-Type",

@@ -7,6 +7,7 @@ import { deliveriesPerHour, issuancesPerDay } from "../../reads/org-stats.js";
 import { listOrgTransactions } from "../../reads/org-transactions.js";
 import { walletHistory } from "../../reads/wallet-history.js";
 import { walletAddressOf } from "../../services/wallet-balance.js";
+import { ValidationError } from "../../errors.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
 import { assetRecord } from "../../domain/asset.js";
 import { idParams } from "./read.js";
@@ -72,6 +73,11 @@ export const orgTransactionSchema = z.object({
 
 const balancePoint = z.object({
   at: timestampSchema,
+  blockNumber: z
+    .number()
+    .int()
+    .nullable()
+    .describe("the block the balance was read at; null for the window's edges"),
   balance: z.string().describe("native coin decimal"),
   balanceWei: z.string().regex(/^-?\d+$/),
 });
@@ -79,11 +85,35 @@ const balancePoint = z.object({
 /** `GET /api/enterprise/wallet/history` response. */
 export const walletHistoryResponse = z.object({
   walletAddress: z.string(),
-  balance: z.string(),
+  balance: z.string().describe("the current balance"),
   balanceWei: z.string(),
   since: timestampSchema,
-  points: z.array(balancePoint).describe("oldest first; the last is the current balance"),
+  until: timestampSchema,
+  points: z
+    .array(balancePoint)
+    .describe("oldest first; on the newest page of an open window the last is the current balance"),
   truncated: z.boolean(),
+  nextCursor: z.string().nullable().describe("older points of the same window"),
+});
+
+/** An ISO 8601 time query parameter. */
+const timeParam = z
+  .string()
+  .max(40, "too long")
+  .regex(
+    /^\d{4}-\d\d-\d\d(T\d\d:\d\d(:\d\d(\.\d{1,6})?)?(Z|[+-]\d\d:\d\d))?$/,
+    "must be an ISO 8601 date or time, e.g. 2026-11-25T12:00:00Z",
+  )
+  .refine((v) => !Number.isNaN(Date.parse(v)), "must be an ISO 8601 date or time")
+  .optional();
+
+/** `GET /api/enterprise/wallet/history` query. */
+export const walletHistoryQuery = z.strictObject({
+  days: intParam(1, 365),
+  from: timeParam,
+  to: timeParam,
+  limit: intParam(1, 1000),
+  cursor: cursorSchema,
 });
 
 /** `GET /api/enterprise/stats/issuances` response. */
@@ -163,16 +193,34 @@ export const walletHistoryRoute = defineRoute({
     operationId: "getWalletHistory",
     tag: "Organization",
     description:
-      "Rebuilt from the current balance and the changes the service records (gas, stakes, " +
-      "payments, sale proceeds, returned stakes); coins received from elsewhere show as part of " +
-      "the balance before the next recorded change. `days` from 1 to 365 (default 30).",
+      "The balances the indexer read (one point per block where the balance changed), for a " +
+      "chart. Window: `from` to `to` (ISO 8601), or the last `days` days (1 to 365, default 30). " +
+      "The newest `limit` points (1 to 1000, default 500); `nextCursor` pages back.",
+    errors: {
+      400: ["Invalid cursor", "Invalid query: from must be before to and not in the future"],
+    },
   },
   auth: "apiKey",
   scopes: ["read"],
-  request: { query: z.strictObject({ days: intParam(1, 365) }) },
+  request: { query: walletHistoryQuery },
   responses: { 200: walletHistoryResponse, ...apiKeyErrors, 503: errorBody },
-  handler: async ({ ctx, principal, query }) =>
-    walletHistory(ctx, principal!.orgId, query.days ?? 30),
+  handler: async ({ ctx, principal, query }) => {
+    const to = query.to === undefined ? undefined : new Date(query.to);
+    const from =
+      query.from === undefined
+        ? new Date((to?.getTime() ?? Date.now()) - (query.days ?? 30) * 86_400_000)
+        : new Date(query.from);
+    if (to !== undefined && from.getTime() >= to.getTime())
+      throw new ValidationError("Invalid query: from must be before to and not in the future");
+    if (from.getTime() > Date.now())
+      throw new ValidationError("Invalid query: from must be before to and not in the future");
+    return walletHistory(ctx, principal!.orgId, {
+      from,
+      to,
+      limit: query.limit ?? 500,
+      cursor: query.cursor,
+    });
+  },
 });
 
 /** `GET /api/enterprise/stats/issuances` (scope read). */

@@ -69,12 +69,33 @@ export const statusResponse = z.object({
     deployBlock: z.number().int(),
   }),
   rpc: z.object({ ok: z.boolean(), latencyMs: z.number().nullable() }),
+  feeModel: z
+    .object({
+      type: z.union([z.literal(0), z.literal(2)]),
+      source: z.enum(["eth_feeHistory", "eth_maxPriorityFeePerGas", "eth_gasPrice", "free"]),
+      description: z.string(),
+      detectedAt: timestampSchema,
+    })
+    .nullable()
+    .describe(
+      "How the relayer prices transactions on this node: type 2 (EIP-1559) where blocks carry a base fee, legacy type 0 where they do not, zero on a free-gas network; null while the node cannot be asked",
+    ),
   database: z.object({ ok: z.boolean(), latencyMs: z.number().nullable() }),
   queue: z.object({
     ok: z.boolean(),
     pendingDeliveries: z.number().nullable(),
     overdueDeliveries: z.number().nullable(),
   }),
+  market: z
+    .object({
+      paused: z.boolean(),
+      reason: z.string().nullable(),
+      changedAt: timestampSchema.nullable(),
+    })
+    .nullable()
+    .describe(
+      'Whether the operator paused transfers and the market (README "Compliance controls"), as indexed: the reason and time of the last pause or resume, or null for both while never paused; null while the database cannot be read',
+    ),
 });
 
 /** `GET /api/v1/coin-price` response. */
@@ -107,7 +128,8 @@ export const statusRoute = defineRoute({
   docs: {
     operationId: "getStatus",
     tag: "System",
-    description: "`status` is `degraded` when the RPC node, the database or the queue is not ok.",
+    description:
+      "`status` is `degraded` when the RPC node, the database or the queue is not ok. `feeModel` says how transactions are priced on the node (detected from it).",
   },
   auth: "none",
   scopes: [],

@@ -1,44 +1,18 @@
 import { z } from "zod";
-import { listOrganizations, registerAssetTypeAsOperator } from "../../console/operator-service.js";
+import { registerAssetTypeAsOperator } from "../../console/operator-service.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
 import { assetTypeNameField } from "../../writes/write-inputs.js";
-import { errorBody, timestampSchema } from "./schemas.js";
+import { errorBody } from "./schemas.js";
 
 /**
- * Operator-only console routes. `auth: "admin"` accepts `X-Admin-Token` or an operator console
+ * Operator-only console routes (the organization list and controls are the management API's,
+ * `enterprise-orgs.ts`). `auth: "admin"` accepts `X-Admin-Token` or an operator console
  * session (cookie + CSRF), like `POST /api/enterprise/register`.
  */
-
-/** `GET /api/console/operator/orgs` response. */
-export const operatorOrgsResponse = z.object({
-  orgs: z.array(
-    z.object({
-      orgId: z.string(),
-      name: z.string(),
-      plan: z.string(),
-      scopes: z.array(z.string()),
-      walletAddress: z.string().nullable(),
-      createdAt: timestampSchema,
-    }),
-  ),
-});
 
 /** `POST /api/console/operator/asset-types` body. */
 export const operatorAssetTypeRequest = z.strictObject({
   typeName: z.string().trim().pipe(assetTypeNameField),
-});
-
-/** `GET /api/console/operator/orgs`: every organization (operator staff). */
-export const operatorOrgsRoute = defineRoute({
-  method: "get",
-  path: "/api/console/operator/orgs",
-  summary: "List organizations (operator staff)",
-  docs: { operationId: "listOrganizations", tag: "Console" },
-  auth: "admin",
-  scopes: [],
-  request: {},
-  responses: { 200: operatorOrgsResponse, 401: errorBody, 403: errorBody },
-  handler: async ({ ctx }) => ({ orgs: await listOrganizations(ctx) }),
 });
 
 /** `POST /api/console/operator/asset-types`: register a type from the operator account. */
@@ -61,11 +35,8 @@ export const operatorAssetTypeRoute = defineRoute({
     500: errorBody,
     503: errorBody,
   },
-  handler: async ({ ctx, body }) => registerAssetTypeAsOperator(ctx, body.typeName),
+  handler: async ({ ctx, body, origin }) => registerAssetTypeAsOperator(ctx, body.typeName, origin),
 });
 
 /** The operator console routes. */
-export const SESSION_OPERATOR_ROUTES: readonly AnyRouteDefinition[] = [
-  operatorOrgsRoute,
-  operatorAssetTypeRoute,
-];
+export const SESSION_OPERATOR_ROUTES: readonly AnyRouteDefinition[] = [operatorAssetTypeRoute];

@@ -2,6 +2,7 @@ import { notFoundErrors } from "../../openapi/operation-metadata.js";
 import { z } from "zod";
 import { transactionStatus } from "../../domain/transaction.js";
 import { readTransactionStatus } from "../../writes/transaction-status.js";
+import { statusOf } from "../error-handler.js";
 import { defineRoute } from "../route-definition.js";
 import { apiKeyErrors, errorBody } from "./schemas.js";
 
@@ -20,7 +21,11 @@ export const transactionStatusRoute = defineRoute({
   scopes: [],
   request: { params: z.object({ id: z.string().max(64) }) },
   responses: { 200: transactionStatus, ...apiKeyErrors, 404: errorBody },
-  handler: ({ ctx, principal, params }) => readTransactionStatus(ctx, principal!.orgId, params.id),
+  handler: async ({ ctx, principal, params }) => {
+    const { status, failure } = await readTransactionStatus(ctx, principal!.orgId, params.id);
+    // The status the synchronous call answered with, from the one class → status table.
+    return { ...status, errorStatus: failure === undefined ? null : statusOf(failure) };
+  },
 });
 
 /** Transaction routes, for `mountRoutes` and the OpenAPI generator. */

@@ -1,7 +1,15 @@
 import { notFoundErrors } from "../../openapi/operation-metadata.js";
 import { z } from "zod";
 import { deliveryLog } from "../../domain/webhook.js";
-import { listDeliveries, redeliver, sendTestEvent } from "../../webhooks/deliveries-service.js";
+import {
+  MANUAL_LIMIT_MESSAGE,
+  MAX_REPLAY_DAYS,
+  MAX_REPLAY_EVENTS,
+  listDeliveries,
+  redeliver,
+  replayEvents,
+  sendTestEvent,
+} from "../../webhooks/deliveries-service.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
 import { apiKeyErrors, errorBody } from "./schemas.js";
 
@@ -26,8 +34,45 @@ export const deliveriesQuery = z.strictObject({
 /** `GET .../deliveries` response. */
 export const deliveryLogResponse = deliveryLog;
 
+/** An ISO 8601 date-time with its offset (`2026-11-25T12:00:00Z`) naming a real instant. */
+const instant = z
+  .string()
+  .max(40, "must be an ISO 8601 date-time such as 2026-11-25T12:00:00Z")
+  .regex(
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/,
+    "must be an ISO 8601 date-time such as 2026-11-25T12:00:00Z",
+  )
+  .refine((text) => {
+    const date = new Date(text);
+    // 2026-02-31 parses as 3 March: keep the calendar date the text names.
+    return !Number.isNaN(date.getTime()) && sameCalendarDay(text, date);
+  }, "must be an ISO 8601 date-time such as 2026-11-25T12:00:00Z")
+  .transform((text) => new Date(text));
+
+function sameCalendarDay(text: string, date: Date): boolean {
+  const offset = /(Z|([+-])(\d{2}):(\d{2}))$/.exec(text);
+  const minutes =
+    offset === null || offset[1] === "Z"
+      ? 0
+      : (offset[2] === "-" ? -1 : 1) * (Number(offset[3]) * 60 + Number(offset[4]));
+  const local = new Date(date.getTime() + minutes * 60_000).toISOString().slice(0, 10);
+  return local === text.slice(0, 10);
+}
+
+/** `POST .../replay` body. */
+export const replayRequest = z.strictObject({ from: instant, to: instant });
+
+/** `POST .../replay` answer. */
+export const replayResponse = z.object({
+  webhookId: z.string(),
+  from: z.string(),
+  to: z.string(),
+  queued: z.number().int().describe("deliveries queued (one per event of the range)"),
+});
+
 const errors = { ...apiKeyErrors, 404: errorBody } as const;
 const redeliverErrors = { ...errors, 409: errorBody } as const;
+const manualErrors = { 429: [MANUAL_LIMIT_MESSAGE] };
 
 /** `GET /api/enterprise/webhooks/:webhookId/deliveries` (scope webhooks or read). */
 export const listDeliveriesRoute = defineRoute({
@@ -55,7 +100,7 @@ export const redeliverRoute = defineRoute({
   docs: {
     operationId: "redeliverWebhook",
     tag: "Webhooks",
-    errors: { 404: ["Webhook not found", "Delivery not found"] },
+    errors: { 404: ["Webhook not found", "Delivery not found"], ...manualErrors },
   },
   auth: "apiKey",
   scopes: ["webhooks"],
@@ -65,7 +110,7 @@ export const redeliverRoute = defineRoute({
     ...redeliverErrors,
   },
   handler: async ({ ctx, principal, params }) =>
-    redeliver(ctx.database, ctx.deliveries, principal!.orgId, params.webhookId, params.deliveryId),
+    redeliver(ctx, principal!.orgId, params.webhookId, params.deliveryId),
 });
 
 /** `POST /api/enterprise/webhooks/:webhookId/test` (scope webhooks): a `webhook.test` ping. */
@@ -76,7 +121,7 @@ export const testWebhookRoute = defineRoute({
   docs: {
     operationId: "testWebhook",
     tag: "Webhooks",
-    errors: notFoundErrors("Webhook"),
+    errors: { ...notFoundErrors("Webhook"), ...manualErrors },
   },
   auth: "apiKey",
   scopes: ["webhooks"],
@@ -86,7 +131,38 @@ export const testWebhookRoute = defineRoute({
     ...errors,
   },
   handler: async ({ ctx, principal, params }) =>
-    sendTestEvent(ctx.database, ctx.deliveries, principal!.orgId, params.webhookId),
+    sendTestEvent(ctx, principal!.orgId, params.webhookId),
+});
+
+/** `POST /api/enterprise/webhooks/:webhookId/replay` (scope webhooks): send a time range again. */
+export const replayWebhookRoute = defineRoute({
+  method: "post",
+  path: "/api/enterprise/webhooks/:webhookId/replay",
+  summary: "Replay the events of a time range",
+  docs: {
+    operationId: "replayWebhook",
+    tag: "Webhooks",
+    description:
+      `Queues a delivery of every event of the organization recorded from \`from\` to \`to\` ` +
+      `(inclusive, at most ${MAX_REPLAY_DAYS} days, at most ${MAX_REPLAY_EVENTS} events) whose kind ` +
+      "the webhook subscribes to, with the same `webhook-id` as the first time.",
+    errors: {
+      400: [
+        "Invalid range: from must be before to",
+        `Invalid range: at most ${MAX_REPLAY_DAYS} days`,
+        `Replay range holds more than ${MAX_REPLAY_EVENTS} events; narrow it`,
+      ],
+      404: ["Webhook not found"],
+      409: ["Webhook is disabled: Receiver answered 410 Gone"],
+      ...manualErrors,
+    },
+  },
+  auth: "apiKey",
+  scopes: ["webhooks"],
+  request: { params: webhookParams, body: replayRequest },
+  responses: { 202: replayResponse, ...redeliverErrors },
+  handler: async ({ ctx, principal, params, body }) =>
+    replayEvents(ctx, principal!.orgId, params.webhookId, body),
 });
 
 /** Delivery log, redelivery and test ping for registered webhooks. */
@@ -94,4 +170,5 @@ export const WEBHOOK_DELIVERY_ROUTES: readonly AnyRouteDefinition[] = [
   listDeliveriesRoute,
   redeliverRoute,
   testWebhookRoute,
+  replayWebhookRoute,
 ];

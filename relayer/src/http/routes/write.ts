@@ -1,14 +1,11 @@
 import type { Request, Response } from "express";
+import type { AuditOrigin } from "../../audit/audit-writer.js";
+import { appendWriteAudit } from "../../audit/write-audit.js";
 import type { AppContext } from "../../context.js";
 import { writeAccepted } from "../../domain/transaction.js";
 import { checkIdempotencyKey } from "../../writes/idempotency.js";
-import { TransactionFailedError } from "../../errors.js";
-import {
-  finalWriteResponse,
-  WRITE_KINDS,
-  type RegisteredWriteKind,
-} from "../../writes/kinds/index.js";
-import { failedWriteError, type AnyWriteKind } from "../../writes/kinds/write-kind.js";
+import { WRITE_KINDS, writeResponse, type RegisteredWriteKind } from "../../writes/kinds/index.js";
+import type { AnyWriteKind } from "../../writes/kinds/write-kind.js";
 import { executeWrite } from "../../writes/write-executor.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
 import { TRANSACTION_ROUTES } from "./transactions.js";
@@ -22,7 +19,11 @@ const writeErrors = {
   503: errorBody,
 } as const;
 
-/** Runs a write and answers 200 (final), 202 (async or still pending) or throws. */
+/**
+ * Runs a write and answers 200 (final), 202 (async or still pending) or throws. A kind that is a
+ * management act (`audit`) appends its audit row once the write is recorded, naming the
+ * transaction (an idempotent replay of the same request appends nothing new).
+ */
 async function runWrite(
   ctx: AppContext,
   req: Request,
@@ -30,6 +31,7 @@ async function runWrite(
   orgId: string,
   kind: AnyWriteKind & Pick<RegisteredWriteKind, "kind">,
   body: unknown,
+  origin: AuditOrigin,
 ): Promise<unknown> {
   const prefer = (req.get("prefer") ?? "").toLowerCase();
   const outcome = await executeWrite(ctx, {
@@ -39,20 +41,19 @@ async function runWrite(
     idempotencyKey: checkIdempotencyKey(req.get("idempotency-key")),
     respondAsync: /(^|[,\s])respond-async($|[,;\s])/.test(prefer),
     prepare: (wallet) => kind.prepare(ctx, wallet, body),
-  }).catch((error: unknown) => {
-    // A revert at gas estimation: the state changed after `prepare` checked it.
-    if (error instanceof TransactionFailedError) throw failedWriteError(error.reason, error);
-    throw error;
   });
   // Every answer to a recorded write names it, a failure too (it may have reached the chain).
   const transactionId = outcome.status === "accepted" ? outcome.transactionId : outcome.row.id;
   res.setHeader("X-Transaction-Id", transactionId);
+  if (kind.audit !== undefined)
+    await appendWriteAudit(ctx.database.db, origin, orgId, kind.audit(body), transactionId);
   if (outcome.status === "accepted") {
     res.status(202).setHeader("Location", `/api/v1/transactions/${transactionId}`);
     res.json({ transactionId, status: outcome.state });
     return undefined;
   }
-  return finalWriteResponse(ctx, outcome.row, outcome.children);
+  // A failed write throws its `writeFailure`, the error GET /api/v1/transactions/{id} shows too.
+  return writeResponse(outcome.row, outcome.children);
 }
 
 /** The route of a write kind: `POST <path>` with the kind's scopes, schemas and docs. */
@@ -68,8 +69,8 @@ export function writeRoute(
     docs: { ...kind.docs, tag: "Writes" },
     request: { body: kind.request },
     responses: { 200: kind.response, ...writeErrors },
-    handler: ({ ctx, req, res, principal, body }) =>
-      runWrite(ctx, req, res, principal!.orgId, kind, body),
+    handler: ({ ctx, req, res, principal, body, origin }) =>
+      runWrite(ctx, req, res, principal!.orgId, kind, body, origin),
   });
 }
 

@@ -3,6 +3,8 @@ import type { TxRow } from "../../chain/tx-store.js";
 import { ValidationError } from "../../errors.js";
 import { address } from "../../domain/address.js";
 import { WRITE_LIMITS as L } from "../limits.js";
+import { requireMintAllowed } from "../chain-checks.js";
+import { failedWriteError, writeFailure } from "../write-failure.js";
 import { issueAssetRequest, prepareIssue } from "./issue-asset.js";
 import { defineWriteKind, txHashOf } from "./write-kind.js";
 
@@ -49,7 +51,10 @@ export const batchIssueResponse = z.object({
 type BatchItemResult = z.output<typeof batchItemResult>;
 type BatchIssueResponse = z.output<typeof batchIssueResponse>;
 
-/** The outcome of one batch item from its (final) child row. */
+/**
+ * The outcome of one batch item from its (final) child row; a failed item's `error` is its
+ * `writeFailure` message, the words a single write would answer with.
+ */
 export function batchItemOf(child: TxRow): BatchItemResult {
   const txHash = txHashOf(child);
   if (child.state === "confirmed") {
@@ -66,7 +71,7 @@ export function batchItemOf(child: TxRow): BatchItemResult {
     success: false,
     tokenId: null,
     txHash,
-    error: `Transaction failed: ${child.error ?? "unknown"}`,
+    error: (writeFailure(child) ?? failedWriteError(child.error ?? "unknown")).message,
   };
 }
 
@@ -106,12 +111,19 @@ export const batchIssue = defineWriteKind({
         "assets must be a non-empty array",
         "Missing required field: assets.0.name",
         "assets.2.stakedAmount minimum is 0.1 COIN",
+        "Transfers are paused",
+        "Recipient is not allowed to hold this asset type",
       ],
     },
   },
   async prepare(ctx, wallet, input) {
     const prepared = await Promise.all(
       input.assets.map((asset, i) => prepareIssue(ctx, wallet, asset, `assets.${i}.`)),
+    );
+    await requireMintAllowed(
+      ctx,
+      wallet.address,
+      input.assets.map((asset) => asset.assetType),
     );
     return prepared.map((p) => p.call);
   },

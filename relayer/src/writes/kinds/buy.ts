@@ -3,7 +3,7 @@ import { marketplaceInterface } from "../../chain/contracts.js";
 import { ValidationError } from "../../errors.js";
 import { address } from "../../domain/address.js";
 import { formatCoin, parseCoin } from "../amounts.js";
-import { activeListing } from "../chain-checks.js";
+import { activeListing, requireTransferAllowed } from "../chain-checks.js";
 import { amountField, idField, parseId } from "../write-inputs.js";
 import { confirmedResult, defineWriteKind, idText } from "./write-kind.js";
 
@@ -45,8 +45,14 @@ export const buy = defineWriteKind({
     operationId: "buyAsset",
     description: "Reverts when the current price is above `maxPriceInCOIN`.",
     errors: {
-      400: ["Listing not active", "Seller cannot buy own listing"],
-      500: ["Transaction failed: price above maxPriceInCOIN"],
+      400: [
+        "Listing not active",
+        "Seller cannot buy own listing",
+        "Asset is frozen",
+        "Transfers are paused",
+        "Recipient is not allowed to hold this asset type",
+      ],
+      500: ["Transaction failed: Price above max"],
     },
   },
   async prepare(ctx, wallet, input) {
@@ -59,6 +65,7 @@ export const buy = defineWriteKind({
     if (listing.seller.toLowerCase() === wallet.address.toLowerCase()) {
       throw new ValidationError("Seller cannot buy own listing");
     }
+    await requireTransferAllowed(ctx, ctx.contracts.marketplace, wallet.address, listing.tokenId);
     const cap = maxPrice ?? listing.price;
     const value = maxPrice === undefined || maxPrice < listing.price ? listing.price : maxPrice;
     const data = marketplaceInterface.encodeFunctionData("buy", [listingId, cap]);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { LISTING_STATE, marketplaceInterface } from "../../chain/contracts.js";
 import { ValidationError } from "../../errors.js";
+import { requireTransferAllowed } from "../chain-checks.js";
 import { idField, parseId } from "../write-inputs.js";
 import { confirmedResult, defineWriteKind, idText } from "./write-kind.js";
 
@@ -44,7 +45,13 @@ export const delist = defineWriteKind({
     description:
       "An active listing is cancelled (`reason: cancelled`). An expired listing of the caller " +
       "that was not reclaimed yet has its token returned from escrow (`reason: expired`).",
-    errors: { 400: ["Listing not active", "Only the seller can delist this listing"] },
+    errors: {
+      400: [
+        "Listing not active",
+        "Only the seller can delist this listing",
+        "Recipient is not allowed to hold this asset type",
+      ],
+    },
   },
   async prepare(ctx, wallet, input) {
     const listingId = parseId(input.listingId, "listingId");
@@ -59,6 +66,7 @@ export const delist = defineWriteKind({
       if (expired) throw new ValidationError("Listing not active");
       throw new ValidationError("Only the seller can delist this listing");
     }
+    await requireTransferAllowed(ctx, ctx.contracts.marketplace, wallet.address, listing.tokenId);
     const context: DelistContext = {
       listingId: listingId.toString(),
       tokenId: listing.tokenId.toString(),

@@ -1,5 +1,4 @@
 import type { TxRow } from "../../chain/tx-store.js";
-import type { AppContext } from "../../context.js";
 import { batchIssue } from "./batch-issue.js";
 import { buy } from "./buy.js";
 import { delist } from "./delist.js";
@@ -8,7 +7,7 @@ import { list } from "./list.js";
 import { redeemAsset } from "./redeem-asset.js";
 import { registerAssetType } from "./register-asset-type.js";
 import { transfer } from "./transfer.js";
-import { confirmedResult, failedWriteError, type AnyWriteKind } from "./write-kind.js";
+import { confirmedResult, type AnyWriteKind } from "./write-kind.js";
 
 /**
  * The registry of write kinds: one module per kind (`writes/kinds/<kind>.ts`), listed once here.
@@ -44,37 +43,11 @@ export function writeKindOf(kind: string): AnyWriteKind | undefined {
 
 /**
  * The API body of a finished write, by its kind's module (ids as strings, amounts as decimal
- * strings). A failed write throws `TransactionFailedError` (500 `Transaction failed: <reason>`).
+ * strings). A failed or replaced write throws its `writeFailure` (`writes/write-failure.ts`).
  */
 export function writeResponse(row: TxRow, children: readonly TxRow[] = []): unknown {
   const kind = writeKindOf(row.kind);
   if (kind !== undefined) return kind.respond(row, children);
   const { txHash } = confirmedResult(row);
   return { success: true, txHash };
-}
-
-/**
- * `writeResponse` for a write the route waited for. A call that reverted on chain although its
- * replay on the parent block did not (`execution reverted`, undecoded) lost a race inside its own
- * block (another buyer came first in the same block); replayed on the state after that block it
- * names the reason (`Listing not active`).
- */
-export async function finalWriteResponse(
-  ctx: AppContext,
-  row: TxRow,
-  children: readonly TxRow[] = [],
-): Promise<unknown> {
-  if (row.state === "failed" && row.error === "execution reverted" && row.receipt != null) {
-    const reason = await ctx.tx.reader.revertReasonAfter(
-      {
-        from: row.fromAddress,
-        to: row.toAddress ?? "",
-        data: row.data ?? "0x",
-        value: BigInt(row.value),
-      },
-      row.receipt.blockNumber,
-    );
-    if (reason !== undefined) throw failedWriteError(reason);
-  }
-  return writeResponse(row, children);
 }

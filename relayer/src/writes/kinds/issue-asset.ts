@@ -5,6 +5,7 @@ import { assetTokenInterface } from "../../chain/contracts.js";
 import { ValidationError } from "../../errors.js";
 import { address } from "../../domain/address.js";
 import { formatCoin, parseCoin } from "../amounts.js";
+import { requireMintAllowed } from "../chain-checks.js";
 import { WRITE_LIMITS as L } from "../limits.js";
 import { METADATA_CONTEXT_KEY } from "../../metadata/bind-metadata.js";
 import { buildMetadata, type BuiltMetadata } from "../metadata.js";
@@ -152,12 +153,15 @@ export const issueAsset = defineWriteKind({
         "Missing required field: assetType",
         "stakedAmount minimum is 0.1 COIN",
         "Invalid field: assetType (asset type not registered: Art)",
+        "Transfers are paused",
+        "Recipient is not allowed to hold this asset type",
       ],
       500: ["Transaction failed: Below min stake"],
     },
   },
   async prepare(ctx, wallet, input) {
     const { call } = await prepareIssue(ctx, wallet, input);
+    await requireMintAllowed(ctx, wallet.address, [input.assetType]);
     return [call];
   },
   respond(row) {

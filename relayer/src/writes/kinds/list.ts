@@ -3,7 +3,7 @@ import { z } from "zod";
 import { assetTokenInterface } from "../../chain/contracts.js";
 import { ValidationError } from "../../errors.js";
 import { formatCoin, parseCoin } from "../amounts.js";
-import { requireHeld } from "../chain-checks.js";
+import { requireHeld, requireTransferAllowed } from "../chain-checks.js";
 import { WRITE_LIMITS as L } from "../limits.js";
 import { amountField, idField, parseId } from "../write-inputs.js";
 import { confirmedResult, defineWriteKind, idText } from "./write-kind.js";
@@ -54,7 +54,14 @@ export const list = defineWriteKind({
     operationId: "listAsset",
     description:
       "Moves the token into marketplace escrow in one transaction (no separate approve).",
-    errors: { 400: ["Missing required field: priceInCOIN", "Token 7 does not exist"] },
+    errors: {
+      400: [
+        "Missing required field: priceInCOIN",
+        "Token 7 does not exist",
+        "Asset is frozen",
+        "Transfers are paused",
+      ],
+    },
   },
   async prepare(ctx, wallet, input) {
     const tokenId = parseId(input.tokenId, "tokenId");
@@ -62,6 +69,7 @@ export const list = defineWriteKind({
     if (price === 0n) throw new ValidationError("Invalid field: priceInCOIN (must be above zero)");
     const days = input.durationDays ?? L.durationDaysDefault;
     await requireHeld(ctx, wallet, tokenId);
+    await requireTransferAllowed(ctx, wallet.address, ctx.contracts.marketplace, tokenId);
     const payload = AbiCoder.defaultAbiCoder().encode(
       ["uint256", "uint256"],
       [price, BigInt(days)],

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { assetTokenInterface } from "../../chain/contracts.js";
 import { NotFoundError, ValidationError } from "../../errors.js";
+import { requireRedeemAllowed } from "../chain-checks.js";
 import { formatCoin } from "../amounts.js";
 import { WRITE_LIMITS } from "../limits.js";
 import { idField, parseId, textField } from "../write-inputs.js";
@@ -56,6 +57,8 @@ export const redeemAsset = defineWriteKind({
         "Invalid password",
         "Asset is listed on the marketplace (listing 3): delist it first",
         "Missing required field: tokenId",
+        "Asset is frozen",
+        "Transfers are paused",
       ],
       404: ["Asset not found"],
     },
@@ -75,6 +78,7 @@ export const redeemAsset = defineWriteKind({
       }
       throw new NotFoundError("Asset not found");
     }
+    await requireRedeemAllowed(ctx, tokenId);
     if (await reader.hasPassword(tokenId)) {
       if (input.password === undefined || !(await reader.checkPassword(tokenId, input.password)))
         throw new ValidationError("Invalid password");

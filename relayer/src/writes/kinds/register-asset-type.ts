@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { registryInterface } from "../../chain/contracts.js";
+import { AUDIT_ACTIONS } from "../../domain/audit.js";
 import { ValidationError } from "../../errors.js";
 import { assetTypeNameField } from "../write-inputs.js";
 import { confirmedResult, defineWriteKind } from "./write-kind.js";
@@ -53,4 +54,9 @@ export const registerAssetType = defineWriteKind({
     const { result: r, txHash } = confirmedResult<RegisterTypeContext>(row);
     return { success: true, typeName: r.typeName, txHash } as z.output<typeof registerTypeResponse>;
   },
+  audit: (input) => ({
+    action: AUDIT_ACTIONS.assetTypeRegistered,
+    target: `asset-type:${input.typeName}`,
+    changes: { typeName: input.typeName },
+  }),
 });

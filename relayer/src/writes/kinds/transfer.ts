@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { assetTokenInterface } from "../../chain/contracts.js";
 import { address } from "../../domain/address.js";
-import { requireHeld } from "../chain-checks.js";
+import { requireHeld, requireTransferAllowed } from "../chain-checks.js";
 import { idField, parseAddress, parseId } from "../write-inputs.js";
 import { confirmedResult, defineWriteKind, idText } from "./write-kind.js";
 
@@ -41,6 +41,9 @@ export const transfer = defineWriteKind({
         "Missing required field: toAddress",
         "Invalid field: toAddress (not a 0x address)",
         "Token 7 is not held by this organization's wallet",
+        "Asset is frozen",
+        "Transfers are paused",
+        "Recipient is not allowed to hold this asset type",
       ],
     },
   },
@@ -48,6 +51,7 @@ export const transfer = defineWriteKind({
     const tokenId = parseId(input.tokenId, "tokenId");
     const to = parseAddress(input.toAddress, "toAddress");
     await requireHeld(ctx, wallet, tokenId);
+    await requireTransferAllowed(ctx, wallet.address, to, tokenId);
     const data = assetTokenInterface.encodeFunctionData(
       "safeTransferFrom(address,address,uint256)",
       [wallet.address, to, tokenId],

@@ -3,8 +3,9 @@ import type { Scope } from "../../domain/scope.js";
 import type { ReceiptFacts } from "../../chain/receipt-events.js";
 import type { TxRow } from "../../chain/tx-store.js";
 import type { AppContext } from "../../context.js";
-import { TransactionFailedError, ValidationError, type BaseError } from "../../errors.js";
+import type { AuditEntry } from "../../audit/audit-writer.js";
 import type { OrgWallet } from "../wallet-of-org.js";
+import { writeFailure } from "../write-failure.js";
 
 /**
  * One contract call a write will make. `context` is what the response needs later that the
@@ -58,6 +59,11 @@ export interface WriteKindModule<
   prepare(ctx: AppContext, wallet: OrgWallet, input: TInput): Promise<PreparedCall<TContext>[]>;
   /** The response of a final row (`children` for a batch). A failed row throws (500). */
   respond(row: TxRow, children: readonly TxRow[]): TResponse;
+  /**
+   * For a management act done by a write (registering an asset type): the audit row it appends
+   * once the write is recorded (`http/routes/write.ts`; the row also names the transaction).
+   */
+  audit?(input: TInput): Omit<AuditEntry, "orgId">;
 }
 
 /** A write kind's part of the OpenAPI document (its tag is always `Writes`). */
@@ -93,34 +99,15 @@ export function defineWriteKind<
 }
 
 /**
- * Revert reasons that mean the chain's state changed between the checks and the mining (another
- * write bought the listing, or it expired meanwhile). They answer the 400 the check would have
- * given had it run a moment later, not a 500 (README, "Writes").
- */
-const STATE_RACE_REASONS: ReadonlySet<string> = new Set(["Listing not active"]);
-
-/**
- * The error a write that reverted (at gas estimation or on chain) answers with.
- *
- * @example
- * failedWriteError("Listing not active") // ValidationError (400 `Listing not active`)
- * failedWriteError("Price above max") // TransactionFailedError (500 `Transaction failed: Price above max`)
- */
-export function failedWriteError(reason: string, cause?: unknown): BaseError {
-  if (STATE_RACE_REASONS.has(reason)) return new ValidationError(reason, { cause });
-  return new TransactionFailedError(reason, { cause });
-}
-
-/**
- * The typed result of a final, successful row: its context plus its receipt's facts (what
- * `chain/tx-engine.ts` stores on confirmation). A failed or replaced row throws
- * `failedWriteError` (500 `Transaction failed: <reason>`, or the 400 of a lost race).
+ * The typed result of a final, successful row: its context plus its receipt's facts (what the
+ * engine stores on confirmation). A failed or replaced row throws its `writeFailure`
+ * (500 `Transaction failed: <reason>`, or the 400 of a lost race).
  */
 export function confirmedResult<TContext extends object>(
   row: TxRow,
 ): { result: WriteResultOf<TContext>; txHash: string | null } {
-  if (row.state === "failed" || row.state === "replaced")
-    throw failedWriteError(row.error ?? "unknown");
+  const failure = writeFailure(row);
+  if (failure !== undefined) throw failure;
   return { result: (row.result ?? {}) as WriteResultOf<TContext>, txHash: txHashOf(row) };
 }
 

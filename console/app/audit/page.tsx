@@ -1,0 +1,15 @@
+import { Suspense } from "react";
+import { Loading } from "../ui/common/states";
+import { AuditLogPanel } from "../ui/audit/audit-log-panel";
+
+/** The organization's audit log. */
+export default function AuditPage() {
+  return (
+    <>
+      <h1>Audit log</h1>
+      <Suspense fallback={<Loading label="Loading the audit log…" />}>
+        <AuditLogPanel />
+      </Suspense>
+    </>
+  );
+}

@@ -1,0 +1,341 @@
+import { BaseError } from "../errors.js";
+import { inTransaction, type Database } from "../db/client.js";
+import {
+  IllegalTransitionError,
+  sourcesOf,
+  type TxAttempt,
+  type TxErrorKind,
+  type TxReceiptSummary,
+} from "./tx-lifecycle.js";
+import { notifyFinal, type TxRow } from "./tx-store.js";
+
+/** One row's first broadcast: its nonce and first attempt, written together. */
+export interface SentEntry {
+  id: string;
+  nonce: number;
+  attempt: TxAttempt;
+}
+
+/**
+ * How a sent row ended, or that it was seen in a block (`mined`: its receipt, and the result or
+ * the failure it will end with once it has its confirmations).
+ */
+export type Finalisation =
+  | { id: string; status: "confirmed"; receipt: TxReceiptSummary; result: Record<string, unknown> }
+  | {
+      id: string;
+      status: "failed";
+      reason: string;
+      errorKind: TxErrorKind;
+      receipt: TxReceiptSummary | null;
+    }
+  | {
+      id: string;
+      status: "mined";
+      receipt: TxReceiptSummary;
+      result: Record<string, unknown> | null;
+      reason: string | null;
+    };
+
+/** This process no longer holds the wallet's lease: another process sequences it now. */
+export class LeaseLostError extends BaseError {
+  override name = "LeaseLostError";
+}
+
+/** `t` is a transaction row held by `$owner` (a parameter number) through its wallet's lease. */
+const held = (owner: number) =>
+  `EXISTS (SELECT 1 FROM wallets w WHERE w.id = t.wallet_id AND w.lease_owner = $${owner})`;
+
+/**
+ * The engine's writes to a wallet's transaction rows, each one checked against the wallet's
+ * lease in the same statement: a process that lost a lease (paused, partitioned, slow) changes
+ * nothing of that wallet, so two processes can never both decide about one nonce
+ * (docs/transactions.md). Built by `TxStore.leasedBy(owner)`.
+ */
+export class LeasedTxWrites {
+  readonly #database: Database;
+  readonly owner: string;
+
+  constructor(database: Database, owner: string) {
+    this.#database = database;
+    this.owner = owner;
+  }
+
+  /** Stores a gas limit estimated for a queued row recorded without one. */
+  async setGasLimit(id: string, gasLimit: bigint): Promise<void> {
+    await this.#database.pool.query(
+      `UPDATE transactions t SET gas_limit = $2, updated_at = now()
+        WHERE t.id = $1 AND t.state = 'queued' AND ${held(3)}`,
+      [id, gasLimit.toString(), this.owner],
+    );
+  }
+
+  /**
+   * One round's first broadcasts, written before anything is sent: each row gets its nonce and
+   * its attempt (appended: attempts of an earlier nonce another transaction took are kept) and
+   * moves to `sent`; group rows of those rows move to `sent`; the wallet's next nonce advances.
+   * One statement.
+   *
+   * @throws LeaseLostError when this process no longer holds the wallet, or its organization
+   *   was suspended since the round began (nothing was written: its writes are held)
+   */
+  async markSent(
+    walletId: string,
+    nextNonce: number,
+    entries: readonly SentEntry[],
+  ): Promise<void> {
+    if (entries.length === 0) return;
+    const result = await this.#database.pool.query<{ n: string; held: boolean }>(
+      `WITH lease AS (SELECT id FROM wallets WHERE id = $1 AND lease_owner = $5
+                        AND NOT EXISTS (SELECT 1 FROM orgs o WHERE o.id = wallets.org_id AND o.suspended_at IS NOT NULL)
+                        FOR UPDATE),
+       moved AS (
+         UPDATE transactions t
+            SET nonce = e.nonce, state = 'sent', attempts = t.attempts || jsonb_build_array(e.attempt),
+                max_fee_per_gas = e.attempt->>'maxFeePerGas',
+                max_priority_fee_per_gas = e.attempt->>'maxPriorityFeePerGas',
+                sent_at = coalesce(t.sent_at, now()), last_error = NULL, updated_at = now()
+           FROM unnest($2::text[], $3::bigint[], $4::jsonb[]) AS e(id, nonce, attempt)
+          WHERE t.id = e.id AND t.state = 'queued' AND t.nonce IS NULL
+            AND t.wallet_id IN (SELECT id FROM lease)
+          RETURNING t.parent_id),
+       parents AS (
+         UPDATE transactions p SET state = 'sent', sent_at = coalesce(p.sent_at, now()), updated_at = now()
+          WHERE p.id IN (SELECT parent_id FROM moved WHERE parent_id IS NOT NULL) AND p.state = 'queued'),
+       wallet AS (UPDATE wallets SET next_nonce = $6 WHERE id IN (SELECT id FROM lease))
+       SELECT (SELECT count(*) FROM moved)::text AS n, EXISTS (SELECT 1 FROM lease) AS held`,
+      [
+        walletId,
+        entries.map((e) => e.id),
+        entries.map((e) => e.nonce),
+        entries.map((e) => JSON.stringify(e.attempt)),
+        this.owner,
+        nextNonce,
+      ],
+    );
+    const answer = result.rows[0];
+    if (answer?.held !== true) throw new LeaseLostError(`wallet ${walletId}: lease lost`);
+    const moved = Number(answer.n);
+    if (moved !== entries.length)
+      throw new IllegalTransitionError(
+        `markSent: ${entries.length - moved} of ${entries.length} rows were not queued without a nonce`,
+      );
+  }
+
+  /** Appends attempts (re-pricing: same nonce, higher fees) to sent rows. One statement. */
+  async addAttempts(entries: ReadonlyArray<{ id: string; attempt: TxAttempt }>): Promise<void> {
+    if (entries.length === 0) return;
+    // A row settled by the block follower meanwhile is simply not changed.
+    await this.#database.pool.query(
+      `UPDATE transactions t
+          SET attempts = t.attempts || jsonb_build_array(e.attempt),
+              max_fee_per_gas = e.attempt->>'maxFeePerGas',
+              max_priority_fee_per_gas = e.attempt->>'maxPriorityFeePerGas', updated_at = now()
+         FROM unnest($1::text[], $2::jsonb[]) AS e(id, attempt)
+        WHERE t.id = e.id AND t.state = 'sent' AND ${held(3)}`,
+      [entries.map((e) => e.id), entries.map((e) => JSON.stringify(e.attempt)), this.owner],
+    );
+  }
+
+  /** Notes that the node refused an attempt for good (it can never be mined). */
+  async refuseAttempt(id: string, hash: string, reason: string): Promise<void> {
+    await this.#markAttempt(id, hash, "refused", reason);
+  }
+
+  async #markAttempt(id: string, hash: string, field: string, value: string): Promise<void> {
+    await this.#database.pool.query(
+      `UPDATE transactions t
+          SET attempts = (SELECT jsonb_agg(CASE WHEN a->>'hash' = $2 THEN a || jsonb_build_object($3::text, $4::text) ELSE a END ORDER BY ord)
+                            FROM jsonb_array_elements(t.attempts) WITH ORDINALITY AS x(a, ord)),
+              updated_at = now()
+        WHERE t.id = $1 AND t.state = 'sent' AND ${held(5)}`,
+      [id, hash, field, value, this.owner],
+    );
+  }
+
+  /**
+   * Rows seen in a block: `mined` (waiting for confirmations) or their final state, in one
+   * statement; waiting requests in every process are told of the final ones (`NOTIFY`).
+   *
+   * @returns the ids that became final (a row already final elsewhere is left alone)
+   */
+  async finalise(entries: readonly Finalisation[]): Promise<string[]> {
+    if (entries.length === 0) return [];
+    return inTransaction(this.#database, async (client) => {
+      const result = await client.query<{ id: string; state: string }>(
+        `UPDATE transactions t
+          SET state = e.state, receipt = e.receipt, result = e.result, error = e.error,
+              error_kind = e.error_kind, last_error = NULL, updated_at = now(),
+              mined_at = CASE WHEN e.receipt IS NULL THEN NULL ELSE now() END,
+              confirmed_at = CASE WHEN e.state = 'confirmed' THEN now() END,
+              failed_at = CASE WHEN e.state = 'failed' THEN now() END
+         FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[], $6::text[])
+              AS e(id, state, receipt, result, error, error_kind)
+        WHERE t.id = e.id AND t.state = ANY($7::text[]) AND ${held(8)}
+        RETURNING t.id, t.state`,
+        [
+          entries.map((e) => e.id),
+          entries.map((e) => e.status),
+          entries.map((e) => (e.receipt === null ? null : JSON.stringify(e.receipt))),
+          entries.map((e) =>
+            e.status === "failed" || e.result === null ? null : JSON.stringify(e.result),
+          ),
+          entries.map((e) => (e.status === "confirmed" ? null : e.reason)),
+          entries.map((e) =>
+            e.status === "failed"
+              ? e.errorKind
+              : e.status === "mined" && e.reason !== null
+                ? "revert"
+                : null,
+          ),
+          ["sent"],
+          this.owner,
+        ],
+      );
+      const ended = result.rows.filter((r) => r.state !== "mined").map((r) => r.id);
+      await notifyFinal(client, ended);
+      return ended;
+    });
+  }
+
+  /**
+   * `mined` rows whose block has its confirmations (and still holds their receipt): `confirmed`,
+   * or `failed` when the receipt's status was 0. One statement.
+   *
+   * @returns the ids that became final
+   */
+  async promote(ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    return inTransaction(this.#database, async (client) => {
+      const result = await client.query<{ id: string }>(
+        `UPDATE transactions t
+            SET state = CASE WHEN (t.receipt->>'status')::int = 1 THEN 'confirmed' ELSE 'failed' END,
+                confirmed_at = CASE WHEN (t.receipt->>'status')::int = 1 THEN now() END,
+                failed_at = CASE WHEN (t.receipt->>'status')::int = 1 THEN NULL ELSE now() END,
+                updated_at = now()
+          WHERE t.id = ANY($1::text[]) AND t.state = 'mined' AND ${held(2)}
+          RETURNING t.id`,
+        [ids, this.owner],
+      );
+      const ended = result.rows.map((r) => r.id);
+      await notifyFinal(client, ended);
+      return ended;
+    });
+  }
+
+  /** Fails queued rows that were never broadcast (estimate reverted, refused at first send). */
+  async failUnsent(
+    entries: ReadonlyArray<{ id: string; reason: string; errorKind: TxErrorKind }>,
+  ): Promise<string[]> {
+    if (entries.length === 0) return [];
+    return inTransaction(this.#database, async (client) => {
+      const result = await client.query<{ id: string }>(
+        `UPDATE transactions t
+          SET state = 'failed', error = e.error, error_kind = e.error_kind, last_error = NULL,
+              failed_at = now(), updated_at = now()
+         FROM unnest($1::text[], $2::text[], $3::text[]) AS e(id, error, error_kind)
+        WHERE t.id = e.id AND t.state = ANY($4::text[]) AND ${held(5)}
+        RETURNING t.id`,
+        [
+          entries.map((e) => e.id),
+          entries.map((e) => e.reason),
+          entries.map((e) => e.errorKind),
+          ["queued", "sent"],
+          this.owner,
+        ],
+      );
+      const ids = result.rows.map((r) => r.id);
+      await notifyFinal(client, ids);
+      return ids;
+    });
+  }
+
+  /**
+   * A sent row whose only attempts were refused, with a nonce later rows depend on: its nonce
+   * goes to a self-transfer (recorded here as a `sent` `nonce-fill` row with its attempt) and the
+   * row ends `replaced`. One database transaction.
+   */
+  async replaceWithFiller(
+    row: TxRow,
+    reason: string,
+    filler: { id: string; attempt: TxAttempt },
+  ): Promise<void> {
+    await inTransaction(this.#database, async (client) => {
+      const replaced = await client.query(
+        `UPDATE transactions t SET state = 'replaced', error = $2, error_kind = 'rejected',
+              replaced_at = now(), updated_at = now()
+        WHERE t.id = $1 AND t.state = ANY($3::text[]) AND ${held(4)}`,
+        [row.id, reason, sourcesOf("replaced"), this.owner],
+      );
+      if (replaced.rowCount !== 1)
+        throw new LeaseLostError(`transaction ${row.id} cannot be replaced (lease or state)`);
+      await client.query(
+        `INSERT INTO transactions (id, org_id, wallet_id, kind, mode, request_hash, from_address, to_address,
+                                 data, value, gas_limit, nonce, state, attempts, max_fee_per_gas,
+                                 max_priority_fee_per_gas, fee_cap, context, sent_at)
+       VALUES ($1, $2, $3, 'nonce-fill', 'async', '', $4, $4, '0x', '0', '21000', $5, 'sent',
+               jsonb_build_array($6::jsonb), $7, $8, $7, $9, now())`,
+        [
+          filler.id,
+          row.orgId,
+          row.walletId,
+          row.fromAddress,
+          row.nonce,
+          JSON.stringify(filler.attempt),
+          filler.attempt.maxFeePerGas,
+          filler.attempt.maxPriorityFeePerGas,
+          JSON.stringify({ fills: row.id }),
+        ],
+      );
+      await notifyFinal(client, [row.id]);
+    });
+  }
+
+  /**
+   * Rows whose nonce another transaction took (proven: `nonceEvidence`) go back to the queue for
+   * a new nonce. Their attempts are kept, each marked `superseded` by the hash that took it.
+   */
+  async requeue(entries: ReadonlyArray<{ id: string; takenBy: string }>): Promise<string[]> {
+    if (entries.length === 0) return [];
+    const result = await this.#database.pool.query<{ id: string }>(
+      `UPDATE transactions t
+          SET nonce = NULL, state = 'queued', updated_at = now(),
+              attempts = (SELECT coalesce(jsonb_agg(CASE WHEN a ? 'superseded' THEN a ELSE a || jsonb_build_object('superseded', e.taken_by) END ORDER BY ord), '[]'::jsonb)
+                            FROM jsonb_array_elements(t.attempts) WITH ORDINALITY AS x(a, ord))
+         FROM unnest($1::text[], $2::text[]) AS e(id, taken_by)
+        WHERE t.id = e.id AND t.state = ANY($3::text[]) AND ${held(4)}
+        RETURNING t.id`,
+      [entries.map((e) => e.id), entries.map((e) => e.takenBy), sourcesOf("queued"), this.owner],
+    );
+    return result.rows.map((r) => r.id);
+  }
+
+  /**
+   * Rows whose attempt was mined and ran out of gas go back to the queue without a gas limit (the
+   * sender estimates it again) for a new nonce. The attempt is kept, marked `outOfGas` and
+   * `superseded` by its own hash: that nonce is spent.
+   */
+  async requeueOutOfGas(entries: ReadonlyArray<{ id: string; hash: string }>): Promise<string[]> {
+    if (entries.length === 0) return [];
+    const result = await this.#database.pool.query<{ id: string }>(
+      `UPDATE transactions t
+          SET nonce = NULL, state = 'queued', gas_limit = NULL, updated_at = now(),
+              attempts = (SELECT coalesce(jsonb_agg(CASE WHEN a->>'hash' = e.hash THEN a || jsonb_build_object('superseded', e.hash, 'outOfGas', true) ELSE a END ORDER BY ord), '[]'::jsonb)
+                            FROM jsonb_array_elements(t.attempts) WITH ORDINALITY AS x(a, ord))
+         FROM unnest($1::text[], $2::text[]) AS e(id, hash)
+        WHERE t.id = e.id AND t.state = ANY($3::text[]) AND ${held(4)}
+        RETURNING t.id`,
+      [entries.map((e) => e.id), entries.map((e) => e.hash), sourcesOf("queued"), this.owner],
+    );
+    return result.rows.map((r) => r.id);
+  }
+
+  /** Moves the wallet's next nonce (after a resync from the chain, or a rewind). */
+  async setNextNonce(walletId: string, next: number): Promise<void> {
+    const result = await this.#database.pool.query(
+      `UPDATE wallets SET next_nonce = $2 WHERE id = $1 AND lease_owner = $3`,
+      [walletId, next, this.owner],
+    );
+    if (result.rowCount !== 1) throw new LeaseLostError(`wallet ${walletId}: lease lost`);
+  }
+}

@@ -1,0 +1,1 @@
+CREATE INDEX "transactions_receipt_block_idx" ON "transactions" USING btree ((("receipt"->>'blockNumber')::bigint)) WHERE "transactions"."receipt" is not null;

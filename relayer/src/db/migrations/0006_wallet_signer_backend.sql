@@ -1,0 +1,1 @@
+ALTER TABLE "wallets" ADD COLUMN "signer_backend" text DEFAULT 'local' NOT NULL;

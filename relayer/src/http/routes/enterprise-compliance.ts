@@ -1,0 +1,401 @@
+import { z } from "zod";
+import {
+  forceTransferAsset,
+  listAllowlist,
+  MAX_REASON_LENGTH,
+  setAllowlisted,
+  setAssetFrozen,
+  setAssetTypeRestricted,
+  setMarketPaused,
+} from "../../services/compliance.js";
+import type { AppContext } from "../../context.js";
+import { appendAudit, type AuditOrigin } from "../../audit/audit-writer.js";
+import type { AuditAction } from "../../domain/audit.js";
+import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
+import { addressSchema, errorBody, timestampSchema } from "./schemas.js";
+
+/**
+ * Operator compliance controls (README "Compliance controls"): freeze, forced transfer, market
+ * pause, restricted asset types and their allowlist. `auth: "admin"`: `X-Admin-Token` or an
+ * operator console session; an organization's API key gets 403 `Admin token required`. Each
+ * write answers once the operator account's transaction is mined, with its hash (`txHash`),
+ * and sends nothing when the state already is what was asked (`txHash` is then the hash of the
+ * transaction that made it, or null while the indexer has not read it).
+ */
+
+const reasonField = z
+  .string()
+  .max(MAX_REASON_LENGTH, `must be at most ${MAX_REASON_LENGTH} characters`)
+  .describe("why, in the operator's words: written on chain, sent in webhooks and audited");
+
+/** `{ reason }`: the body of freeze, unfreeze, pause and resume. */
+export const reasonRequest = z.strictObject({ reason: reasonField });
+
+const tokenIdParams = z.object({
+  tokenId: z.string().describe("decimal token id"),
+});
+
+const stateTxHash = z
+  .string()
+  .nullable()
+  .describe("the transaction that made this state (null while not indexed yet)");
+
+/** Response of freeze and unfreeze. */
+export const freezeResponse = z.object({
+  success: z.literal(true),
+  tokenId: z.string(),
+  frozen: z.boolean(),
+  reason: z.string(),
+  txHash: stateTxHash,
+});
+
+/** Response of pause and resume. */
+export const pauseResponse = z.object({
+  success: z.literal(true),
+  paused: z.boolean(),
+  reason: z.string(),
+  txHash: stateTxHash,
+});
+
+/** Body of a forced transfer. */
+export const forcedTransferRequest = z.strictObject({
+  toAddress: z.string().describe("0x address that receives the asset"),
+  reason: reasonField,
+});
+
+/** Response of a forced transfer. */
+export const forcedTransferResponse = z.object({
+  success: z.literal(true),
+  tokenId: z.string(),
+  from: addressSchema,
+  to: addressSchema,
+  reason: z.string(),
+  txHash: z.string(),
+  cancelledListingId: z
+    .string()
+    .nullable()
+    .describe("the listing that ended cancelled because the asset was in escrow"),
+});
+
+/** Body of `PATCH /api/enterprise/asset-types/{name}`. */
+export const assetTypePatchRequest = z.strictObject({
+  restricted: z.boolean().describe("only allowlisted addresses may hold tokens of this type"),
+});
+
+/** Response of `PATCH /api/enterprise/asset-types/{name}`. */
+export const assetTypePatchResponse = z.object({
+  success: z.literal(true),
+  name: z.string(),
+  restricted: z.boolean(),
+  txHash: stateTxHash,
+});
+
+/** Body of allowlist additions and removals. */
+export const allowlistRequest = z.strictObject({
+  address: z.string().describe("0x address"),
+});
+
+/** Response of allowlist additions and removals. */
+export const allowlistChangeResponse = z.object({
+  success: z.literal(true),
+  address: addressSchema,
+  allowed: z.boolean(),
+  txHash: stateTxHash,
+});
+
+/** Response of `GET /api/enterprise/allowlist`. */
+export const allowlistResponse = z.object({
+  addresses: z.array(
+    z.object({ address: addressSchema, txHash: z.string(), addedAt: timestampSchema }),
+  ),
+});
+
+const writeResponses = {
+  400: errorBody,
+  401: errorBody,
+  403: errorBody,
+  404: errorBody,
+  500: errorBody,
+  503: errorBody,
+} as const;
+
+const reasonErrors = [
+  "Missing required field: reason",
+  "Invalid field: reason (must be at most 500 characters)",
+];
+
+/**
+ * Appends the audit row of an operator's compliance act once it is done (it is a chain write, so
+ * the row follows its success, as for a rescue): the answer's fields (reason, transaction hash)
+ * are the changes. The row is filed under the organization whose wallet holds the token, if any.
+ */
+async function audited<T extends object>(
+  ctx: AppContext,
+  origin: AuditOrigin,
+  act: { action: AuditAction; target: string; tokenId?: string },
+  done: Promise<T>,
+): Promise<T> {
+  // The holder is read while the act runs (before a forced transfer moves the token); the act's
+  // failure reaches the caller as it is.
+  const holderOrg = async (): Promise<string | null> => {
+    if (act.tokenId === undefined || !/^\d{1,78}$/.test(act.tokenId)) return null;
+    const { rows } = await ctx.database.pool.query<{ org_id: string }>(
+      `SELECT w.org_id FROM assets a JOIN wallets w ON lower(w.address) = lower(a.owner)
+        WHERE a.token_id = $1::numeric`,
+      [act.tokenId],
+    );
+    return rows[0]?.org_id ?? null;
+  };
+  const [orgId, result] = await Promise.all([holderOrg(), done]);
+  const changes = Object.fromEntries(
+    Object.entries(result).filter(([key, value]) => key !== "success" && value !== undefined),
+  ) as Record<string, string | number | boolean | null>;
+  await appendAudit(ctx.database.db, origin, {
+    orgId,
+    action: act.action,
+    target: act.target,
+    changes,
+  });
+  return result;
+}
+
+/** `POST /api/enterprise/assets/{tokenId}/freeze`. */
+export const freezeRoute = defineRoute({
+  method: "post",
+  path: "/api/enterprise/assets/:tokenId/freeze",
+  summary: "Freeze an asset (operator staff)",
+  docs: {
+    operationId: "freezeAsset",
+    tag: "Compliance",
+    description:
+      "The asset can no longer be transferred, listed, bought or redeemed; listed, it can only " +
+      "go back to its seller. Sends `asset.frozen`. A second freeze sends nothing and answers " +
+      "the same.",
+    errors: { 400: reasonErrors, 404: ["Asset not found"] },
+  },
+  auth: "admin",
+  scopes: [],
+  request: { params: tokenIdParams, body: reasonRequest },
+  responses: { 200: freezeResponse, ...writeResponses },
+  handler: async ({ ctx, params, body, origin }) =>
+    audited(
+      ctx,
+      origin,
+      { action: "asset.frozen", target: params.tokenId, tokenId: params.tokenId },
+      setAssetFrozen(ctx, { tokenId: params.tokenId, frozen: true, reason: body.reason }),
+    ),
+});
+
+/** `POST /api/enterprise/assets/{tokenId}/unfreeze`. */
+export const unfreezeRoute = defineRoute({
+  method: "post",
+  path: "/api/enterprise/assets/:tokenId/unfreeze",
+  summary: "Unfreeze an asset (operator staff)",
+  docs: {
+    operationId: "unfreezeAsset",
+    tag: "Compliance",
+    description: "Sends `asset.unfrozen`. Unfreezing an asset that is not frozen sends nothing.",
+    errors: { 400: reasonErrors, 404: ["Asset not found"] },
+  },
+  auth: "admin",
+  scopes: [],
+  request: { params: tokenIdParams, body: reasonRequest },
+  responses: { 200: freezeResponse, ...writeResponses },
+  handler: async ({ ctx, params, body, origin }) =>
+    audited(
+      ctx,
+      origin,
+      { action: "asset.unfrozen", target: params.tokenId, tokenId: params.tokenId },
+      setAssetFrozen(ctx, { tokenId: params.tokenId, frozen: false, reason: body.reason }),
+    ),
+});
+
+/** `POST /api/enterprise/assets/{tokenId}/forced-transfer`. */
+export const forcedTransferRoute = defineRoute({
+  method: "post",
+  path: "/api/enterprise/assets/:tokenId/forced-transfer",
+  summary: "Move an asset by force (operator staff)",
+  docs: {
+    operationId: "forceTransferAsset",
+    tag: "Compliance",
+    description:
+      "ERC-7943 `forcedTransfer`, for a court order or a lost key: works on a frozen asset and " +
+      "while paused; a listed asset's listing ends cancelled first; the asset arrives unfrozen. " +
+      "Sends `asset.forced_transfer` to both sides.",
+    errors: {
+      400: [
+        "Invalid field: toAddress (the zero address cannot hold tokens)",
+        "Invalid field: toAddress (must not be the marketplace)",
+        "Recipient is not allowed to hold this asset type",
+      ],
+      404: ["Asset not found"],
+    },
+  },
+  auth: "admin",
+  scopes: [],
+  request: { params: tokenIdParams, body: forcedTransferRequest },
+  responses: { 200: forcedTransferResponse, ...writeResponses },
+  handler: async ({ ctx, params, body, origin }) =>
+    audited(
+      ctx,
+      origin,
+      { action: "asset.forced_transfer", target: params.tokenId, tokenId: params.tokenId },
+      forceTransferAsset(ctx, {
+        tokenId: params.tokenId,
+        toAddress: body.toAddress,
+        reason: body.reason,
+      }),
+    ),
+});
+
+/** `POST /api/enterprise/marketplace/pause`. */
+export const pauseRoute = defineRoute({
+  method: "post",
+  path: "/api/enterprise/marketplace/pause",
+  summary: "Halt every transfer and the marketplace (operator staff)",
+  docs: {
+    operationId: "pauseMarket",
+    tag: "Compliance",
+    description:
+      "While paused nothing is minted, transferred, listed, bought or redeemed; sellers can " +
+      "still delist (and reclaim expired listings), and the operator can still freeze and force " +
+      "transfers. Sends `market.paused` to every organization.",
+    errors: { 400: reasonErrors },
+  },
+  auth: "admin",
+  scopes: [],
+  request: { body: reasonRequest },
+  responses: { 200: pauseResponse, ...writeResponses },
+  handler: async ({ ctx, body, origin }) =>
+    audited(
+      ctx,
+      origin,
+      { action: "market.paused", target: "market" },
+      setMarketPaused(ctx, { paused: true, reason: body.reason }),
+    ),
+});
+
+/** `POST /api/enterprise/marketplace/resume`. */
+export const resumeRoute = defineRoute({
+  method: "post",
+  path: "/api/enterprise/marketplace/resume",
+  summary: "Resume transfers and the marketplace (operator staff)",
+  docs: {
+    operationId: "resumeMarket",
+    tag: "Compliance",
+    description: "Sends `market.resumed` to every organization.",
+    errors: { 400: reasonErrors },
+  },
+  auth: "admin",
+  scopes: [],
+  request: { body: reasonRequest },
+  responses: { 200: pauseResponse, ...writeResponses },
+  handler: async ({ ctx, body, origin }) =>
+    audited(
+      ctx,
+      origin,
+      { action: "market.resumed", target: "market" },
+      setMarketPaused(ctx, { paused: false, reason: body.reason }),
+    ),
+});
+
+/** `PATCH /api/enterprise/asset-types/{name}`. */
+export const assetTypePatchRoute = defineRoute({
+  method: "patch",
+  path: "/api/enterprise/asset-types/:name",
+  summary: "Mark an asset type restricted or not (operator staff)",
+  docs: {
+    operationId: "setAssetTypeRestricted",
+    tag: "Compliance",
+    description:
+      "Tokens of a restricted type can only be minted to, or moved to, allowlisted addresses " +
+      "(every organization's wallet is allowlisted when it registers). Holders of existing " +
+      "tokens keep them.",
+    errors: { 404: ["Asset type not found"] },
+  },
+  auth: "admin",
+  scopes: [],
+  request: { params: z.object({ name: z.string() }), body: assetTypePatchRequest },
+  responses: { 200: assetTypePatchResponse, ...writeResponses },
+  handler: async ({ ctx, params, body, origin }) =>
+    audited(
+      ctx,
+      origin,
+      { action: "asset_type.restriction_changed", target: params.name },
+      setAssetTypeRestricted(ctx, { name: params.name, restricted: body.restricted }),
+    ),
+});
+
+/** `GET /api/enterprise/allowlist`. */
+export const allowlistRoute = defineRoute({
+  method: "get",
+  path: "/api/enterprise/allowlist",
+  summary: "List the addresses allowed to hold restricted asset types (operator staff)",
+  docs: { operationId: "listAllowlist", tag: "Compliance" },
+  auth: "admin",
+  scopes: [],
+  request: {},
+  responses: { 200: allowlistResponse, 401: errorBody, 403: errorBody },
+  handler: async ({ ctx }) => listAllowlist(ctx),
+});
+
+/** `POST /api/enterprise/allowlist`. */
+export const allowlistAddRoute = defineRoute({
+  method: "post",
+  path: "/api/enterprise/allowlist",
+  summary: "Allow an address to hold restricted asset types (operator staff)",
+  docs: {
+    operationId: "addToAllowlist",
+    tag: "Compliance",
+    errors: { 400: ["Invalid field: address (not a 0x address)"] },
+  },
+  auth: "admin",
+  scopes: [],
+  request: { body: allowlistRequest },
+  responses: { 200: allowlistChangeResponse, ...writeResponses },
+  handler: async ({ ctx, body, origin }) =>
+    audited(
+      ctx,
+      origin,
+      { action: "allowlist.added", target: body.address },
+      setAllowlisted(ctx, { address: body.address, allowed: true }),
+    ),
+});
+
+/** `DELETE /api/enterprise/allowlist`. */
+export const allowlistRemoveRoute = defineRoute({
+  method: "delete",
+  path: "/api/enterprise/allowlist",
+  summary: "Remove an address from the allowlist of restricted asset types (operator staff)",
+  docs: {
+    operationId: "removeFromAllowlist",
+    tag: "Compliance",
+    description:
+      "Tokens the address already holds stay with it; it can no longer receive restricted ones.",
+    errors: { 400: ["Invalid field: address (not a 0x address)"] },
+  },
+  auth: "admin",
+  scopes: [],
+  request: { body: allowlistRequest },
+  responses: { 200: allowlistChangeResponse, ...writeResponses },
+  handler: async ({ ctx, body, origin }) =>
+    audited(
+      ctx,
+      origin,
+      { action: "allowlist.removed", target: body.address },
+      setAllowlisted(ctx, { address: body.address, allowed: false }),
+    ),
+});
+
+/** The compliance routes, in the order the reference page lists them. */
+export const COMPLIANCE_ROUTES: readonly AnyRouteDefinition[] = [
+  freezeRoute,
+  unfreezeRoute,
+  forcedTransferRoute,
+  pauseRoute,
+  resumeRoute,
+  assetTypePatchRoute,
+  allowlistRoute,
+  allowlistAddRoute,
+  allowlistRemoveRoute,
+];

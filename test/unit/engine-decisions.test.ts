@@ -1,0 +1,271 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import {
+  attemptToRebroadcast,
+  blockWhereNonceWasUsed,
+  broadcastVerdict,
+  confirmationVerdict,
+  isStuck,
+  pickRound,
+  rebroadcastDue,
+  receiptVerdict,
+  takerVerdict,
+} from "../../relayer/src/chain/engine/decisions.js";
+import { capFees, feeCapOf, nextFees } from "../../relayer/src/chain/fee-policy.js";
+import { RpcAnswerLostError, RpcResponseError } from "../../relayer/src/chain/rpc-errors.js";
+import type { TxAttempt } from "../../relayer/src/chain/tx-lifecycle.js";
+import type { TxRow } from "../../relayer/src/chain/tx-rows.js";
+import { RpcUnavailableError } from "../../relayer/src/errors.js";
+
+let n = 0;
+/** A transaction row with only what the decisions read. */
+function row(fields: Partial<TxRow> = {}): TxRow {
+  n++;
+  return {
+    id: `tx_${n}`,
+    orgId: "org_1",
+    walletId: "wal_1",
+    parentId: null,
+    itemIndex: null,
+    kind: "issue-asset",
+    mode: "async",
+    requestHash: "",
+    fromAddress: "0xaaaa",
+    toAddress: "0xtoken",
+    data: "0x01",
+    value: "0",
+    gasLimit: "100000",
+    maxFeePerGas: null,
+    maxPriorityFeePerGas: null,
+    feeCap: null,
+    nonce: null,
+    state: "queued",
+    attempts: [],
+    receipt: null,
+    context: {},
+    result: null,
+    error: null,
+    errorKind: null,
+    lastError: null,
+    createdAt: new Date(),
+    updatedAt: new Date(),
+    sentAt: null,
+    minedAt: null,
+    confirmedAt: null,
+    failedAt: null,
+    replacedAt: null,
+    reopenedAt: null,
+    ...fields,
+  };
+}
+
+const attempt = (hash: string, extra: Partial<TxAttempt> = {}): TxAttempt => ({
+  hash,
+  maxFeePerGas: "2",
+  maxPriorityFeePerGas: "1",
+  sentAt: new Date(0).toISOString(),
+  ...extra,
+});
+
+describe("engine decisions: which rows a round takes", () => {
+  it("takes queued writes in order while the organization has free in-flight slots", () => {
+    const sent = [1, 2].map((i) => row({ state: "sent", nonce: i }));
+    const queued = [1, 2, 3].map(() => row());
+    const picked = pickRound([...sent, ...queued], 4);
+    assert.deepEqual(
+      picked.map((r) => r.id),
+      queued.slice(0, 2).map((r) => r.id),
+    );
+  });
+
+  it("a mined row holds no slot (it is no longer in a pool)", () => {
+    const mined = row({ state: "mined", nonce: 1 });
+    const queued = row();
+    assert.deepEqual(pickRound([mined, queued], 1), [queued]);
+  });
+
+  it("a group's queued items go out together, as one slot, and a group in flight sends the rest", () => {
+    const group = row({ toAddress: null, data: null, kind: "batch-issue" });
+    const items = [0, 1, 2].map((i) => row({ parentId: group.id, itemIndex: i }));
+    const after = row();
+    assert.deepEqual(
+      pickRound([group, ...items, after], 1).map((r) => r.id),
+      items.map((r) => r.id),
+    );
+    const inFlight = [
+      { ...group, state: "sent" as const },
+      { ...items[0]!, state: "sent" as const, nonce: 4 },
+      items[1]!,
+    ];
+    assert.deepEqual(pickRound(inFlight, 1), [items[1]]);
+  });
+});
+
+describe("engine decisions: what a broadcast's answer means", () => {
+  const cases: Array<[string, unknown, string]> = [
+    ["a hash", "0xabc", "accepted"],
+    ["already known", new RpcResponseError("m", -32000, "already known", undefined), "accepted"],
+    ["a lost batch answer", new RpcAnswerLostError("eth_sendRawTransaction"), "maybe-in-pool"],
+    ["a timeout", new RpcUnavailableError(), "maybe-in-pool"],
+    [
+      "nonce too low",
+      new RpcResponseError("m", -32003, "nonce too low", undefined),
+      "nonce-too-low",
+    ],
+    [
+      "an underpriced replacement",
+      new RpcResponseError("m", -32000, "replacement transaction underpriced", undefined),
+      "underpriced",
+    ],
+    [
+      "insufficient funds",
+      new RpcResponseError("m", -32003, "insufficient funds for gas * price + value", undefined),
+      "refused",
+    ],
+  ];
+  for (const [what, answer, kind] of cases)
+    it(`${what} → ${kind}`, () => assert.equal(broadcastVerdict(answer).kind, kind));
+});
+
+describe("engine decisions: the evidence about a consumed nonce", () => {
+  const receipt = {
+    transactionHash: "0x1",
+    blockHash: "0xb",
+    blockNumber: "0x5",
+    status: "0x1",
+    gasUsed: "0x1",
+    logs: [],
+  };
+
+  it("a receipt of any attempt settles the row", () => {
+    assert.equal(receiptVerdict([null, receipt]).kind, "mined");
+  });
+
+  it("an error or a missing answer never lets the write move on", () => {
+    const indexing = new RpcResponseError(
+      "m",
+      -32000,
+      "transaction indexing is in progress",
+      undefined,
+    );
+    assert.equal(receiptVerdict([null, indexing]).kind, "look-again");
+    assert.equal(receiptVerdict([undefined]).kind, "look-again");
+    assert.equal(receiptVerdict([new RpcAnswerLostError("m")]).kind, "look-again");
+    assert.equal(receiptVerdict([]).kind, "look-again");
+  });
+
+  it("definite nulls only lead to the block that used the nonce", () => {
+    assert.equal(receiptVerdict([null, null]).kind, "no-receipt");
+  });
+
+  it("the block's transaction from the wallet at that nonce decides: ours, or taken", () => {
+    const block = {
+      transactions: [
+        { hash: "0xother", from: "0xBBBB", nonce: "0x7" },
+        { hash: "0xTAKER", from: "0xAAAA", nonce: "0x7" },
+      ],
+    };
+    assert.deepEqual(takerVerdict(block, "0xaaaa", 7, ["0x1", "0x2"]), {
+      kind: "taken",
+      by: "0xTAKER",
+    });
+    assert.deepEqual(takerVerdict(block, "0xaaaa", 7, ["0xtaker"]), {
+      kind: "ours",
+      hash: "0xTAKER",
+    });
+  });
+
+  it("no block, a block without such a transaction, or hashes only: look again", () => {
+    assert.equal(takerVerdict(null, "0xaaaa", 7, []).kind, "look-again");
+    assert.equal(takerVerdict({ transactions: [] }, "0xaaaa", 7, []).kind, "look-again");
+    assert.equal(takerVerdict({ transactions: ["0xhash"] }, "0xaaaa", 7, []).kind, "look-again");
+  });
+
+  it("finds the first block whose count passed the nonce, and fails with the node", async () => {
+    const counts = [0, 0, 1, 1, 3, 3, 4, 6, 6];
+    const countAt = (b: number) => Promise.resolve(counts[b]!);
+    assert.equal(await blockWhereNonceWasUsed(2, 0, 8, countAt), 4);
+    assert.equal(await blockWhereNonceWasUsed(0, 0, 8, countAt), 2);
+    assert.equal(await blockWhereNonceWasUsed(6, 0, 8, countAt), undefined);
+    await assert.rejects(
+      blockWhereNonceWasUsed(2, 0, 8, () => Promise.reject(new Error("header not found"))),
+      /header not found/,
+    );
+  });
+});
+
+describe("engine decisions: confirmations and re-broadcasts", () => {
+  const receipt = { blockNumber: 10, blockHash: "0xAB" };
+  it("waits for its confirmations, then checks the block is still the same", () => {
+    assert.equal(confirmationVerdict(receipt, 11, 2, "0xab"), "wait");
+    assert.equal(confirmationVerdict(receipt, 12, 2, "0xab"), "confirm");
+    assert.equal(confirmationVerdict(receipt, 12, 2, "0xcd"), "reorged");
+    assert.equal(confirmationVerdict(receipt, 12, 2, null), "wait");
+    assert.equal(confirmationVerdict(receipt, 10, 0, "0xab"), "confirm");
+  });
+
+  it("sends again the attempt a reorg dropped, else the newest that may be mined", () => {
+    const a = attempt("0x1", { reorgedFrom: 9 });
+    const b = attempt("0x2");
+    const c = attempt("0x3", { refused: "underpriced" });
+    assert.equal(attemptToRebroadcast([a, b, c])?.hash, "0x1");
+    assert.equal(attemptToRebroadcast([b, c])?.hash, "0x2");
+    assert.equal(attemptToRebroadcast([c])?.hash, "0x3");
+  });
+
+  it("re-broadcasts what this process never sent, what a reorg reopened, and what went quiet", () => {
+    assert.equal(rebroadcastDue(undefined, undefined, 100, 5_000), true);
+    assert.equal(rebroadcastDue(100, 200, 300, 5_000), true);
+    assert.equal(rebroadcastDue(100, undefined, 300, 5_000), false);
+    assert.equal(rebroadcastDue(100, undefined, 5_100, 5_000), true);
+  });
+
+  it("a reopened row is not re-priced until it has been quiet since its reopening", () => {
+    const now = Date.now();
+    const old = attempt("0x1", { sentAt: new Date(now - 60_000).toISOString() });
+    assert.equal(isStuck(row({ state: "sent", nonce: 1, attempts: [old] }), now, 15_000), true);
+    const reopened = row({
+      state: "sent",
+      nonce: 1,
+      attempts: [old],
+      reopenedAt: new Date(now - 1_000),
+    });
+    assert.equal(isStuck(reopened, now, 15_000), false);
+    assert.equal(isStuck(row({ state: "queued" }), now, 15_000), false);
+  });
+});
+
+describe("fee policy", () => {
+  it("caps a row at the lower of its reserved cap and the operator ceiling", () => {
+    assert.equal(feeCapOf({ feeCap: "100" }, 50n), 50n);
+    assert.equal(feeCapOf({ feeCap: "100" }, undefined), 100n);
+    assert.equal(feeCapOf({ feeCap: null }, undefined), 2n ** 255n);
+  });
+
+  it("lowers a quote to the cap, the tip never above the fee, keeping the fee model", () => {
+    assert.deepEqual(capFees({ type: 2, maxFeePerGas: 90n, maxPriorityFeePerGas: 80n }, 50n), {
+      type: 2,
+      maxFeePerGas: 50n,
+      maxPriorityFeePerGas: 50n,
+    });
+    assert.equal(capFees({ type: 0, maxFeePerGas: 9n, maxPriorityFeePerGas: 9n }, 50n).type, 0);
+  });
+
+  it("bumps a stuck attempt by at least 12.5% in both models, or stops at the cap", () => {
+    for (const type of [0, 2] as const) {
+      const prev = { type, maxFeePerGas: 1_000n, maxPriorityFeePerGas: type === 0 ? 1_000n : 100n };
+      const next = nextFees(prev, { type, maxFeePerGas: 10n, maxPriorityFeePerGas: 10n }, 10_000n);
+      assert.equal(next.kind, "bump");
+      if (next.kind !== "bump") continue;
+      assert.equal(next.fees.type, type);
+      assert.ok(next.fees.maxFeePerGas * 1000n >= prev.maxFeePerGas * 1125n);
+      assert.ok(next.fees.maxPriorityFeePerGas * 1000n >= prev.maxPriorityFeePerGas * 1125n);
+    }
+    const atCap = nextFees(
+      { maxFeePerGas: 1_000n, maxPriorityFeePerGas: 1n },
+      { maxFeePerGas: 1n, maxPriorityFeePerGas: 1n },
+      1_100n,
+    );
+    assert.equal(atCap.kind, "at-cap");
+  });
+});

@@ -1,0 +1,39 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { GasBook, limitFromUsed, ranOutOfGas, shapeKey } from "../../relayer/src/chain/gas-book.js";
+
+describe("gas book (learned gas per write shape)", () => {
+  const mint = { kind: "issue-asset", to: "0xAbC", data: "0x12345678" + "00".repeat(96) };
+
+  it("a shape is the kind, the contract, the function and the calldata length", () => {
+    assert.equal(shapeKey(mint), shapeKey({ ...mint, to: "0xabc" }));
+    assert.notEqual(shapeKey(mint), shapeKey({ ...mint, data: mint.data + "00".repeat(32) }));
+    assert.notEqual(shapeKey(mint), shapeKey({ ...mint, data: "0x87654321" + "00".repeat(96) }));
+    assert.notEqual(shapeKey(mint), shapeKey({ ...mint, kind: "transfer" }));
+    assert.equal(shapeKey(mint), shapeKey({ ...mint, data: "0x12345678" + "11".repeat(96) }));
+  });
+
+  it("the limit is the margin over the most used, and at least one cold slot more", () => {
+    assert.equal(limitFromUsed(200_000n, 25), 250_000n);
+    assert.equal(limitFromUsed(42_000n, 25), 64_100n); // 25% is 10,500: the slot wins
+  });
+
+  it("remembers the most any receipt of a shape used, and forgets it after an out-of-gas", () => {
+    const book = new GasBook(25);
+    assert.equal(book.limitFor(mint), undefined);
+    book.learn(mint, 137_000n);
+    book.learn(mint, 154_000n);
+    book.learn(mint, 120_000n);
+    assert.equal(book.limitFor(mint), 192_500n);
+    book.forget(mint);
+    assert.equal(book.limitFor(mint), undefined);
+  });
+
+  it("out of gas: a failed receipt that used all its limit, or all but the 1/64 an inner call leaves", () => {
+    assert.equal(ranOutOfGas(0, 52_100n, 52_100n), true);
+    assert.equal(ranOutOfGas(0, 63_000n, 64_000n), true);
+    assert.equal(ranOutOfGas(0, 40_000n, 64_000n), false, "a plain revert");
+    assert.equal(ranOutOfGas(1, 64_000n, 64_000n), false, "succeeded");
+    assert.equal(ranOutOfGas(0, 64_000n, null), false);
+  });
+});
