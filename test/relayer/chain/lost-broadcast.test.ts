@@ -38,6 +38,28 @@ describe("lost broadcast answers (anvil 1 s blocks, fault proxy)", () => {
     );
   });
 
+  it("an answered broadcast is sent once: a first write of a freshly claimed wallet, left in the pool for 2 s, is broadcast exactly once and makes one token", async () => {
+    const org = await stack.registerOrg();
+    const supplyBefore = await chain.totalSupply();
+    await chain.rpc("evm_setIntervalMining", [0]);
+    let statuses;
+    try {
+      proxy.resetCounts();
+      const ids = await issueAsync(org.api, 1, "Broadcast once");
+      // Ten nonce checks (200 ms apart) pass while the transaction waits in the pool.
+      await new Promise((r) => setTimeout(r, 2_000));
+      assert.equal(proxy.forwarded("eth_sendRawTransaction"), 1, "broadcasts of one write");
+      await chain.rpc("evm_setIntervalMining", [1]);
+      statuses = await waitForAnswers(org.api, ids, 45_000);
+    } finally {
+      await chain.rpc("evm_setIntervalMining", [1]);
+    }
+    assert.deepEqual(
+      await tallyIssues(chain, org.walletAddress, statuses, supplyBefore),
+      oneTokenPerWrite(1),
+    );
+  });
+
   for (const alone of ["hang", "close"] as const) {
     const how =
       alone === "hang"

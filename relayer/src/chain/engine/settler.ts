@@ -43,7 +43,12 @@ export async function checkSent(
   sign: TxSigner,
 ): Promise<void> {
   const sent = [...state.rows.values()].filter(isSentRow);
-  if (sent.length === 0) return;
+  if (sent.length === 0) {
+    // Nothing was taken over: what this process sends from now on is its own, and is sent
+    // again only when due (a freshly claimed wallet once broadcast its first write twice).
+    state.fresh = false;
+    return;
+  }
   const now = Date.now();
   if (!state.fresh && now - state.lastCheck < e.options.checkIntervalMs) return;
   state.lastCheck = now;
