@@ -3,7 +3,7 @@ import { weiToDecimal } from "../domain/amount.js";
 import type { AssetRecord } from "../domain/asset.js";
 import type { Database } from "../db/client.js";
 import { NotFoundError } from "../errors.js";
-import { coalescedRead } from "./coalesced-read.js";
+import { coalescedLookup, coalescedRead } from "./coalesced-read.js";
 import { parseMetadataDocument } from "./metadata-document.js";
 import { decodePageCursor, encodePageCursor, type Page } from "./page-cursor.js";
 
@@ -98,18 +98,21 @@ function toRecord(row: AssetRow): AssetRecord {
 }
 
 /**
- * One asset by token id, from the indexed read model.
+ * One asset by token id, from the indexed read model. Look-ups that arrive while another waits
+ * for a pool connection share its statement (`coalescedLookup`).
  *
+ * @param tokenId a canonical decimal (no leading zeros), as the route's schema demands
  * @throws NotFoundError `Asset not found`
  */
 export async function getAsset(database: Database, tokenId: string): Promise<AssetRecord> {
-  const record = await coalescedRead(database, `asset-by-id:${tokenId}`, async (client) => {
+  const record = await coalescedLookup(database, "assets-by-ids", tokenId, async (client, ids) => {
     const { rows } = await client.query<AssetRow>({
-      name: "asset-by-id",
-      text: `${SELECT} WHERE a.token_id = $1`,
-      values: [tokenId],
+      name: "assets-by-ids",
+      text: `${SELECT} WHERE a.token_id = ANY($1::numeric[])`,
+      values: [ids],
     });
-    return rows[0] === undefined ? undefined : toRecord(rows[0]);
+    // Ids are canonical decimals (no leading zeros), as `token_id::text` prints them.
+    return new Map(rows.map((row) => [row.token_id, toRecord(row)]));
   });
   if (record === undefined) throw new NotFoundError("Asset not found");
   return record;

@@ -103,6 +103,25 @@ describe("read API: conditional requests and shared reads", () => {
     assert.equal(responses[0]?.body.data.length, 20);
   });
 
+  it("by-id reads arriving together share one statement, and each gets its own asset or 404", async () => {
+    const pool = stack.database.pool;
+    const held = await Promise.all(Array.from({ length: pool.options.max }, () => pool.connect()));
+    const ids = ["3", "7", "7", "42", `${COUNT + 5}`, "99", `${COUNT + 900}`];
+    let responses: Awaited<ReturnType<typeof get>>[] = [];
+    const connections = await countConnections(async () => {
+      const pending = ids.map((id) => get(`/api/v1/assets/${id}`));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      for (const client of held) client.release();
+      responses = await Promise.all(pending);
+    });
+    assert.equal(connections, 1);
+    ids.forEach((id, i) => {
+      const res = responses[i]!;
+      if (Number(id) > COUNT) assertError(res, 404, "Asset not found");
+      else assert.equal(res.body.tokenId, id, `the answer to /assets/${id}`);
+    });
+  });
+
   it("a read arriving after an identical one was sent runs its own query, so it never answers with data older than its arrival", async () => {
     const locker = await stack.database.pool.connect();
     const observer = new pg.Client({ connectionString: stack.testDatabase.url });
