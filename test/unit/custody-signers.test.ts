@@ -17,6 +17,8 @@ import {
 import {
   addressOfEcPoint,
   ethereumSignature,
+  SECP256K1_IMPLEMENTATION,
+  signDigest,
   SignerKeyMismatchError,
 } from "../../relayer/src/wallets/secp256k1.js";
 import { SignerRouter } from "../../relayer/src/wallets/signer-router.js";
@@ -32,6 +34,26 @@ function tokenSignature(key: SigningKey, digest: string, highS: boolean): Buffer
     Buffer.from(s.toString(16).padStart(64, "0"), "hex"),
   ]);
 }
+
+describe("signDigest (libsecp256k1, ethers' curve where the binding does not load)", () => {
+  test("the prebuilt libsecp256k1 binding loads on this platform", () => {
+    assert.equal(SECP256K1_IMPLEMENTATION, "libsecp256k1");
+  });
+
+  test("gives ethers' exact signature (RFC 6979, low s, recovery id) for 300 random keys and digests", () => {
+    for (let i = 0; i < 300; i++) {
+      const privateKey = randomBytes(32);
+      const digest = hexlify(randomBytes(32));
+      const ours = signDigest(privateKey, digest);
+      const theirs = new SigningKey(privateKey).sign(digest);
+      assert.equal(ours.serialized, theirs.serialized, `key ${hexlify(privateKey)}`);
+      assert.equal(
+        recoverAddress(digest, ours),
+        computeAddress(new SigningKey(privateKey).publicKey),
+      );
+    }
+  });
+});
 
 describe("ethereumSignature (a token's r||s to an Ethereum signature)", () => {
   const key = new SigningKey(hexlify(randomBytes(32)));

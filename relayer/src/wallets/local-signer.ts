@@ -1,7 +1,8 @@
-import { SigningKey, Wallet } from "ethers";
+import { getBytes, Wallet } from "ethers";
 import type { CustodialWalletRef, DigestSigner } from "../chain/wallet-signer.js";
 import type { CustodialSigner, NewCustodialKey } from "./custodial-signer.js";
 import type { KeyStore } from "./key-store.js";
+import { signDigest } from "./secp256k1.js";
 
 /**
  * The default signer backend: each wallet's secp256k1 key sealed with AES-256-GCM under the
@@ -42,16 +43,15 @@ export class LocalKeySigner implements CustodialSigner {
     wallet: CustodialWalletRef,
     work: (sign: DigestSigner) => Promise<T>,
   ): Promise<T> {
-    let key: SigningKey | undefined = new SigningKey(
-      this.#keyStore.open(wallet.encryptedKey, wallet.id),
-    );
+    let key: Uint8Array | undefined = getBytes(this.#keyStore.open(wallet.encryptedKey, wallet.id));
     const sign: DigestSigner = (digest) => {
       if (key === undefined) return Promise.reject(new Error("signer used after its scope ended"));
-      return Promise.resolve(key.sign(digest));
+      return Promise.resolve(signDigest(key, digest));
     };
     try {
       return await work(sign);
     } finally {
+      key?.fill(0);
       key = undefined;
     }
   }

@@ -1,5 +1,69 @@
-import { computeAddress, getAddress, recoverAddress, Signature, toBeHex } from "ethers";
+import { createRequire } from "node:module";
+import {
+  computeAddress,
+  getAddress,
+  getBytes,
+  hexlify,
+  recoverAddress,
+  Signature,
+  SigningKey,
+  toBeHex,
+} from "ethers";
 import { BaseError } from "../errors.js";
+
+/** What this module uses of libsecp256k1's Node binding (the `secp256k1` package). */
+interface NativeSecp256k1 {
+  ecdsaSign(digest: Uint8Array, privateKey: Uint8Array): { signature: Uint8Array; recid: number };
+  ecdsaRecover(
+    signature: Uint8Array,
+    recid: number,
+    digest: Uint8Array,
+    compressed: boolean,
+  ): Uint8Array;
+}
+
+/**
+ * libsecp256k1 (bitcoin-core's C library) through the `secp256k1` package's prebuilt binding:
+ * a signature in about a tenth of the time of ethers' JavaScript curve, which was about a sixth
+ * of the relayer's CPU per issuance. `undefined` where the binding does not load (a platform
+ * without a prebuilt binary): ethers' curve then signs. The package's own fallback (`elliptic`)
+ * is never used.
+ */
+const native: NativeSecp256k1 | undefined = (() => {
+  try {
+    return createRequire(import.meta.url)("secp256k1/bindings") as NativeSecp256k1;
+  } catch {
+    return undefined;
+  }
+})();
+
+/** Which implementation signs and recovers: `libsecp256k1` or `ethers` (the fallback). */
+export const SECP256K1_IMPLEMENTATION = native === undefined ? "ethers" : "libsecp256k1";
+
+/**
+ * Signs a 32-byte digest with a private key: RFC 6979 nonce, low `s`, recovery id. The same
+ * signature bytes whichever implementation runs (both are deterministic and normalise `s`).
+ *
+ * @param privateKey 32 bytes
+ * @param digest `0x` and 64 hex digits
+ */
+export function signDigest(privateKey: Uint8Array, digest: string): Signature {
+  if (native === undefined) return new SigningKey(privateKey).sign(digest);
+  const { signature, recid } = native.ecdsaSign(getBytes(digest), privateKey);
+  return Signature.from({
+    r: hexlify(signature.subarray(0, 32)),
+    s: hexlify(signature.subarray(32, 64)),
+    yParity: recid === 0 ? 0 : 1,
+  });
+}
+
+/** The address whose key made `signature` over `digest` (throws on a signature of no key). */
+function recoverSigner(digest: string, signature: Signature): string {
+  if (native === undefined) return recoverAddress(digest, signature);
+  const rs = getBytes(signature.r + signature.s.slice(2));
+  const point = native.ecdsaRecover(rs, signature.yParity, getBytes(digest), false);
+  return computeAddress(hexlify(point));
+}
 
 /** DER encoding of the secp256k1 curve's OID (1.3.132.0.10): a key's CKA_EC_PARAMS. */
 export const SECP256K1_EC_PARAMS = Buffer.from("06052b8104000a", "hex");
@@ -57,7 +121,13 @@ export function ethereumSignature(digest: string, rs: Uint8Array, address: strin
   const expected = getAddress(address);
   for (const yParity of [0, 1] as const) {
     const signature = Signature.from({ r: toBeHex(r, 32), s: toBeHex(s, 32), yParity });
-    if (recoverAddress(digest, signature) === expected) return signature;
+    let signer: string | undefined;
+    try {
+      signer = recoverSigner(digest, signature);
+    } catch {
+      signer = undefined; // no point for this recovery id
+    }
+    if (signer === expected) return signature;
   }
   throw new SignerKeyMismatchError(
     `the signature recovers to neither key of wallet ${expected}: refusing to use it`,
