@@ -134,13 +134,17 @@ describe("RwaClient retries, idempotency and errors (local scripted server)", ()
     const { s, client } = await clientOf(
       [
         () => undefined, // never answers: the client's timeout fires
+        // On a loaded machine a retry can time out too: every later attempt is answered.
+        (r) => json(r, 200, ISSUED),
+        (r) => json(r, 200, ISSUED),
         (r) => json(r, 200, ISSUED),
       ],
-      { timeoutMs: 200, retryBaseDelayMs: 10 },
+      { timeoutMs: 500, retryBaseDelayMs: 10 },
     );
     assert.equal((await client.issueAsset(ASSET)).tokenId, "1");
-    assert.equal(s.seen.length, 2);
-    assert.equal(s.seen[0]!.headers["idempotency-key"], s.seen[1]!.headers["idempotency-key"]);
+    assert.ok(s.seen.length >= 2, `${s.seen.length} attempts`);
+    const keys = new Set(s.seen.map((x) => x.headers["idempotency-key"]));
+    assert.equal(keys.size, 1, "one idempotency key on every attempt");
     s.server.closeAllConnections();
   });
 
