@@ -1,6 +1,6 @@
 import type { Database } from "../db/client.js";
 import { NotFoundError } from "../errors.js";
-import { checksumAddress } from "./checksum-address.js";
+import { checksumAddress } from "../domain/address.js";
 import { weiToDecimal } from "../domain/amount.js";
 import type { AssetHistoryEvent } from "../domain/activity.js";
 

@@ -1,4 +1,4 @@
-import { checksumAddress } from "./checksum-address.js";
+import { checksumAddress } from "../domain/address.js";
 import { weiToDecimal } from "../domain/amount.js";
 import type { AssetRecord } from "../domain/asset.js";
 import type { Database } from "../db/client.js";

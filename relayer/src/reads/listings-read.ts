@@ -1,4 +1,4 @@
-import { checksumAddress } from "./checksum-address.js";
+import { checksumAddress } from "../domain/address.js";
 import { weiToDecimal } from "../domain/amount.js";
 import type { ListingRecord, ListingState } from "../domain/listing.js";
 import type { Database } from "../db/client.js";
