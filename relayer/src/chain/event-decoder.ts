@@ -26,7 +26,8 @@ export interface LogLike {
  * mint in the engine's receipts.
  *
  * @returns the event as a member of `ContractEvent` (contract-events.ts): arguments by name in
- *   ABI order, a leading `_` (ERC-4906's `_tokenId`) dropped, and the ABI type of each
+ *   ABI order, a leading `_` (ERC-4906's `_tokenId`) dropped, and the ABI type of each;
+ *   addresses checksummed (EIP-55), integers as bigint
  * @example
  * const event = decodeEvent(receipt.logs[0]);
  * if (event?.name === "AssetIssued") event.args.tokenId; // 1n after a mint

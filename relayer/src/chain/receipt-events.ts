@@ -1,4 +1,3 @@
-import { getAddress } from "ethers";
 import type { ContractAddresses } from "./contracts.js";
 import { decodeEvent } from "./event-decoder.js";
 
@@ -51,38 +50,38 @@ export function receiptFacts(logs: readonly RawLog[], contracts: ContractAddress
     switch (name) {
       case "AssetIssued":
         facts.tokenId = a.tokenId.toString();
-        facts.owner = getAddress(a.owner);
+        facts.owner = a.owner;
         break;
       case "Transfer":
         if (log.address.toLowerCase() !== contracts.assetToken.toLowerCase()) break;
         facts.tokenId ??= a.tokenId.toString();
-        facts.transferFrom = getAddress(a.from);
-        facts.transferTo = getAddress(a.to);
+        facts.transferFrom = a.from;
+        facts.transferTo = a.to;
         break;
       case "ListingCreated":
         facts.listingId = a.listingId.toString();
         facts.tokenId = a.tokenId.toString();
-        facts.seller = getAddress(a.seller);
+        facts.seller = a.seller;
         facts.priceWei = a.price.toString();
         facts.expiresAt = Number(a.expiresAt);
         break;
       case "ListingSold":
         facts.listingId = a.listingId.toString();
         facts.tokenId = a.tokenId.toString();
-        facts.seller = getAddress(a.seller);
-        facts.buyer = getAddress(a.buyer);
+        facts.seller = a.seller;
+        facts.buyer = a.buyer;
         facts.priceWei = a.price.toString();
         break;
       case "ListingCancelled":
       case "ListingReclaimed":
         facts.listingId = a.listingId.toString();
         facts.tokenId = a.tokenId.toString();
-        facts.seller = getAddress(a.seller);
+        facts.seller = a.seller;
         facts.delistReason = name === "ListingCancelled" ? "cancelled" : "expired";
         break;
       case "AssetRedeemed":
         facts.tokenId = a.tokenId.toString();
-        facts.owner = getAddress(a.owner);
+        facts.owner = a.owner;
         facts.stakeWei = a.stake.toString();
         break;
       case "AssetTypeRegistered":

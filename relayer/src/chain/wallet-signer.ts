@@ -1,4 +1,4 @@
-import { Transaction, type Signature } from "ethers";
+import { keccak256, Transaction, type Signature } from "ethers";
 
 /**
  * The fields of a transaction the engine signs. `type` 2 is EIP-1559; `type` 0 is a legacy
@@ -95,7 +95,9 @@ export async function withWalletSigner<T>(
       if (!open) throw new Error("signer used after its scope ended");
       const tx = transactionOf(fields);
       tx.signature = await signDigest(tx.unsignedHash);
-      return { hash: tx.hash as string, raw: tx.serialized };
+      // ethers serialises again on each read of `serialized` and of `hash`: once here.
+      const raw = tx.serialized;
+      return { hash: keccak256(raw), raw };
     };
     try {
       return await work(sign);

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { getAddress } from "ethers";
+import { checksumAddress } from "../domain/address.js";
 import { weiToDecimal } from "../domain/amount.js";
 import type pg from "pg";
 import type { WebhookEventKind } from "../domain/webhook-event.js";
@@ -16,7 +16,7 @@ interface Candidate {
   data: Record<string, unknown>;
 }
 
-const checksum = (address: string) => getAddress(address);
+const checksum = (address: string) => checksumAddress(address.toLowerCase());
 
 /** Deterministic event id: the same on-chain event for the same org always gets the same id. */
 export function outboxEventId(
