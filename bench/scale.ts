@@ -378,6 +378,16 @@ async function writeForSeconds(
   return errors;
 }
 
+/**
+ * Waits as a client honouring `Retry-After` does (the SDK's `retryDelayMs`): the header's
+ * seconds when there is one, else `fallbackMs`.
+ */
+async function backOff(headers: Headers | undefined, fallbackMs: number): Promise<void> {
+  const seconds = Number(headers?.get("retry-after") ?? Number.NaN);
+  const ms = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : fallbackMs;
+  await new Promise((r) => setTimeout(r, ms));
+}
+
 /** One issue-asset request from `org` (`options` on top); a network error answers status 0. */
 async function issueTimed(baseUrl: string, org: ClusterOrg, options: CallOptions) {
   const t0 = performance.now();
@@ -399,7 +409,7 @@ async function syncPhase(baseUrls: readonly string[], orgs: ClusterOrg[]) {
       answered.add(res.headers?.get("x-transaction-id") ?? "");
       return undefined;
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await backOff(res.headers, 200);
     return `${res.status}`;
   });
   return { ok: latencies.length, latencies, errors };
@@ -420,8 +430,8 @@ async function asyncPhase(cluster: Cluster, baseUrls: readonly string[], orgs: C
       answered.add((res.body as { transactionId: string }).transactionId);
       return undefined;
     }
-    // 429: this org's queue is full (200 writes waiting); back off like a client would.
-    await new Promise((r) => setTimeout(r, 250));
+    // 429: too many of this org's writes in progress or queued; back off as the SDK does.
+    await backOff(res.headers, 250);
     return `${res.status}`;
   });
   for (;;) {
