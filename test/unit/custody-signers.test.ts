@@ -1,9 +1,23 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { describe, test } from "node:test";
-import { computeAddress, getBytes, hexlify, recoverAddress, SigningKey, Wallet } from "ethers";
+import {
+  computeAddress,
+  getAddress,
+  getBytes,
+  hexlify,
+  recoverAddress,
+  SigningKey,
+  Transaction,
+  Wallet,
+} from "ethers";
 import { parseEnv } from "../../relayer/src/config.js";
-import type { CustodialWalletRef } from "../../relayer/src/chain/wallet-signer.js";
+import {
+  signedTransaction,
+  unsignedDigest,
+  type CustodialWalletRef,
+  type UnsignedTx,
+} from "../../relayer/src/chain/wallet-signer.js";
 import { ConfigError, HsmUnavailableError, UnavailableError } from "../../relayer/src/errors.js";
 import { statusOf } from "../../relayer/src/http/error-handler.js";
 import { isSecretFieldName } from "../../relayer/src/logger.js";
@@ -197,5 +211,45 @@ describe("SignerRouter", () => {
     );
     await assert.rejects(router.ensureAvailable("pkcs11"), HsmUnavailableError);
     await router.ensureAvailable("local");
+  });
+});
+
+describe("signed transactions (our RLP layout against ethers' Transaction)", () => {
+  const randomFields = (type: 0 | 2): UnsignedTx => ({
+    chainId: [1236, 1, 31337][Math.floor(Math.random() * 3)]!,
+    nonce: Math.random() < 0.2 ? 0 : Math.floor(Math.random() * 2 ** 40),
+    to: getAddress(hexlify(randomBytes(20))),
+    data: Math.random() < 0.2 ? "0x" : hexlify(randomBytes(Math.floor(Math.random() * 600))),
+    value: Math.random() < 0.5 ? 0n : BigInt(hexlify(randomBytes(12))),
+    gasLimit: BigInt(21_000 + Math.floor(Math.random() * 30_000_000)),
+    type,
+    maxFeePerGas: BigInt(hexlify(randomBytes(8))),
+    maxPriorityFeePerGas: Math.random() < 0.2 ? 0n : BigInt(hexlify(randomBytes(4))),
+  });
+
+  test("the digest and the raw bytes equal ethers' for 200 random type-2 and legacy transactions", () => {
+    for (let i = 0; i < 200; i++) {
+      const fields = randomFields(i % 2 === 0 ? 2 : 0);
+      const key = new SigningKey(hexlify(randomBytes(32)));
+      const tx = Transaction.from(
+        fields.type === 0
+          ? {
+              ...fields,
+              maxFeePerGas: undefined,
+              maxPriorityFeePerGas: undefined,
+              gasPrice: fields.maxFeePerGas,
+            }
+          : fields,
+      );
+      assert.equal(unsignedDigest(fields), tx.unsignedHash, `digest, type ${fields.type}`);
+      const signature = key.sign(tx.unsignedHash);
+      tx.signature = signature;
+      assert.equal(signedTransaction(fields, signature), tx.serialized, `raw, type ${fields.type}`);
+    }
+  });
+
+  test("call data that is not whole hex bytes is refused, never signed short", () => {
+    const fields = { ...randomFields(2), data: "0xabc" };
+    assert.throws(() => unsignedDigest(fields), TypeError);
   });
 });

@@ -1,4 +1,4 @@
-import { keccak256, Transaction, type Signature } from "ethers";
+import { encodeRlp, keccak256, type Signature } from "ethers";
 
 /**
  * The fields of a transaction the engine signs. `type` 2 is EIP-1559; `type` 0 is a legacy
@@ -55,24 +55,77 @@ export interface SignerBackend {
   ): Promise<T>;
 }
 
-/** The transaction object ethers serialises for `fields`. */
-export function transactionOf(fields: UnsignedTx): Transaction {
-  const common = {
-    chainId: fields.chainId,
-    nonce: fields.nonce,
-    to: fields.to,
-    data: fields.data,
-    value: fields.value,
-    gasLimit: fields.gasLimit,
-  };
+/** Big-endian bytes of a non-negative integer, none for zero (RLP's integers). */
+function integerBytes(value: bigint | number): Uint8Array {
+  if (value === 0 || value === 0n) return new Uint8Array(0);
+  const hex = value.toString(16);
+  return Buffer.from(hex.length % 2 === 0 ? hex : `0${hex}`, "hex");
+}
+
+/**
+ * The bytes of `0x…` hex (the address, the call data). `Buffer.from` would silently drop an odd
+ * digit or stop at a non-hex one: such a field is a bug, refused before anything is signed.
+ */
+function hexBytes(hex: string): Uint8Array {
+  if (!/^0x(?:[0-9a-fA-F]{2})*$/.test(hex)) throw new TypeError(`not whole hex bytes: ${hex}`);
+  return Buffer.from(hex.slice(2), "hex");
+}
+
+/**
+ * The RLP fields of `fields` as EIP-1559 (type 2, access list empty) or EIP-155 legacy (type 0)
+ * lays them out, the signature not included; as bytes, which ethers' `encodeRlp` takes without
+ * parsing hex.
+ */
+function payloadOf(fields: UnsignedTx): Array<Uint8Array | Uint8Array[]> {
+  const tail = [
+    integerBytes(fields.gasLimit),
+    hexBytes(fields.to),
+    integerBytes(fields.value),
+    hexBytes(fields.data),
+  ];
   return fields.type === 0
-    ? Transaction.from({ ...common, type: 0, gasPrice: fields.maxFeePerGas })
-    : Transaction.from({
-        ...common,
-        type: 2,
-        maxFeePerGas: fields.maxFeePerGas,
-        maxPriorityFeePerGas: fields.maxPriorityFeePerGas,
-      });
+    ? [integerBytes(fields.nonce), integerBytes(fields.maxFeePerGas), ...tail]
+    : [
+        integerBytes(fields.chainId),
+        integerBytes(fields.nonce),
+        integerBytes(fields.maxPriorityFeePerGas),
+        integerBytes(fields.maxFeePerGas),
+        ...tail,
+        [],
+      ];
+}
+
+/** keccak-256 of `0x…` hex, parsed natively (ethers' own hex parser loops in JavaScript). */
+export const keccakOfHex = (hex: string): string => keccak256(Buffer.from(hex.slice(2), "hex"));
+
+/**
+ * The digest a key signs for `fields`: keccak-256 of the EIP-2718 typed payload (type 2), or of
+ * the EIP-155 legacy payload with the chain id and two empty fields.
+ */
+export function unsignedDigest(fields: UnsignedTx): string {
+  const payload = payloadOf(fields);
+  const encoded =
+    fields.type === 0
+      ? encodeRlp([...payload, integerBytes(fields.chainId), new Uint8Array(0), new Uint8Array(0)])
+      : `0x02${encodeRlp(payload).slice(2)}`;
+  return keccakOfHex(encoded);
+}
+
+/**
+ * The raw signed transaction (`eth_sendRawTransaction`'s bytes) of `fields` with `signature`:
+ * `yParity, r, s` appended (type 2), or `v = chainId × 2 + 35 + yParity, r, s` (legacy). Byte for
+ * byte what ethers' `Transaction` serialises (a test compares them for random transactions);
+ * ethers' own path parsed every hex field again on each of its three serialisations.
+ */
+export function signedTransaction(fields: UnsignedTx, signature: Signature): string {
+  const r = integerBytes(BigInt(signature.r));
+  const s = integerBytes(BigInt(signature.s));
+  const payload = payloadOf(fields);
+  if (fields.type === 0) {
+    const v = BigInt(fields.chainId) * 2n + 35n + BigInt(signature.yParity);
+    return encodeRlp([...payload, integerBytes(v), r, s]);
+  }
+  return `0x02${encodeRlp([...payload, integerBytes(signature.yParity), r, s]).slice(2)}`;
 }
 
 /**
@@ -93,11 +146,8 @@ export async function withWalletSigner<T>(
     let open = true;
     const sign: TxSigner = async (fields) => {
       if (!open) throw new Error("signer used after its scope ended");
-      const tx = transactionOf(fields);
-      tx.signature = await signDigest(tx.unsignedHash);
-      // ethers serialises again on each read of `serialized` and of `hash`: once here.
-      const raw = tx.serialized;
-      return { hash: keccak256(raw), raw };
+      const raw = signedTransaction(fields, await signDigest(unsignedDigest(fields)));
+      return { hash: keccakOfHex(raw), raw };
     };
     try {
       return await work(sign);
