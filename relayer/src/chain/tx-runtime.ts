@@ -1,3 +1,4 @@
+import { FinalWaiters } from "./final-waiters.js";
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Registry } from "prom-client";
@@ -67,6 +68,8 @@ export class TxRuntime {
   readonly head: HeadReads;
   readonly owner: string;
   readonly #deps: TxRuntimeDeps;
+  /** Synchronous writes waiting for their rows, woken by row id (`final-waiters.ts`). */
+  readonly #finalWaiters: FinalWaiters;
   readonly #purgeMs: number;
   #purgeTimer: NodeJS.Timeout | undefined;
   #notifierStarted: Promise<void> | undefined;
@@ -86,6 +89,11 @@ export class TxRuntime {
     if (connectionString === undefined)
       throw new Error("the database pool has no connection string (needed for LISTEN/NOTIFY)");
     this.notifier = new TxNotifier(connectionString, logger);
+    this.#finalWaiters = new FinalWaiters(async (ids) => {
+      const rows = await Promise.all(ids.map((id) => this.store.getSoon(id)));
+      return new Set(ids.filter((_, i) => rows[i] === undefined || isFinal(rows[i].state)));
+    });
+    this.notifier.on("final", (id) => this.#finalWaiters.notify(id));
     this.blocks = new BlockWatcher(this.rpc, logger, {
       ...(options.blockPollMs === undefined ? {} : { pollMs: options.blockPollMs }),
     });
@@ -161,18 +169,23 @@ export class TxRuntime {
     const deadline = Date.now() + timeoutMs;
     await this.#startNotifier();
     let row: TxRow | undefined;
-    await this.notifier.waitUntil(
-      "final",
-      (id) => id === txId,
-      async (reason) => {
-        // A row recorded a moment ago by this request cannot be final yet: no read needed.
-        if (reason === "start" && justRecorded) return false;
-        row = await this.store.getSoon(txId);
-        if (row === undefined) throw new Error(`transaction ${txId} vanished`);
-        return isFinal(row.state);
-      },
-      timeoutMs,
-    );
+    // Listening before the first read: a notification after it is never missed.
+    const signal = this.#finalWaiters.listen(txId);
+    try {
+      // A row recorded a moment ago by this request cannot be final yet: no read needed.
+      let read = !justRecorded;
+      for (;;) {
+        if (read) {
+          row = await this.store.getSoon(txId);
+          if (row === undefined) throw new Error(`transaction ${txId} vanished`);
+          if (isFinal(row.state)) break;
+        }
+        read = true;
+        if (!(await signal.next(deadline - Date.now()))) break;
+      }
+    } finally {
+      signal.close();
+    }
     row ??= await this.store.get(txId);
     if (row === undefined) throw new Error(`transaction ${txId} vanished`);
     const block = await this.receiptBlockOf(row);
@@ -240,6 +253,7 @@ export class TxRuntime {
     if (this.#purgeTimer !== undefined) clearInterval(this.#purgeTimer);
     this.#purgeTimer = undefined;
     await this.sequencer.stop();
+    this.#finalWaiters.stop();
     this.blocks.stop();
     await this.notifier.stop();
     this.#notifierStarted = undefined;
