@@ -1,8 +1,8 @@
-import { isError, type TransactionReceipt, type TransactionRequest } from "ethers";
+import { isError, Transaction, type TransactionReceipt, type TransactionRequest } from "ethers";
 import type { AppContext } from "../context.js";
 import { inTransaction } from "../db/client.js";
-import { withRpc } from "../chain/rpc-errors.js";
-import { TransactionFailedError, UnavailableError } from "../errors.js";
+import { isAlreadyKnown, isAnswerLost, isUnavailable, withRpc } from "../chain/rpc-errors.js";
+import { SentTransactionError, TransactionFailedError, UnavailableError } from "../errors.js";
 import { formatCoinShort } from "../writes/amounts.js";
 
 /**
@@ -81,46 +81,80 @@ export async function operatorCost(
 }
 
 /**
- * Sends a transaction from the operator account (dev faucet, role grants) and waits for its
- * receipt. Inside a PostgreSQL transaction holding `pg_advisory_xact_lock(OPERATOR_TX_LOCK_ID)`
- * it checks that the account can pay (else `OperatorFundsError` at once, nothing sent), reads the
- * account's pending nonce from the node and broadcasts with that nonce; the lock is released once
- * the node has accepted the transaction, so concurrent senders in any process never pick the same
- * nonce. The receipt is awaited outside the lock.
+ * Sends a transaction from the operator account (dev faucet, role grants, compliance acts) and
+ * waits for its receipt. Inside a PostgreSQL transaction holding
+ * `pg_advisory_xact_lock(OPERATOR_TX_LOCK_ID)` it checks that the account can pay (else
+ * `OperatorFundsError` at once, nothing sent), reads the account's pending nonce from the node,
+ * signs with that nonce and broadcasts; the lock is released once the node has accepted the
+ * transaction, so concurrent senders in any process never pick the same nonce. The receipt is
+ * awaited outside the lock.
+ *
+ * Once the transaction is handed to the node, every failure names it: a lost broadcast answer,
+ * a receipt look-up that fails, a revert or a receipt that never comes throws a
+ * `SentTransactionError` (its cause's status and words, plus `txHash`). A broadcast the node
+ * refused throws as before.
  *
  * @param purpose what the transaction is for, in the error message (`the dev faucet`)
  * @throws OperatorFundsError (503) when the operator account cannot pay; RpcUnavailableError when
- *   the node is unreachable; TransactionFailedError on a revert
+ *   the node is unreachable before the broadcast; TransactionFailedError on a revert at gas
+ *   estimation; SentTransactionError after the broadcast
  */
 export async function sendOperatorTransaction(
   ctx: AppContext,
   request: OperatorRequest,
   purpose = "an operator transaction",
 ): Promise<TransactionReceipt> {
-  const hash = await inTransaction(ctx.database, async (client) => {
-    await client.query("SELECT pg_advisory_xact_lock($1)", [OPERATOR_TX_LOCK_ID]);
-    const { balanceWei, neededWei } = await operatorCost(ctx, request);
-    if (balanceWei < neededWei) {
-      throw new OperatorFundsError(ctx, purpose, balanceWei, neededWei);
-    }
-    const nonce = await withRpc(() =>
-      ctx.provider.getTransactionCount(ctx.operator.address, "pending"),
-    );
-    const sent = await withRpc(() => ctx.operator.sendTransaction({ ...request, nonce })).catch(
-      (error: unknown) => {
+  // Set once signed: the broadcast may follow.
+  let signed: { hash: string; accepted: boolean } | undefined;
+  try {
+    await inTransaction(ctx.database, async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock($1)", [OPERATOR_TX_LOCK_ID]);
+      const { balanceWei, neededWei } = await operatorCost(ctx, request);
+      if (balanceWei < neededWei) {
+        throw new OperatorFundsError(ctx, purpose, balanceWei, neededWei);
+      }
+      const refused = (error: unknown): never => {
         // Spent between the check and the send (another process, a manual transfer).
         if (isError(error, "INSUFFICIENT_FUNDS"))
           throw new OperatorFundsError(ctx, purpose, balanceWei, neededWei, error);
         throw revertOf(error) ?? error;
-      },
-    );
-    return sent.hash;
-  });
-  const receipt = await receiptOf(ctx, hash);
+      };
+      const nonce = await withRpc(() =>
+        ctx.provider.getTransactionCount(ctx.operator.address, "pending"),
+      );
+      const raw = await withRpc(async () => {
+        const populated = await ctx.operator.populateTransaction({ ...request, nonce });
+        return ctx.operator.signTransaction(populated);
+      }).catch(refused);
+      signed = { hash: Transaction.from(raw).hash!, accepted: false };
+      await withRpc(() => ctx.provider.broadcastTransaction(raw)).catch(refused);
+      signed.accepted = true;
+    });
+  } catch (error) {
+    if (signed === undefined) throw error;
+    // Accepted, then the lock's COMMIT failed: the transaction is sent all the same. A broadcast
+    // whose answer was lost may be in the node's pool: look for it as if accepted.
+    const maybeSent =
+      signed.accepted || isUnavailable(error) || isAnswerLost(error) || isAlreadyKnown(error);
+    if (!maybeSent) throw error;
+  }
+  const { hash } = signed!;
+  let receipt: TransactionReceipt | null;
+  try {
+    receipt = await receiptOf(ctx, hash);
+  } catch (error) {
+    throw new SentTransactionError(hash, error);
+  }
   if (receipt === null)
-    throw new TransactionFailedError("operator transaction not mined", { details: { hash } });
+    throw new SentTransactionError(
+      hash,
+      new TransactionFailedError("operator transaction not mined", { details: { hash } }),
+    );
   if (receipt.status !== 1)
-    throw new TransactionFailedError("operator transaction reverted", { details: { hash } });
+    throw new SentTransactionError(
+      hash,
+      new TransactionFailedError("operator transaction reverted", { details: { hash } }),
+    );
   return receipt;
 }
 

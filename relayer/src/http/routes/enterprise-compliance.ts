@@ -12,7 +12,7 @@ import type { AppContext } from "../../context.js";
 import { appendAudit, type AuditOrigin } from "../../audit/audit-writer.js";
 import type { AuditAction } from "../../domain/audit.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
-import { addressSchema, errorBody, timestampSchema } from "./schemas.js";
+import { addressSchema, errorBody, sentErrorBody, timestampSchema } from "./schemas.js";
 
 /**
  * Operator compliance controls (README "Compliance controls"): freeze, forced transfer, market
@@ -20,7 +20,8 @@ import { addressSchema, errorBody, timestampSchema } from "./schemas.js";
  * operator console session; an organization's API key gets 403 `Admin token required`. Each
  * write answers once the operator account's transaction is mined, with its hash (`txHash`),
  * and sends nothing when the state already is what was asked (`txHash` is then the hash of the
- * transaction that made it, or null while the indexer has not read it).
+ * transaction that made it, or null while the indexer has not read it). A failure once the
+ * transaction is sent answers with its `txHash` too.
  */
 
 const reasonField = z
@@ -115,8 +116,8 @@ const writeResponses = {
   401: errorBody,
   403: errorBody,
   404: errorBody,
-  500: errorBody,
-  503: errorBody,
+  500: sentErrorBody,
+  503: sentErrorBody,
 } as const;
 
 const reasonErrors = [

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { registerAssetTypeAsOperator } from "../../console/operator-service.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
 import { assetTypeNameField } from "../../writes/write-inputs.js";
-import { errorBody } from "./schemas.js";
+import { errorBody, sentErrorBody } from "./schemas.js";
 
 /**
  * Operator-only console routes (the organization list and controls are the management API's,
@@ -32,8 +32,8 @@ export const operatorAssetTypeRoute = defineRoute({
     400: errorBody,
     401: errorBody,
     403: errorBody,
-    500: errorBody,
-    503: errorBody,
+    500: sentErrorBody,
+    503: sentErrorBody,
   },
   handler: async ({ ctx, body, origin }) => registerAssetTypeAsOperator(ctx, body.typeName, origin),
 });
