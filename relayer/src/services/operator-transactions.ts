@@ -1,4 +1,11 @@
 import { isError, Transaction, type TransactionReceipt, type TransactionRequest } from "ethers";
+import type { AppendedAudit } from "../audit/audit-writer.js";
+import {
+  appendOperatorAttempt,
+  appendOperatorOutcome,
+  type OperatorAct,
+  type OperatorTxOutcome,
+} from "../audit/operator-act-audit.js";
 import type { AppContext } from "../context.js";
 import { inTransaction } from "../db/client.js";
 import { isAlreadyKnown, isAnswerLost, isUnavailable, withRpc } from "../chain/rpc-errors.js";
@@ -89,12 +96,17 @@ export async function operatorCost(
  * transaction, so concurrent senders in any process never pick the same nonce. The receipt is
  * awaited outside the lock.
  *
+ * With `act`, the act is audited around the broadcast (`audit/operator-act-audit.ts`): its
+ * `operator_tx.attempted` row, naming the signed transaction's hash, is committed before the
+ * broadcast (nothing is sent if it cannot be), and its outcome row follows.
+ *
  * Once the transaction is handed to the node, every failure names it: a lost broadcast answer,
  * a receipt look-up that fails, a revert or a receipt that never comes throws a
  * `SentTransactionError` (its cause's status and words, plus `txHash`). A broadcast the node
  * refused throws as before.
  *
  * @param purpose what the transaction is for, in the error message (`the dev faucet`)
+ * @param act the audit row of the act once mined, and who acted
  * @throws OperatorFundsError (503) when the operator account cannot pay; RpcUnavailableError when
  *   the node is unreachable before the broadcast; TransactionFailedError on a revert at gas
  *   estimation; SentTransactionError after the broadcast
@@ -103,9 +115,14 @@ export async function sendOperatorTransaction(
   ctx: AppContext,
   request: OperatorRequest,
   purpose = "an operator transaction",
+  act?: OperatorAct,
 ): Promise<TransactionReceipt> {
-  // Set once signed: the broadcast may follow.
-  let signed: { hash: string; accepted: boolean } | undefined;
+  // Set once signed (and, with an act, its attempt row committed): the broadcast may follow.
+  let signed: { hash: string; attempt: AppendedAudit | undefined; accepted: boolean } | undefined;
+  const outcome = (attempt: AppendedAudit | undefined, hash: string, result: OperatorTxOutcome) =>
+    act === undefined || attempt === undefined
+      ? Promise.resolve()
+      : appendOperatorOutcome(ctx.database.db, ctx.logger, act, attempt, hash, result);
   try {
     await inTransaction(ctx.database, async (client) => {
       await client.query("SELECT pg_advisory_xact_lock($1)", [OPERATOR_TX_LOCK_ID]);
@@ -126,7 +143,16 @@ export async function sendOperatorTransaction(
         const populated = await ctx.operator.populateTransaction({ ...request, nonce });
         return ctx.operator.signTransaction(populated);
       }).catch(refused);
-      signed = { hash: Transaction.from(raw).hash!, accepted: false };
+      const hash = Transaction.from(raw).hash!;
+      const attempt =
+        act === undefined
+          ? undefined
+          : await appendOperatorAttempt(ctx.database.db, act, {
+              hash,
+              from: ctx.operator.address,
+              nonce,
+            });
+      signed = { hash, attempt, accepted: false };
       await withRpc(() => ctx.provider.broadcastTransaction(raw)).catch(refused);
       signed.accepted = true;
     });
@@ -136,26 +162,41 @@ export async function sendOperatorTransaction(
     // whose answer was lost may be in the node's pool: look for it as if accepted.
     const maybeSent =
       signed.accepted || isUnavailable(error) || isAnswerLost(error) || isAlreadyKnown(error);
-    if (!maybeSent) throw error;
+    if (!maybeSent) {
+      await outcome(signed.attempt, signed.hash, { status: "rejected", reason: reasonOf(error) });
+      throw error;
+    }
   }
-  const { hash } = signed!;
+  const { hash, attempt } = signed!;
   let receipt: TransactionReceipt | null;
   try {
     receipt = await receiptOf(ctx, hash);
   } catch (error) {
+    await outcome(attempt, hash, { status: "unconfirmed", reason: reasonOf(error) });
     throw new SentTransactionError(hash, error);
   }
-  if (receipt === null)
+  if (receipt === null) {
+    await outcome(attempt, hash, { status: "unconfirmed", reason: "not mined in time" });
     throw new SentTransactionError(
       hash,
       new TransactionFailedError("operator transaction not mined", { details: { hash } }),
     );
-  if (receipt.status !== 1)
+  }
+  if (receipt.status !== 1) {
+    await outcome(attempt, hash, { status: "reverted", blockNumber: receipt.blockNumber });
     throw new SentTransactionError(
       hash,
       new TransactionFailedError("operator transaction reverted", { details: { hash } }),
     );
+  }
+  await outcome(attempt, hash, { status: "mined", blockNumber: receipt.blockNumber });
   return receipt;
+}
+
+/** A failure's words for an audit row: the relayer's own message, never a node's whole answer. */
+function reasonOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.length > 200 ? `${message.slice(0, 200)}…` : message;
 }
 
 /**

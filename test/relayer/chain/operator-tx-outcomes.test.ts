@@ -1,16 +1,31 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
+import { verifyAuditChain } from "../../../relayer/src/audit/verify-chain.js";
 import type { ChainProbe } from "../../support/chain-probe.js";
 import { gatewayError, type RpcFaultProxy } from "../../support/rpc-fault-proxy.js";
 import type { TestOrg } from "../../support/stack.js";
 import { assetBody, type WriteStack } from "../writes/helpers.js";
 import { startProxiedWriteStack, type ProxiedWriteStack } from "./proxied-stack.js";
 
+/** An audit row as the API returns it (the fields these tests read). */
+interface Row {
+  id: string;
+  actor: string;
+  orgId: string | null;
+  action: string;
+  target: string | null;
+  changes: Record<string, unknown>;
+}
+
 /**
  * An operator act sent on chain (a freeze, from the operator account) whose answer may have gone
  * through always names its transaction: the node receives the broadcast, then every receipt
  * look-up fails, and the 503 carries `txHash` (body and `X-Transaction-Hash`) of a transaction
- * that is on chain. Real anvil behind a fault proxy, real PostgreSQL.
+ * that is on chain. Its audit record cannot be lost: `operator_tx.attempted` (with the signed
+ * transaction's hash) is committed before the broadcast, and an outcome row follows (the act's
+ * own row once mined, `operator_tx.failed` for a refused broadcast, `operator_tx.unconfirmed`
+ * when the relayer lost sight of it); the chain of rows stays intact. Real anvil behind a fault
+ * proxy, real PostgreSQL.
  */
 describe("operator transactions whose outcome the relayer cannot see (fault proxy)", () => {
   let proxied: ProxiedWriteStack, stack: WriteStack, proxy: RpcFaultProxy, chain: ChainProbe;
@@ -29,6 +44,17 @@ describe("operator transactions whose outcome the relayer cannot see (fault prox
       adminToken: stack.adminToken,
       ...(body === undefined ? {} : { body }),
     });
+  /** The rows appended after `afterId`, oldest first (the operator sees every row). */
+  const rowsAfter = async (afterId: string): Promise<Row[]> => {
+    const res = await operator("GET", "/api/enterprise/audit-log?limit=100");
+    assert.equal(res.status, 200, res.text);
+    return (res.body.data as Row[]).filter((r) => BigInt(r.id) > BigInt(afterId)).reverse();
+  };
+  const lastId = async () =>
+    String(
+      (await stack.database.pool.query("SELECT coalesce(max(id), 0)::text AS id FROM audit_log"))
+        .rows[0].id,
+    );
   const issue = async () => {
     const res = await alice.api("POST", "/api/v1/write/issue-asset", { body: assetBody() });
     assert.equal(res.status, 200, res.text);
@@ -37,6 +63,7 @@ describe("operator transactions whose outcome the relayer cannot see (fault prox
 
   it("freeze answers 503 RPC unavailable with the txHash when every receipt look-up fails after the broadcast, and the freeze is on chain", async () => {
     const tokenId = await issue();
+    const before = await lastId();
     proxy.resetCounts();
     const lookups = proxy.addRule({
       method: "eth_getTransactionReceipt",
@@ -55,5 +82,127 @@ describe("operator transactions whose outcome the relayer cannot see (fault prox
     const receipt = await chain.receipt(body.txHash);
     assert.equal(receipt?.status, "0x1", "the named transaction is mined");
     assert.equal(await chain.token.isFrozen(tokenId), true, "the freeze is on chain");
+
+    // The attempt names the hash; the outcome says the relayer lost sight of it.
+    const [attempt, outcome, ...rest] = await rowsAfter(before);
+    assert.deepEqual(rest, []);
+    assert.equal(attempt?.action, "operator_tx.attempted");
+    assert.equal(attempt?.changes.txHash, body.txHash);
+    assert.equal(attempt?.changes.act, "asset.frozen");
+    assert.equal(outcome?.action, "operator_tx.unconfirmed");
+    assert.deepEqual(outcome?.changes, {
+      act: "asset.frozen",
+      attemptId: attempt?.id,
+      txHash: body.txHash,
+      reason: "RPC unavailable",
+    });
+  });
+
+  it("a mined act leaves its attempt (committed before the broadcast) and its own row, both with the hash, and the chain verifies", async () => {
+    const tokenId = await issue();
+    const before = await lastId();
+    const res = await operator("POST", `/api/enterprise/assets/${tokenId}/freeze`, {
+      reason: "court order 7",
+    });
+    assert.equal(res.status, 200, res.text);
+    const { txHash } = res.body as { txHash: string };
+    const receipt = await chain.receipt(txHash);
+    const [attempt, mined, ...rest] = await rowsAfter(before);
+    assert.deepEqual(rest, []);
+    assert.deepEqual(
+      [attempt?.action, attempt?.actor, attempt?.orgId, attempt?.target],
+      ["operator_tx.attempted", "admin", alice.orgId, tokenId],
+    );
+    assert.deepEqual(attempt?.changes, {
+      act: "asset.frozen",
+      tokenId,
+      frozen: true,
+      reason: "court order 7",
+      from: stack.ctx.operator.address,
+      nonce: (attempt?.changes as { nonce: number }).nonce,
+      txHash,
+    });
+    assert.equal(typeof attempt?.changes.nonce, "number");
+    assert.deepEqual(
+      [mined?.action, mined?.actor, mined?.orgId, mined?.target],
+      ["asset.frozen", "admin", alice.orgId, tokenId],
+    );
+    assert.deepEqual(mined?.changes, {
+      tokenId,
+      frozen: true,
+      reason: "court order 7",
+      attemptId: attempt?.id,
+      txHash,
+      blockNumber: Number(BigInt(receipt!.blockNumber)),
+    });
+    assert.deepEqual(await verifyAuditChain(stack.database.pool), {
+      intact: true,
+      rows: Number(await lastId()),
+    });
+  });
+
+  it("an act whose broadcast the node refuses still leaves its attempt and a failed outcome with the reason; nothing is on chain", async () => {
+    const tokenId = await issue();
+    const before = await lastId();
+    proxy.resetCounts();
+    const refused = proxy.addRule({
+      method: "eth_sendRawTransaction",
+      action: { kind: "error", code: -32000, message: "transaction refused by the test node" },
+      times: 1,
+    });
+    const res = await operator("POST", `/api/enterprise/assets/${tokenId}/freeze`, {
+      reason: "never sent",
+    });
+    assert.equal(refused.hits, 1, "the broadcast was refused");
+    assert.equal(proxy.forwarded("eth_sendRawTransaction"), 0);
+    assert.ok(res.status >= 500, res.text);
+    assert.equal(typeof (res.body as { error: unknown }).error, "string");
+    assert.equal(await chain.token.isFrozen(tokenId), false, "nothing on chain");
+    const [attempt, failed, ...rest] = await rowsAfter(before);
+    assert.deepEqual(rest, []);
+    assert.equal(attempt?.action, "operator_tx.attempted");
+    assert.match(String(attempt?.changes.txHash), /^0x[0-9a-f]{64}$/);
+    assert.equal(await chain.receipt(String(attempt?.changes.txHash)), null);
+    assert.deepEqual(
+      [failed?.action, failed?.orgId, failed?.target],
+      ["operator_tx.failed", alice.orgId, tokenId],
+    );
+    assert.equal(failed?.changes.outcome, "rejected");
+    assert.equal(failed?.changes.attemptId, attempt?.id);
+    assert.equal(failed?.changes.txHash, attempt?.changes.txHash);
+    assert.match(String(failed?.changes.reason), /transaction refused by the test node/);
+    assert.deepEqual(await verifyAuditChain(stack.database.pool), {
+      intact: true,
+      rows: Number(await lastId()),
+    });
+
+    // The operator account's next act goes through with the nonce the refused one had.
+    const again = await operator("POST", `/api/enterprise/assets/${tokenId}/freeze`, {
+      reason: "sent now",
+    });
+    assert.equal(again.status, 200, again.text);
+    assert.equal(await chain.token.isFrozen(tokenId), true);
+  });
+
+  it("the broadcast waits until its attempt row is committed", async () => {
+    const tokenId = await issue();
+    proxy.resetCounts();
+    // Another transaction holds the chain head: the attempt row cannot be appended meanwhile.
+    const blocker = await stack.database.pool.connect();
+    try {
+      await blocker.query("BEGIN");
+      await blocker.query("SELECT 1 FROM audit_chain_head WHERE id = 1 FOR UPDATE");
+      const pending = operator("POST", `/api/enterprise/assets/${tokenId}/freeze`, {
+        reason: "no record, no act",
+      });
+      await new Promise((r) => setTimeout(r, 1_500));
+      assert.equal(proxy.forwarded("eth_sendRawTransaction"), 0, "waits for its attempt row");
+      await blocker.query("ROLLBACK");
+      const res = await pending;
+      assert.equal(res.status, 200, res.text);
+    } finally {
+      blocker.release();
+    }
+    assert.equal(proxy.forwarded("eth_sendRawTransaction"), 1);
   });
 });
