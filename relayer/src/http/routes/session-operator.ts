@@ -15,6 +15,13 @@ export const operatorAssetTypeRequest = z.strictObject({
   typeName: z.string().trim().pipe(assetTypeNameField),
 });
 
+/** `POST /api/console/operator/asset-types` response. */
+export const operatorAssetTypeResponse = z.object({
+  success: z.literal(true),
+  typeName: z.string(),
+  txHash: z.string(),
+});
+
 /** `POST /api/console/operator/asset-types`: register a type from the operator account. */
 export const operatorAssetTypeRoute = defineRoute({
   method: "post",
@@ -28,7 +35,7 @@ export const operatorAssetTypeRoute = defineRoute({
   scopes: [],
   request: { body: operatorAssetTypeRequest },
   responses: {
-    200: z.object({ success: z.literal(true), typeName: z.string(), txHash: z.string() }),
+    200: operatorAssetTypeResponse,
     400: errorBody,
     401: errorBody,
     403: errorBody,
