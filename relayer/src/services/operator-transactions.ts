@@ -119,10 +119,14 @@ export async function sendOperatorTransaction(
 ): Promise<TransactionReceipt> {
   // Set once signed (and, with an act, its attempt row committed): the broadcast may follow.
   let signed: { hash: string; attempt: AppendedAudit | undefined; accepted: boolean } | undefined;
-  const outcome = (attempt: AppendedAudit | undefined, hash: string, result: OperatorTxOutcome) =>
-    act === undefined || attempt === undefined
-      ? Promise.resolve()
-      : appendOperatorOutcome(ctx.database.db, ctx.logger, act, attempt, hash, result);
+  const outcome = async (
+    attempt: AppendedAudit | undefined,
+    hash: string,
+    result: OperatorTxOutcome,
+  ): Promise<void> => {
+    if (act !== undefined && attempt !== undefined)
+      await appendOperatorOutcome(ctx.database.db, ctx.logger, act, attempt.id, hash, result);
+  };
   try {
     await inTransaction(ctx.database, async (client) => {
       await client.query("SELECT pg_advisory_xact_lock($1)", [OPERATOR_TX_LOCK_ID]);

@@ -246,7 +246,7 @@ describe("audit log (anvil + PostgreSQL)", { timeout: 120_000 }, () => {
     assert.deepEqual(typeAttempt?.changes, {
       act: "asset_type.registered",
       typeName,
-      from: stack.ctx.operator.address,
+      operator: stack.ctx.operator.address,
       nonce: typeAttempt?.changes.nonce,
       txHash: registered.body.txHash,
     });

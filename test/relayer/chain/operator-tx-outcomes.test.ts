@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
 import { verifyAuditChain } from "../../../relayer/src/audit/verify-chain.js";
+import { appendOperatorAttempt } from "../../../relayer/src/audit/operator-act-audit.js";
+import { settleOperatorAttempts } from "../../../relayer/src/audit/settle-operator-attempts.js";
 import type { ChainProbe } from "../../support/chain-probe.js";
 import { gatewayError, type RpcFaultProxy } from "../../support/rpc-fault-proxy.js";
 import type { TestOrg } from "../../support/stack.js";
@@ -30,6 +32,8 @@ interface Row {
 describe("operator transactions whose outcome the relayer cannot see (fault proxy)", () => {
   let proxied: ProxiedWriteStack, stack: WriteStack, proxy: RpcFaultProxy, chain: ChainProbe;
   let alice: TestOrg;
+  /** The attempt the receipt-lost freeze left with only `operator_tx.unconfirmed`. */
+  let lostSight: { attemptId: string; txHash: string; tokenId: string } | undefined;
   before(async () => {
     proxied = await startProxiedWriteStack([{}]);
     ({ stack, chain } = proxied);
@@ -96,6 +100,7 @@ describe("operator transactions whose outcome the relayer cannot see (fault prox
       txHash: body.txHash,
       reason: "RPC unavailable",
     });
+    lostSight = { attemptId: attempt.id, txHash: body.txHash, tokenId };
   });
 
   it("a mined act leaves its attempt (committed before the broadcast) and its own row, both with the hash, and the chain verifies", async () => {
@@ -118,7 +123,7 @@ describe("operator transactions whose outcome the relayer cannot see (fault prox
       tokenId,
       frozen: true,
       reason: "court order 7",
-      from: stack.ctx.operator.address,
+      operator: stack.ctx.operator.address,
       nonce: (attempt?.changes as { nonce: number }).nonce,
       txHash,
     });
@@ -204,5 +209,85 @@ describe("operator transactions whose outcome the relayer cannot see (fault prox
       blocker.release();
     }
     assert.equal(proxy.forwarded("eth_sendRawTransaction"), 1);
+  });
+
+  it("settling at start appends the act's own row for an attempt its request lost sight of, once", async () => {
+    assert.ok(lostSight !== undefined, "the receipt-lost test ran first");
+    const before = await lastId();
+    assert.ok((await settleOperatorAttempts(stack.ctx, 0)) >= 1);
+    const mined = (await rowsAfter(before)).filter(
+      (r) => r.changes.attemptId === lostSight!.attemptId,
+    );
+    const receipt = await chain.receipt(lostSight.txHash);
+    assert.deepEqual(
+      mined.map((r) => [r.action, r.actor, r.orgId, r.target, r.changes]),
+      [
+        [
+          "asset.frozen",
+          "admin",
+          alice.orgId,
+          lostSight.tokenId,
+          {
+            tokenId: lostSight.tokenId,
+            frozen: true,
+            reason: "receipt lost",
+            attemptId: lostSight.attemptId,
+            txHash: lostSight.txHash,
+            blockNumber: Number(BigInt(receipt!.blockNumber)),
+          },
+        ],
+      ],
+    );
+    const again = await lastId();
+    await settleOperatorAttempts(stack.ctx, 0);
+    assert.deepEqual(
+      (await rowsAfter(again)).filter((r) => r.changes.attemptId === lostSight!.attemptId),
+      [],
+      "settled once",
+    );
+  });
+
+  it("an attempt whose process died before the broadcast stays open until its nonce goes to another transaction, then reads rejected", async () => {
+    const nonce = await stack.provider.getTransactionCount(stack.ctx.operator.address, "pending");
+    const txHash = `0x${"5e".repeat(32)}`;
+    const attempt = await appendOperatorAttempt(
+      stack.database.db,
+      {
+        origin: { actor: "admin", requestId: "died-before-broadcast", sourceAddress: null },
+        entry: { orgId: null, action: "market.paused", target: "market", changes: { reason: "x" } },
+      },
+      { hash: txHash, from: stack.ctx.operator.address, nonce },
+    );
+    const outcomes = async () =>
+      (await rowsAfter(attempt.id)).filter((r) => r.changes.attemptId === attempt.id);
+    await settleOperatorAttempts(stack.ctx, 0);
+    assert.deepEqual(await outcomes(), [], "open while the nonce is free");
+
+    const tokenId = await issue();
+    const freeze = await operator("POST", `/api/enterprise/assets/${tokenId}/freeze`, {
+      reason: "takes the nonce",
+    });
+    assert.equal(freeze.status, 200, freeze.text);
+    await settleOperatorAttempts(stack.ctx, 0);
+    const [failed, ...rest] = await outcomes();
+    assert.deepEqual(rest, []);
+    assert.deepEqual(
+      [failed?.action, failed?.target, failed?.changes],
+      [
+        "operator_tx.failed",
+        "market",
+        {
+          act: "market.paused",
+          attemptId: attempt.id,
+          txHash,
+          outcome: "rejected",
+          reason: `never mined: nonce ${nonce} of the operator account went to another transaction`,
+        },
+      ],
+    );
+    assert.deepEqual(await verifyAuditChain(stack.database.pool), {
+      intact: true,
+      rows: Number(await lastId()),
+    });
   });
 });
