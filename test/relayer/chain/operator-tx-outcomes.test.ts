@@ -4,7 +4,11 @@ import { verifyAuditChain } from "../../../relayer/src/audit/verify-chain.js";
 import { appendOperatorAttempt } from "../../../relayer/src/audit/operator-act-audit.js";
 import { settleOperatorAttempts } from "../../../relayer/src/audit/settle-operator-attempts.js";
 import type { ChainProbe } from "../../support/chain-probe.js";
-import { gatewayError, type RpcFaultProxy } from "../../support/rpc-fault-proxy.js";
+import {
+  gatewayError,
+  indexingInProgress,
+  type RpcFaultProxy,
+} from "../../support/rpc-fault-proxy.js";
 import type { TestOrg } from "../../support/stack.js";
 import { assetBody, type WriteStack } from "../writes/helpers.js";
 import { startProxiedWriteStack, type ProxiedWriteStack } from "./proxied-stack.js";
@@ -101,6 +105,20 @@ describe("operator transactions whose outcome the relayer cannot see (fault prox
       reason: "RPC unavailable",
     });
     lostSight = { attemptId: attempt.id, txHash: body.txHash, tokenId };
+  });
+
+  it("a node answering 'not now' to the receipt look-ups (geth still indexing) is a 503 with the txHash too", async () => {
+    const tokenId = await issue();
+    proxy.addRule({ method: "eth_getTransactionReceipt", action: indexingInProgress() });
+    const res = await operator("POST", `/api/enterprise/assets/${tokenId}/freeze`, {
+      reason: "node still indexing",
+    });
+    assert.equal(res.status, 503, res.text);
+    const body = res.body as { error: string; txHash: string };
+    assert.equal(body.error, "RPC unavailable");
+    assert.equal(res.headers.get("x-transaction-hash"), body.txHash);
+    assert.equal((await chain.receipt(body.txHash))?.status, "0x1");
+    assert.equal(await chain.token.isFrozen(tokenId), true);
   });
 
   it("a mined act leaves its attempt (committed before the broadcast) and its own row, both with the hash, and the chain verifies", async () => {
