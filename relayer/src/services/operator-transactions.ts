@@ -197,7 +197,7 @@ export async function sendOperatorTransaction(
   return receipt;
 }
 
-/** A failure's words for an audit row: the relayer's own message, never a node's whole answer. */
+/** A failure's words for an audit row: its message, cut at 200 characters (a node may say a lot). */
 function reasonOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.length > 200 ? `${message.slice(0, 200)}…` : message;
