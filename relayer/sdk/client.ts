@@ -1,7 +1,13 @@
 import { ApiError, NetworkError } from "./errors.js";
 import type { RequestOptions, WriteOptions, WriteResult } from "./options.js";
-import { parseRetryAfter, randomId, retryDelayMs, sleep } from "./retry.js";
+import { randomId, sleep } from "./retry.js";
 import { servedBaseUrl } from "./served-base-url.js";
+import {
+  HttpTransport,
+  type CallResult,
+  type CallSpec,
+  type TransportOptions,
+} from "./transport.js";
 import { WRITE_PATHS, type WriteMethods } from "./write-methods.js";
 import type {
   AssetHistory,
@@ -48,21 +54,9 @@ import type {
 } from "./types.js";
 
 /** Options of `new RwaClient(...)`. */
-export interface RwaClientOptions {
+export interface RwaClientOptions extends TransportOptions {
   /** `rwa_live_<64 hex>`. Keep it on a server: never ship a live key to a browser. */
   apiKey: string;
-  /** The relayer's base URL, e.g. `https://api.example.com`. */
-  baseUrl: string;
-  /** A `fetch` implementation (default: the global one). */
-  fetch?: typeof fetch;
-  /** Retries after the first attempt on 429, 503 and (idempotent calls) network errors. Default 3. */
-  maxRetries?: number;
-  /** Per-attempt timeout in ms. Default 70 000 (a synchronous write waits up to 60 s). */
-  timeoutMs?: number;
-  /** First backoff delay in ms (doubling, with jitter). Default 500. */
-  retryBaseDelayMs?: number;
-  /** Longest wait between attempts in ms; a longer `Retry-After` is not waited for. Default 60 000. */
-  maxRetryDelayMs?: number;
 }
 
 /** Options besides the API key, for `new RwaClient(apiKey, options)`. */
@@ -74,22 +68,6 @@ export interface WaitOptions extends RequestOptions {
   intervalMs?: number;
   /** Give up after this many ms. Default 300 000. */
   waitTimeoutMs?: number;
-}
-
-interface CallSpec {
-  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
-  path: string;
-  query?: Record<string, string | number | undefined> | undefined;
-  body?: unknown;
-  headers?: Record<string, string>;
-  /** Safe to resend after a network error (reads, deletes, writes with an idempotency key). */
-  idempotent: boolean;
-  options: RequestOptions | undefined;
-}
-
-interface CallResult<T> {
-  status: number;
-  body: T;
 }
 
 let browserWarningShown = false;
@@ -129,12 +107,7 @@ export interface RwaClient extends Omit<WriteMethods, "batchIssue"> {}
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class RwaClient {
   readonly baseUrl: string;
-  private readonly apiKey: string;
-  private readonly fetchImpl: typeof fetch;
-  private readonly maxRetries: number;
-  private readonly timeoutMs: number;
-  private readonly retryBaseDelayMs: number;
-  private readonly maxRetryDelayMs: number;
+  private readonly transport: HttpTransport;
 
   constructor(options: RwaClientOptions);
   constructor(apiKey: string, options?: RwaClientKeyOptions);
@@ -151,13 +124,10 @@ export class RwaClient {
         'RwaClient: baseUrl is required outside the bundle served by the relayer (new RwaClient(apiKey, { baseUrl: "https://..." }))',
       );
     }
-    this.apiKey = options.apiKey;
-    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
-    this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
-    this.maxRetries = Math.max(0, options.maxRetries ?? 3);
-    this.timeoutMs = options.timeoutMs ?? 70_000;
-    this.retryBaseDelayMs = options.retryBaseDelayMs ?? 500;
-    this.maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
+    this.transport = new HttpTransport(options as TransportOptions, {
+      "X-API-Key": options.apiKey,
+    });
+    this.baseUrl = this.transport.baseUrl;
     if (isBrowser() && options.apiKey.startsWith("rwa_live_") && !browserWarningShown) {
       browserWarningShown = true;
       console.warn(
@@ -524,100 +494,7 @@ export class RwaClient {
     return result.body as T;
   }
 
-  private url(path: string, query: CallSpec["query"]): string {
-    let url = `${this.baseUrl}${path}`;
-    if (query !== undefined) {
-      const search = new URLSearchParams();
-      for (const [key, value] of Object.entries(query)) {
-        if (value !== undefined) search.set(key, String(value));
-      }
-      const text = search.toString();
-      if (text !== "") url += `?${text}`;
-    }
-    return url;
-  }
-
-  private async call<T>(spec: CallSpec): Promise<CallResult<T>> {
-    const url = this.url(spec.path, spec.query);
-    const headers: Record<string, string> = {
-      Accept: "application/json",
-      "X-API-Key": this.apiKey,
-      ...spec.headers,
-    };
-    let payload: string | undefined;
-    if (spec.body !== undefined) {
-      payload = JSON.stringify(spec.body);
-      headers["Content-Type"] = "application/json";
-    }
-    const policy = { baseDelayMs: this.retryBaseDelayMs, maxDelayMs: this.maxRetryDelayMs };
-    const timeoutMs = spec.options?.timeoutMs ?? this.timeoutMs;
-    const userSignal = spec.options?.signal;
-
-    for (let attempt = 0; ; attempt += 1) {
-      const canRetry = attempt < this.maxRetries;
-      const controller = new AbortController();
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort();
-      }, timeoutMs);
-      const onAbort = () => controller.abort(userSignal?.reason);
-      userSignal?.addEventListener("abort", onAbort, { once: true });
-      let response: Response;
-      let text: string;
-      try {
-        if (userSignal?.aborted === true) throw userSignal.reason;
-        response = await this.fetchImpl(url, {
-          method: spec.method,
-          headers,
-          body: payload,
-          signal: controller.signal,
-        });
-        text = await response.text();
-      } catch (error) {
-        if (userSignal?.aborted === true) throw error;
-        if (spec.idempotent && canRetry) {
-          await sleep(retryDelayMs(attempt, policy, undefined), userSignal);
-          continue;
-        }
-        throw new NetworkError(spec.method, spec.path, error, timedOut);
-      } finally {
-        clearTimeout(timer);
-        userSignal?.removeEventListener("abort", onAbort);
-      }
-
-      let body: unknown = text;
-      if ((response.headers.get("content-type") ?? "").includes("json") && text !== "") {
-        try {
-          body = JSON.parse(text);
-        } catch {
-          body = text;
-        }
-      }
-      if (response.ok) return { status: response.status, body: body as T };
-
-      const retryAfter = parseRetryAfter(response.headers.get("retry-after"));
-      const retryAfterMs = retryAfter === undefined ? undefined : retryAfter * 1000;
-      const retryable = response.status === 429 || response.status === 503;
-      if (retryable && canRetry && (retryAfterMs ?? 0) <= this.maxRetryDelayMs) {
-        await sleep(retryDelayMs(attempt, policy, retryAfterMs), userSignal);
-        continue;
-      }
-      const error =
-        typeof body === "object" &&
-        body !== null &&
-        typeof (body as { error?: unknown }).error === "string"
-          ? (body as { error: string }).error
-          : response.statusText || `HTTP ${response.status}`;
-      throw new ApiError({
-        status: response.status,
-        error,
-        method: spec.method,
-        path: spec.path,
-        retryAfter,
-        requestId: response.headers.get("x-request-id") ?? undefined,
-        body,
-      });
-    }
+  private call<T>(spec: CallSpec): Promise<CallResult<T>> {
+    return this.transport.call<T>(spec);
   }
 }

@@ -13,6 +13,8 @@ export interface ApiErrorInit {
   /** Seconds from `Retry-After` (429 and 503), when the server sent it. */
   retryAfter?: number | undefined;
   requestId?: string | undefined;
+  /** The transaction an operator act had already sent when it failed (`txHash` of the body). */
+  txHash?: string | undefined;
   body?: unknown;
 }
 
@@ -32,6 +34,12 @@ export class ApiError extends RwaSdkError {
   readonly path: string;
   readonly retryAfter: number | undefined;
   readonly requestId: string | undefined;
+  /**
+   * Set when the failed call had already sent a transaction (an operator act whose receipt the
+   * relayer could not read, a revert): it may be on chain, look it up before trying again.
+   * Such an answer is never retried by the SDK.
+   */
+  readonly txHash: string | undefined;
   readonly body: unknown;
 
   constructor(init: ApiErrorInit) {
@@ -42,6 +50,7 @@ export class ApiError extends RwaSdkError {
     this.path = init.path;
     this.retryAfter = init.retryAfter;
     this.requestId = init.requestId;
+    this.txHash = init.txHash;
     this.body = init.body;
   }
 }

@@ -1,6 +1,8 @@
 /**
  * JavaScript/TypeScript SDK of the asset-tokenization API. Works in Node 20+ and browsers; served
  * bundled at `/sdk/rwa-sdk.mjs` (ES module) and `/sdk/rwa-sdk.js` (global `RwaSdk`).
+ * `RwaClient` holds an organization's API key; `RwaOperatorClient` the admin token (operator
+ * staff's routes).
  *
  * @example
  * import { RwaClient } from "./relayer/sdk/index.js";
@@ -10,9 +12,15 @@
 import { RwaClient } from "./client.js";
 
 export { RwaClient };
+export {
+  RwaOperatorClient,
+  type RwaOperatorClientOptions,
+  type RwaOperatorClientTokenOptions,
+} from "./operator-client.js";
 /** Alias of `RwaClient`. */
 export const RwaSdk = RwaClient;
 export type { RwaClientKeyOptions, RwaClientOptions, WaitOptions } from "./client.js";
+export type { TransportOptions } from "./transport.js";
 export type {
   RequestOptions,
   WriteInput,

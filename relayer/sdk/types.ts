@@ -17,6 +17,32 @@ import type {
 } from "../src/http/routes/enterprise-wallet.js";
 import type { auditLogQuery } from "../src/http/routes/enterprise-audit-log.js";
 import type {
+  allowlistChangeResponse,
+  allowlistRequest,
+  allowlistResponse,
+  assetTypePatchRequest,
+  assetTypePatchResponse,
+  forcedTransferRequest,
+  forcedTransferResponse,
+  freezeResponse,
+  pauseResponse,
+  reasonRequest,
+} from "../src/http/routes/enterprise-compliance.js";
+import type { rescueRequest, rescueResponse } from "../src/http/routes/enterprise-marketplace.js";
+import type {
+  listOrgsQuery,
+  listOrgsResponse,
+  orgKeysResponse,
+  orgOverviewSchema,
+  updateOrgRequest,
+  updateOrgResponse,
+} from "../src/http/routes/enterprise-orgs.js";
+import type { registerRequest, registerResponse } from "../src/http/routes/enterprise-register.js";
+import type {
+  operatorAssetTypeRequest,
+  operatorAssetTypeResponse,
+} from "../src/http/routes/session-operator.js";
+import type {
   createWebhookRequest,
   createWebhookResponse,
   deleteWebhookResponse,
@@ -187,3 +213,56 @@ export type ReplayWebhookInput = z.input<typeof replayRequest>;
 export type ReplayQueued = z.output<typeof replayResponse>;
 /** The JSON body of a webhook delivery. */
 export type WebhookEvent = WebhookPayload;
+
+// ---- operator staff (`RwaOperatorClient`, admin token) ----
+
+/** Body of `registerOrganization`. */
+export type RegisterOrganizationInput = z.input<typeof registerRequest>;
+/** Result of `registerOrganization` (the API key is shown only here). */
+export type RegisteredOrganization = z.output<typeof registerResponse>;
+/** Filters of `listOrgs`: `q` (part of the name), `limit` (1-100), `cursor`. */
+export type ListOrgsParams = Omit<z.input<typeof listOrgsQuery>, "limit"> & { limit?: number };
+/** An organization as operator staff see it (`listOrgs`, `getOrg`). */
+export type OrgOverview = z.output<typeof orgOverviewSchema>;
+/** Result of `listOrgs`. */
+export type OrgList = z.output<typeof listOrgsResponse>;
+/** Body of `updateOrg`: `plan` and/or `suspended`. */
+export type UpdateOrgInput = z.input<typeof updateOrgRequest>;
+/** Result of `updateOrg` (and `suspendOrg`, `resumeOrg`, `changeOrgPlan`). */
+export type UpdatedOrg = z.output<typeof updateOrgResponse>;
+/** A plan (`free`, `basic`, `pro`, `enterprise`). */
+export type OrgPlan = NonNullable<UpdateOrgInput["plan"]>;
+/** Result of `listOrgKeys`. */
+export type OrgKeyList = z.output<typeof orgKeysResponse>;
+/** Body of `freezeAsset`, `unfreezeAsset`, `pauseMarket` and `resumeMarket`: the reason. */
+export type ReasonInput = z.input<typeof reasonRequest>;
+/** Result of `freezeAsset` and `unfreezeAsset`. */
+export type FreezeResult = z.output<typeof freezeResponse>;
+/** Result of `pauseMarket` and `resumeMarket`. */
+export type PauseResult = z.output<typeof pauseResponse>;
+/** Body of `forceTransferAsset`. */
+export type ForceTransferInput = z.input<typeof forcedTransferRequest>;
+/** Result of `forceTransferAsset`. */
+export type ForceTransferResult = z.output<typeof forcedTransferResponse>;
+/** Body of `setAssetTypeRestricted`. */
+export type AssetTypeRestrictionInput = z.input<typeof assetTypePatchRequest>;
+/** Result of `setAssetTypeRestricted`. */
+export type AssetTypeRestrictionResult = z.output<typeof assetTypePatchResponse>;
+/** Body of `addToAllowlist` and `removeFromAllowlist`. */
+export type AllowlistInput = z.input<typeof allowlistRequest>;
+/** Result of `addToAllowlist` and `removeFromAllowlist`. */
+export type AllowlistChange = z.output<typeof allowlistChangeResponse>;
+/** Result of `listAllowlist`. */
+export type Allowlist = z.output<typeof allowlistResponse>;
+/** Body of `rescueMarketplaceToken`. */
+export type RescueInput = z.input<typeof rescueRequest>;
+/** Result of `rescueMarketplaceToken`. */
+export type RescueResult = z.output<typeof rescueResponse>;
+/** Body of `registerAssetTypeAsOperator`. */
+export type OperatorAssetTypeInput = z.input<typeof operatorAssetTypeRequest>;
+/** Result of `registerAssetTypeAsOperator`. */
+export type OperatorAssetTypeResult = z.output<typeof operatorAssetTypeResponse>;
+/** Filters of the operator's `listAuditLog`: those of an organization's, and `orgId`. */
+export type OperatorAuditLogParams = Omit<z.input<typeof auditLogQuery>, "limit"> & {
+  limit?: number;
+};

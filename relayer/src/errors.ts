@@ -146,6 +146,29 @@ export class HsmUnavailableError extends UnavailableError {
   }
 }
 
+/**
+ * An error raised after a transaction was signed and handed to the node: the broadcast's answer,
+ * the receipt look-up or the receipt itself failed. The transaction may be on chain, so the
+ * answer names it: the error handler answers `cause` as it would alone (its status and words)
+ * and adds `txHash` to the body and the `X-Transaction-Hash` header (README "Compliance
+ * controls"), as a write's answers carry `X-Transaction-Id`.
+ */
+export class SentTransactionError extends BaseError {
+  override name = "SentTransactionError";
+  readonly transactionHash: string;
+  constructor(transactionHash: string, cause: unknown) {
+    super(`transaction ${transactionHash} sent, then: ${messageOf(cause)}`, {
+      cause,
+      details: { transactionHash },
+    });
+    this.transactionHash = transactionHash;
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** A configuration problem found at start; names the variable. Never reaches HTTP. */
 export class ConfigError extends BaseError {
   override name = "ConfigError";

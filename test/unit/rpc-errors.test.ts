@@ -144,6 +144,13 @@ describe("node error predicates walk the cause chain", () => {
     }
     assert.equal(isRetryable(new RpcAnswerLostError("eth_sendRawTransaction")), true);
     assert.equal(isRetryable(new RpcUnavailableError()), true);
+    // The same answers inside an ethers error (a provider call), as ethers coalesces them.
+    for (const [code, message, retryable] of answers) {
+      const coalesced = makeError("could not coalesce error", "UNKNOWN_ERROR", {
+        error: { code, message },
+      });
+      assert.equal(isUnavailable(coalesced), retryable, message);
+    }
   });
   it("stops on a cyclic cause chain", () => {
     const a = new Error("a");

@@ -37,7 +37,8 @@ import { auditHash, type AuditRowContent } from "./audit-hash.js";
  * client inside BEGIN) and the row commits or rolls back with the action, so no action is ever
  * left unaudited and no row records an action that did not happen. Given the database itself
  * (`ctx.database.db`), the append runs in a transaction of its own: for actions that are not a
- * database write (a rescue sent on chain), appended after they succeed.
+ * database write (a rescue sent on chain: an attempt row committed before its broadcast and an
+ * outcome row after, `operator-act-audit.ts`).
  */
 
 /** Who acted, and where from: from the request (`http/audit-origin.ts`) or a CLI. */

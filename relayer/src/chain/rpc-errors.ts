@@ -125,6 +125,8 @@ function kindOfLink(e: unknown): RpcFailureKind | undefined {
   const answer = nodeAnswer(e);
   if (answer !== undefined) {
     if (hasRevertData(answer.data)) return "revert";
+    // As `RpcResponseError.retryable`: the same answer inside an ethers error means the same.
+    if (answer.code === -32005 || TRANSIENT.test(answer.message)) return "unavailable";
     for (const [kind, pattern] of NODE_MESSAGES) if (pattern.test(answer.message)) return kind;
     if (answer.code === 3) return "revert";
     return undefined;

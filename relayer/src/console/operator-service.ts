@@ -3,7 +3,7 @@ import { bindContracts } from "../chain/contracts.js";
 import { ValidationError } from "../errors.js";
 import { sendOperatorTransaction } from "../services/operator-transactions.js";
 import { withRpc } from "../chain/rpc-errors.js";
-import { appendAudit, type AuditOrigin } from "../audit/audit-writer.js";
+import type { AuditOrigin } from "../audit/audit-writer.js";
 import { AUDIT_ACTIONS } from "../domain/audit.js";
 
 /** Result of an operator registration of an asset type. */
@@ -18,7 +18,8 @@ export interface RegisteredAssetType {
  * for operator staff who have no org key with `admin:types`. Goes through
  * `sendOperatorTransaction`, so it never races the faucet or role grants for a nonce.
  *
- * Once mined it appends the `asset_type.registered` audit row (service-wide: no organization).
+ * Audited around its broadcast (docs/audit-log.md "Acts on chain"): `operator_tx.attempted`
+ * before, then `asset_type.registered` once mined (service-wide: no organization).
  *
  * @throws ValidationError when the type is already registered (checked first: the revert's
  *   custom error would otherwise surface as an opaque "execution reverted");
@@ -40,13 +41,16 @@ export async function registerAssetTypeAsOperator(
       data: registry.interface.encodeFunctionData("registerType", [typeName]),
     },
     `registering the asset type ${JSON.stringify(typeName)}`,
+    {
+      origin,
+      entry: {
+        orgId: null,
+        action: AUDIT_ACTIONS.assetTypeRegistered,
+        target: `asset-type:${typeName}`,
+        changes: { typeName },
+      },
+    },
   );
   ctx.logger.info({ typeName, txHash: receipt.hash }, "asset type registered by operator");
-  await appendAudit(ctx.database.db, origin, {
-    orgId: null,
-    action: AUDIT_ACTIONS.assetTypeRegistered,
-    target: `asset-type:${typeName}`,
-    changes: { typeName, txHash: receipt.hash },
-  });
   return { success: true, typeName, txHash: receipt.hash };
 }

@@ -24,6 +24,23 @@ export const AUDIT_ACTIONS = {
   webhookDeleted: "webhook.deleted",
   assetTypeRegistered: "asset_type.registered",
   marketplaceTokenRescued: "marketplace.token_rescued",
+  // The operator's compliance controls (README "Compliance controls"), once mined.
+  assetFrozen: "asset.frozen",
+  assetUnfrozen: "asset.unfrozen",
+  assetForcedTransfer: "asset.forced_transfer",
+  marketPaused: "market.paused",
+  marketResumed: "market.resumed",
+  assetTypeRestrictionChanged: "asset_type.restriction_changed",
+  allowlistAdded: "allowlist.added",
+  allowlistRemoved: "allowlist.removed",
+  // Registration's chain acts from the operator account (an admin:types grant, the dev faucet).
+  registrarRoleGranted: "registrar_role.granted",
+  devFaucetSent: "dev_faucet.sent",
+  // Every operator transaction (docs/audit-log.md "Acts on chain"): appended, committed, before
+  // the broadcast; then the act's own row once mined, or one of the two below.
+  operatorTxAttempted: "operator_tx.attempted",
+  operatorTxFailed: "operator_tx.failed",
+  operatorTxUnconfirmed: "operator_tx.unconfirmed",
 } as const;
 
 /** One of the actions recorded today. */

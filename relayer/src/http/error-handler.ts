@@ -10,6 +10,7 @@ import {
   PayloadTooLargeError,
   RateLimitError,
   RpcUnavailableError,
+  SentTransactionError,
   TransactionFailedError,
   UnauthorizedError,
   UnavailableError,
@@ -125,7 +126,8 @@ export function statusOf(error: BaseError): number {
 }
 
 /**
- * Express error middleware: answers `{ "error": "<message>" }` with the class's status, sets
+ * Express error middleware: answers `{ "error": "<message>" }` with the class's status (and
+ * `txHash` for a `SentTransactionError`, answered as its cause), sets
  * `Retry-After` on 429 (and on 503), and answers unknown errors with 500 `Internal error`, logging
  * them with the request id so operators can find the cause without leaking it to the client.
  */
@@ -136,31 +138,41 @@ export function errorHandler(logger: Logger) {
       return;
     }
     const requestId = requestIdOf(res);
-    const known = classifyError(error);
+    // A failure after a broadcast answers as its cause would, naming the transaction.
+    const sent = error instanceof SentTransactionError ? error : undefined;
+    const txHash = sent === undefined ? {} : { txHash: sent.transactionHash };
+    if (sent !== undefined) res.setHeader("X-Transaction-Hash", sent.transactionHash);
+    const known = classifyError(sent === undefined ? error : sent.cause);
     if (known === undefined) {
       logger.error(
-        { err: error, requestId, method: req.method, path: req.originalUrl.split("?")[0] },
+        {
+          err: error,
+          requestId,
+          method: req.method,
+          path: req.originalUrl.split("?")[0],
+          ...txHash,
+        },
         "unhandled error",
       );
-      res.status(500).json({ error: "Internal error" });
+      res.status(500).json({ error: "Internal error", ...txHash });
       return;
     }
     const status = statusOf(known);
     if (status >= 500) {
       logger.error(
-        { err: known, cause: known.cause, requestId, details: known.details },
+        { err: known, cause: known.cause, requestId, details: known.details, ...txHash },
         known.message,
       );
     } else {
       logger.debug(
-        { requestId, status, error: known.message, details: known.details },
+        { requestId, status, error: known.message, details: known.details, ...txHash },
         "request rejected",
       );
     }
     if (known instanceof RateLimitError)
       res.setHeader("Retry-After", String(known.retryAfterSeconds));
     else if (known instanceof UnavailableError) res.setHeader("Retry-After", "5");
-    res.status(status).json({ error: known.message });
+    res.status(status).json({ error: known.message, ...txHash });
   };
 }
 

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { isError } from "ethers";
-import { appendAudit, type AuditOrigin } from "../audit/audit-writer.js";
+import type { AuditOrigin } from "../audit/audit-writer.js";
 import { wallets } from "../db/schema/index.js";
 import { AUDIT_ACTIONS } from "../domain/audit.js";
 import type { AppContext } from "../context.js";
@@ -28,8 +28,9 @@ export interface RescuedToken {
  * - a token backing a listing stored as active, expired or not: 400
  *   `Token backs an active listing (listing <id>)` (its seller delists or reclaims it).
  *
- * Once the rescue is mined it appends its `marketplace.token_rescued` audit row (for the
- * organization whose wallet received the token, when one did).
+ * Audited around its broadcast (docs/audit-log.md "Acts on chain"): `operator_tx.attempted`
+ * before, then `marketplace.token_rescued` once mined (or a failure row), filed under the
+ * organization whose wallet receives the token, when one does.
  *
  * @throws ValidationError, NotFoundError, RpcUnavailableError, TransactionFailedError
  */
@@ -51,10 +52,28 @@ export async function rescueMarketplaceToken(
   const listingId = await reader.activeListingOf(tokenId);
   if (listingId !== 0n)
     throw new ValidationError(`Token backs an active listing (listing ${listingId})`);
-  const receipt = await sendOperatorTransaction(ctx, {
-    to: marketplace,
-    data: marketplaceInterface.encodeFunctionData("rescueToken", [tokenId, to]),
-  }).catch((error: unknown) => {
+  const [receiver] = await ctx.database.db
+    .select({ orgId: wallets.orgId })
+    .from(wallets)
+    .where(sql`lower(${wallets.address}) = ${to.toLowerCase()}`)
+    .limit(1);
+  const receipt = await sendOperatorTransaction(
+    ctx,
+    {
+      to: marketplace,
+      data: marketplaceInterface.encodeFunctionData("rescueToken", [tokenId, to]),
+    },
+    "a marketplace rescue",
+    {
+      origin,
+      entry: {
+        orgId: receiver?.orgId ?? null,
+        action: AUDIT_ACTIONS.marketplaceTokenRescued,
+        target: `token:${tokenId.toString()}`,
+        changes: { tokenId: tokenId.toString(), toAddress: to },
+      },
+    },
+  ).catch((error: unknown) => {
     // Gas estimation reverted (say, the operator lacks OPERATOR_ROLE): name the contract's reason.
     const cause = error instanceof TransactionFailedError ? error.cause : undefined;
     if (isError(cause, "CALL_EXCEPTION") && typeof cause.data === "string")
@@ -65,16 +84,5 @@ export async function rescueMarketplaceToken(
     { tokenId: tokenId.toString(), to, txHash: receipt.hash },
     "marketplace token rescued by operator",
   );
-  const [receiver] = await ctx.database.db
-    .select({ orgId: wallets.orgId })
-    .from(wallets)
-    .where(sql`lower(${wallets.address}) = ${to.toLowerCase()}`)
-    .limit(1);
-  await appendAudit(ctx.database.db, origin, {
-    orgId: receiver?.orgId ?? null,
-    action: AUDIT_ACTIONS.marketplaceTokenRescued,
-    target: `token:${tokenId.toString()}`,
-    changes: { tokenId: tokenId.toString(), toAddress: to, txHash: receipt.hash },
-  });
   return { success: true, txHash: receipt.hash, tokenId: tokenId.toString(), toAddress: to };
 }

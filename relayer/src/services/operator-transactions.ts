@@ -1,8 +1,15 @@
-import { isError, type TransactionReceipt, type TransactionRequest } from "ethers";
+import { isError, Transaction, type TransactionReceipt, type TransactionRequest } from "ethers";
+import type { AppendedAudit } from "../audit/audit-writer.js";
+import {
+  appendOperatorAttempt,
+  appendOperatorOutcome,
+  type OperatorAct,
+  type OperatorTxOutcome,
+} from "../audit/operator-act-audit.js";
 import type { AppContext } from "../context.js";
 import { inTransaction } from "../db/client.js";
-import { withRpc } from "../chain/rpc-errors.js";
-import { TransactionFailedError, UnavailableError } from "../errors.js";
+import { isAlreadyKnown, isAnswerLost, isUnavailable, withRpc } from "../chain/rpc-errors.js";
+import { SentTransactionError, TransactionFailedError, UnavailableError } from "../errors.js";
 import { formatCoinShort } from "../writes/amounts.js";
 
 /**
@@ -81,47 +88,119 @@ export async function operatorCost(
 }
 
 /**
- * Sends a transaction from the operator account (dev faucet, role grants) and waits for its
- * receipt. Inside a PostgreSQL transaction holding `pg_advisory_xact_lock(OPERATOR_TX_LOCK_ID)`
- * it checks that the account can pay (else `OperatorFundsError` at once, nothing sent), reads the
- * account's pending nonce from the node and broadcasts with that nonce; the lock is released once
- * the node has accepted the transaction, so concurrent senders in any process never pick the same
- * nonce. The receipt is awaited outside the lock.
+ * Sends a transaction from the operator account (dev faucet, role grants, compliance acts) and
+ * waits for its receipt. Inside a PostgreSQL transaction holding
+ * `pg_advisory_xact_lock(OPERATOR_TX_LOCK_ID)` it checks that the account can pay (else
+ * `OperatorFundsError` at once, nothing sent), reads the account's pending nonce from the node,
+ * signs with that nonce and broadcasts; the lock is released once the node has accepted the
+ * transaction, so concurrent senders in any process never pick the same nonce. The receipt is
+ * awaited outside the lock.
+ *
+ * With `act`, the act is audited around the broadcast (`audit/operator-act-audit.ts`): its
+ * `operator_tx.attempted` row, naming the signed transaction's hash, is committed before the
+ * broadcast (nothing is sent if it cannot be), and its outcome row follows.
+ *
+ * Once the transaction is handed to the node, every failure names it: a lost broadcast answer,
+ * a receipt look-up that fails, a revert or a receipt that never comes throws a
+ * `SentTransactionError` (its cause's status and words, plus `txHash`). A broadcast the node
+ * refused throws as before.
  *
  * @param purpose what the transaction is for, in the error message (`the dev faucet`)
+ * @param act the audit row of the act once mined, and who acted
  * @throws OperatorFundsError (503) when the operator account cannot pay; RpcUnavailableError when
- *   the node is unreachable; TransactionFailedError on a revert
+ *   the node is unreachable before the broadcast; TransactionFailedError on a revert at gas
+ *   estimation; SentTransactionError after the broadcast
  */
 export async function sendOperatorTransaction(
   ctx: AppContext,
   request: OperatorRequest,
   purpose = "an operator transaction",
+  act?: OperatorAct,
 ): Promise<TransactionReceipt> {
-  const hash = await inTransaction(ctx.database, async (client) => {
-    await client.query("SELECT pg_advisory_xact_lock($1)", [OPERATOR_TX_LOCK_ID]);
-    const { balanceWei, neededWei } = await operatorCost(ctx, request);
-    if (balanceWei < neededWei) {
-      throw new OperatorFundsError(ctx, purpose, balanceWei, neededWei);
-    }
-    const nonce = await withRpc(() =>
-      ctx.provider.getTransactionCount(ctx.operator.address, "pending"),
-    );
-    const sent = await withRpc(() => ctx.operator.sendTransaction({ ...request, nonce })).catch(
-      (error: unknown) => {
+  // Set once signed (and, with an act, its attempt row committed): the broadcast may follow.
+  let signed: { hash: string; attempt: AppendedAudit | undefined; accepted: boolean } | undefined;
+  const outcome = async (
+    attempt: AppendedAudit | undefined,
+    hash: string,
+    result: OperatorTxOutcome,
+  ): Promise<void> => {
+    if (act !== undefined && attempt !== undefined)
+      await appendOperatorOutcome(ctx.database.db, ctx.logger, act, attempt.id, hash, result);
+  };
+  try {
+    await inTransaction(ctx.database, async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock($1)", [OPERATOR_TX_LOCK_ID]);
+      const { balanceWei, neededWei } = await operatorCost(ctx, request);
+      if (balanceWei < neededWei) {
+        throw new OperatorFundsError(ctx, purpose, balanceWei, neededWei);
+      }
+      const refused = (error: unknown): never => {
         // Spent between the check and the send (another process, a manual transfer).
         if (isError(error, "INSUFFICIENT_FUNDS"))
           throw new OperatorFundsError(ctx, purpose, balanceWei, neededWei, error);
         throw revertOf(error) ?? error;
-      },
+      };
+      const nonce = await withRpc(() =>
+        ctx.provider.getTransactionCount(ctx.operator.address, "pending"),
+      );
+      const raw = await withRpc(async () => {
+        const populated = await ctx.operator.populateTransaction({ ...request, nonce });
+        return ctx.operator.signTransaction(populated);
+      }).catch(refused);
+      const hash = Transaction.from(raw).hash!;
+      const attempt =
+        act === undefined
+          ? undefined
+          : await appendOperatorAttempt(ctx.database.db, act, {
+              hash,
+              from: ctx.operator.address,
+              nonce,
+            });
+      signed = { hash, attempt, accepted: false };
+      await withRpc(() => ctx.provider.broadcastTransaction(raw)).catch(refused);
+      signed.accepted = true;
+    });
+  } catch (error) {
+    if (signed === undefined) throw error;
+    // Accepted, then the lock's COMMIT failed: the transaction is sent all the same. A broadcast
+    // whose answer was lost may be in the node's pool: look for it as if accepted.
+    const maybeSent =
+      signed.accepted || isUnavailable(error) || isAnswerLost(error) || isAlreadyKnown(error);
+    if (!maybeSent) {
+      await outcome(signed.attempt, signed.hash, { status: "rejected", reason: reasonOf(error) });
+      throw error;
+    }
+  }
+  const { hash, attempt } = signed!;
+  let receipt: TransactionReceipt | null;
+  try {
+    receipt = await receiptOf(ctx, hash);
+  } catch (error) {
+    await outcome(attempt, hash, { status: "unconfirmed", reason: reasonOf(error) });
+    throw new SentTransactionError(hash, error);
+  }
+  if (receipt === null) {
+    await outcome(attempt, hash, { status: "unconfirmed", reason: "not mined in time" });
+    throw new SentTransactionError(
+      hash,
+      new TransactionFailedError("operator transaction not mined", { details: { hash } }),
     );
-    return sent.hash;
-  });
-  const receipt = await receiptOf(ctx, hash);
-  if (receipt === null)
-    throw new TransactionFailedError("operator transaction not mined", { details: { hash } });
-  if (receipt.status !== 1)
-    throw new TransactionFailedError("operator transaction reverted", { details: { hash } });
+  }
+  if (receipt.status !== 1) {
+    await outcome(attempt, hash, { status: "reverted", blockNumber: receipt.blockNumber });
+    throw new SentTransactionError(
+      hash,
+      new TransactionFailedError("operator transaction reverted", { details: { hash } }),
+    );
+  }
+  await outcome(attempt, hash, { status: "mined", blockNumber: receipt.blockNumber });
   return receipt;
+}
+
+/** A failure's words for an audit row: its message, cut at 200 characters (a node may say a lot). */
+function reasonOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.length > 200 ? `${message.slice(0, 200)}…` : message;
 }
 
 /**

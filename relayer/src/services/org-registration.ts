@@ -92,6 +92,15 @@ export async function registerOrganization(
         ctx,
         { to: ctx.contracts.assetTypeRegistry, data },
         "the REGISTRAR_ROLE grant of an admin:types organization",
+        {
+          origin,
+          entry: {
+            orgId,
+            action: AUDIT_ACTIONS.registrarRoleGranted,
+            target: wallet.address,
+            changes: { account: wallet.address },
+          },
+        },
       );
       ctx.logger.info(
         { orgId, wallet: wallet.address, txHash: receipt.hash },
@@ -99,7 +108,11 @@ export async function registerOrganization(
       );
     }
     // Every organization's wallet may hold restricted asset types (README "Compliance controls").
-    const allowlisted = await setAllowlisted(ctx, { address: wallet.address, allowed: true });
+    const allowlisted = await setAllowlisted(
+      ctx,
+      { address: wallet.address, allowed: true, orgId },
+      origin,
+    );
     ctx.logger.info(
       { orgId, wallet: wallet.address, txHash: allowlisted.txHash },
       "wallet added to the allowlist",
@@ -111,6 +124,15 @@ export async function registerOrganization(
           ctx,
           { to: wallet.address, value: ctx.config.devFaucetAmountWei },
           "the dev faucet",
+          {
+            origin,
+            entry: {
+              orgId,
+              action: AUDIT_ACTIONS.devFaucetSent,
+              target: wallet.address,
+              changes: { amount },
+            },
+          },
         );
         devFaucet = { funded: true, amount, txHash: receipt.hash };
         ctx.logger.info(

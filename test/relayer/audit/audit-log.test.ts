@@ -177,7 +177,8 @@ describe("audit log (anvil + PostgreSQL)", { timeout: 120_000 }, () => {
     const before = await count();
     const solo = await stack.registerOrg();
     const afterRegister = await count();
-    assert.equal(afterRegister, before + 1);
+    // org.registered, and the wallet's allowlisting and dev faucet: each an attempt and its outcome.
+    assert.equal(afterRegister, before + 5);
     assertError(
       await solo.api("DELETE", `/api/enterprise/keys/${solo.keyId}`),
       409,
@@ -227,8 +228,28 @@ describe("audit log (anvil + PostgreSQL)", { timeout: 120_000 }, () => {
     const [typeRow] = await adminRows("&action=asset_type.registered");
     assert.deepEqual(
       [typeRow?.actor, typeRow?.orgId, typeRow?.target, typeRow?.changes],
-      ["admin", null, `asset-type:${typeName}`, { typeName, txHash: registered.body.txHash }],
+      [
+        "admin",
+        null,
+        `asset-type:${typeName}`,
+        {
+          typeName,
+          txHash: registered.body.txHash,
+          attemptId: typeRow?.changes.attemptId,
+          blockNumber: typeRow?.changes.blockNumber,
+        },
+      ],
     );
+    // Its attempt, committed before the broadcast, names the same transaction.
+    const [typeAttempt] = await adminRows("&action=operator_tx.attempted");
+    assert.equal(typeAttempt?.id, typeRow?.changes.attemptId);
+    assert.deepEqual(typeAttempt?.changes, {
+      act: "asset_type.registered",
+      typeName,
+      operator: stack.ctx.operator.address,
+      nonce: typeAttempt?.changes.nonce,
+      txHash: registered.body.txHash,
+    });
     // Service-wide rows are the operator's only.
     assert.equal(
       (await rowsOf(alice, "&action=asset_type.registered")).some((r) => r.orgId === null),
@@ -261,9 +282,18 @@ describe("audit log (anvil + PostgreSQL)", { timeout: 120_000 }, () => {
         "admin",
         alice.orgId,
         `token:${tokenId}`,
-        { tokenId, toAddress: alice.walletAddress, txHash: rescued.body.txHash },
+        {
+          tokenId,
+          toAddress: alice.walletAddress,
+          txHash: rescued.body.txHash,
+          attemptId: rescueRow?.changes.attemptId,
+          blockNumber: rescueRow?.changes.blockNumber,
+        },
       ],
     );
+    const [rescueAttempt] = await rowsOf(alice, "&action=operator_tx.attempted");
+    assert.equal(rescueAttempt?.id, rescueRow?.changes.attemptId);
+    assert.equal(rescueAttempt?.changes.txHash, rescued.body.txHash);
   });
 
   it("an organization's register-asset-type write is audited once, naming its transaction", async () => {
@@ -334,7 +364,7 @@ describe("audit log (anvil + PostgreSQL)", { timeout: 120_000 }, () => {
       assert.equal(res.status, 200, res.text);
     }
     const all = await rowsOf(org);
-    assert.equal(all.length, 8); // registration + 7 keys
+    assert.equal(all.length, 12); // registration (its row, two chain acts of two rows) + 7 keys
     const seen: Row[] = [];
     let cursor: string | null = null;
     do {

@@ -137,7 +137,11 @@ describe("compliance controls (anvil + PostgreSQL)", () => {
     // The operator's act is in the audit log, under the holder's organization, with its reason.
     const audit = await alice.api("GET", "/api/enterprise/audit-log?action=asset.frozen");
     assert.equal(audit.status, 200, audit.text);
-    const [row] = audit.body.data as Array<{ actor: string; target: string; changes: object }>;
+    const [row] = audit.body.data as Array<{
+      actor: string;
+      target: string;
+      changes: Record<string, unknown>;
+    }>;
     assert.equal(row?.actor, "admin");
     assert.equal(row?.target, tokenId);
     assert.deepEqual(row?.changes, {
@@ -145,7 +149,10 @@ describe("compliance controls (anvil + PostgreSQL)", () => {
       frozen: true,
       reason: "title dispute 42",
       txHash: body.txHash,
+      attemptId: row?.changes.attemptId,
+      blockNumber: row?.changes.blockNumber,
     });
+    assert.equal(typeof row?.changes.blockNumber, "number");
 
     // A second freeze sends nothing and answers like the first.
     const nonce = await operatorNonce();

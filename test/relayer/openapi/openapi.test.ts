@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import postman from "postman-collection";
-import { RwaClient } from "../../../relayer/sdk/index.js";
+import { RwaClient, RwaOperatorClient } from "../../../relayer/sdk/index.js";
 import { createApp } from "../../../relayer/src/http/app.js";
 import type { OpenApiDocument } from "../../../relayer/src/openapi/build-openapi.js";
 import { DOCUMENTED_ROUTES, routeKey } from "../../../relayer/src/openapi/documented-routes.js";
@@ -81,15 +81,10 @@ describe("OpenAPI document, Postman collection", () => {
     assert.equal(new Set(ids).size, ids.length);
   });
 
-  it("the SDK has a method for every API operation (named by operationId)", () => {
-    // Not for integrators' API keys: operator staff, console sessions, documentation files.
-    const notInSdk = new Set([
+  it("the SDK has a method for every API operation (named by operationId): the operator's on RwaOperatorClient", () => {
+    // Operator staff's (admin token): RwaOperatorClient's, never RwaClient's.
+    const operatorOnly = [
       "registerOrganization",
-      "revokeKeyById",
-      "deleteWebhookById",
-      "createConsoleSession",
-      "getConsoleSession",
-      "deleteConsoleSession",
       "listOrgs",
       "getOrg",
       "updateOrg",
@@ -97,7 +92,6 @@ describe("OpenAPI document, Postman collection", () => {
       "revokeOrgKey",
       "registerAssetTypeAsOperator",
       "rescueMarketplaceToken",
-      // Compliance controls (operator staff, admin token).
       "freezeAsset",
       "unfreezeAsset",
       "forceTransferAsset",
@@ -107,6 +101,22 @@ describe("OpenAPI document, Postman collection", () => {
       "listAllowlist",
       "addToAllowlist",
       "removeFromAllowlist",
+    ];
+    const operatorPrototype = RwaOperatorClient.prototype as unknown as Record<string, unknown>;
+    assert.deepEqual(
+      operatorOnly.filter((id) => typeof operatorPrototype[id] !== "function"),
+      [],
+    );
+    // The audit log takes either credential: both clients read it.
+    assert.equal(typeof operatorPrototype.listAuditLog, "function");
+    // Not in the SDK: aliases, console sessions, documentation files.
+    const notInSdk = new Set([
+      ...operatorOnly,
+      "revokeKeyById",
+      "deleteWebhookById",
+      "createConsoleSession",
+      "getConsoleSession",
+      "deleteConsoleSession",
       "getConsole",
       "getMetrics",
       "getOpenApiDocument",
@@ -124,6 +134,11 @@ describe("OpenAPI document, Postman collection", () => {
       (id) => !notInSdk.has(id) && typeof prototype[id] !== "function",
     );
     assert.deepEqual(missingMethods, []);
+    assert.deepEqual(
+      operatorOnly.filter((id) => typeof prototype[id] === "function"),
+      [],
+      "an organization's client has no operator method",
+    );
   });
 
   it("request bodies, parameters and responses come from the route's zod schemas", () => {

@@ -7,6 +7,7 @@ import {
   ApiError,
   NetworkError,
   RwaClient,
+  RwaOperatorClient,
   verifyWebhook,
   type RwaClientOptions,
 } from "../../../relayer/sdk/index.js";
@@ -181,6 +182,37 @@ describe("RwaClient retries, idempotency and errors (local scripted server)", ()
     });
     assert.equal(s.seen.length, 3);
     assert.equal(s.seen[1]!.url, "/api/v1/assets?limit=5");
+  });
+
+  it("the operator client sends X-Admin-Token (never X-API-Key); a 503 naming a sent transaction is not retried and its ApiError carries txHash", async () => {
+    const hash = `0x${"ab".repeat(32)}`;
+    const s = await scriptedServer([
+      (r) => json(r, 503, { error: "RPC unavailable" }, { "retry-after": "0" }),
+      (r) => json(r, 200, { success: true, paused: true, reason: "r", txHash: hash }),
+      (r) =>
+        json(
+          r,
+          503,
+          { error: "RPC unavailable", txHash: hash },
+          { "retry-after": "0", "x-transaction-hash": hash },
+        ),
+    ]);
+    servers.push(s.server);
+    const token = `ent_admin_${"cd".repeat(32)}`;
+    const ops = new RwaOperatorClient(token, { baseUrl: s.url, retryBaseDelayMs: 1 });
+    // A 503 before anything was sent is retried, as any 503.
+    assert.equal((await ops.pauseMarket({ reason: "r" })).txHash, hash);
+    await assert.rejects(ops.freezeAsset("7", { reason: "r" }), (e: unknown) => {
+      assert.ok(e instanceof ApiError);
+      assert.equal(e.status, 503);
+      assert.equal(e.error, "RPC unavailable");
+      assert.equal(e.txHash, hash);
+      return true;
+    });
+    assert.equal(s.seen.length, 3, "the answer naming a sent transaction was not retried");
+    assert.equal(s.seen[2]!.url, "/api/enterprise/assets/7/freeze");
+    assert.equal(s.seen[0]!.headers["x-admin-token"], token);
+    assert.equal(s.seen[0]!.headers["x-api-key"], undefined);
   });
 
   it("a sync write answered 202 (receipt still pending) is polled to its result", async () => {

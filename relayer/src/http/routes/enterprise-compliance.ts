@@ -8,11 +8,8 @@ import {
   setAssetTypeRestricted,
   setMarketPaused,
 } from "../../services/compliance.js";
-import type { AppContext } from "../../context.js";
-import { appendAudit, type AuditOrigin } from "../../audit/audit-writer.js";
-import type { AuditAction } from "../../domain/audit.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
-import { addressSchema, errorBody, timestampSchema } from "./schemas.js";
+import { addressSchema, errorBody, sentErrorBody, timestampSchema } from "./schemas.js";
 
 /**
  * Operator compliance controls (README "Compliance controls"): freeze, forced transfer, market
@@ -20,7 +17,9 @@ import { addressSchema, errorBody, timestampSchema } from "./schemas.js";
  * operator console session; an organization's API key gets 403 `Admin token required`. Each
  * write answers once the operator account's transaction is mined, with its hash (`txHash`),
  * and sends nothing when the state already is what was asked (`txHash` is then the hash of the
- * transaction that made it, or null while the indexer has not read it).
+ * transaction that made it, or null while the indexer has not read it). Each act is audited by
+ * its service (`services/compliance.ts`; docs/audit-log.md "Acts on chain"); a failure once the
+ * transaction is sent answers with its `txHash` too.
  */
 
 const reasonField = z
@@ -115,49 +114,14 @@ const writeResponses = {
   401: errorBody,
   403: errorBody,
   404: errorBody,
-  500: errorBody,
-  503: errorBody,
+  500: sentErrorBody,
+  503: sentErrorBody,
 } as const;
 
 const reasonErrors = [
   "Missing required field: reason",
   "Invalid field: reason (must be at most 500 characters)",
 ];
-
-/**
- * Appends the audit row of an operator's compliance act once it is done (it is a chain write, so
- * the row follows its success, as for a rescue): the answer's fields (reason, transaction hash)
- * are the changes. The row is filed under the organization whose wallet holds the token, if any.
- */
-async function audited<T extends object>(
-  ctx: AppContext,
-  origin: AuditOrigin,
-  act: { action: AuditAction; target: string; tokenId?: string },
-  done: Promise<T>,
-): Promise<T> {
-  // The holder is read while the act runs (before a forced transfer moves the token); the act's
-  // failure reaches the caller as it is.
-  const holderOrg = async (): Promise<string | null> => {
-    if (act.tokenId === undefined || !/^\d{1,78}$/.test(act.tokenId)) return null;
-    const { rows } = await ctx.database.pool.query<{ org_id: string }>(
-      `SELECT w.org_id FROM assets a JOIN wallets w ON lower(w.address) = lower(a.owner)
-        WHERE a.token_id = $1::numeric`,
-      [act.tokenId],
-    );
-    return rows[0]?.org_id ?? null;
-  };
-  const [orgId, result] = await Promise.all([holderOrg(), done]);
-  const changes = Object.fromEntries(
-    Object.entries(result).filter(([key, value]) => key !== "success" && value !== undefined),
-  ) as Record<string, string | number | boolean | null>;
-  await appendAudit(ctx.database.db, origin, {
-    orgId,
-    action: act.action,
-    target: act.target,
-    changes,
-  });
-  return result;
-}
 
 /** `POST /api/enterprise/assets/{tokenId}/freeze`. */
 export const freezeRoute = defineRoute({
@@ -178,12 +142,7 @@ export const freezeRoute = defineRoute({
   request: { params: tokenIdParams, body: reasonRequest },
   responses: { 200: freezeResponse, ...writeResponses },
   handler: async ({ ctx, params, body, origin }) =>
-    audited(
-      ctx,
-      origin,
-      { action: "asset.frozen", target: params.tokenId, tokenId: params.tokenId },
-      setAssetFrozen(ctx, { tokenId: params.tokenId, frozen: true, reason: body.reason }),
-    ),
+    setAssetFrozen(ctx, { tokenId: params.tokenId, frozen: true, reason: body.reason }, origin),
 });
 
 /** `POST /api/enterprise/assets/{tokenId}/unfreeze`. */
@@ -202,12 +161,7 @@ export const unfreezeRoute = defineRoute({
   request: { params: tokenIdParams, body: reasonRequest },
   responses: { 200: freezeResponse, ...writeResponses },
   handler: async ({ ctx, params, body, origin }) =>
-    audited(
-      ctx,
-      origin,
-      { action: "asset.unfrozen", target: params.tokenId, tokenId: params.tokenId },
-      setAssetFrozen(ctx, { tokenId: params.tokenId, frozen: false, reason: body.reason }),
-    ),
+    setAssetFrozen(ctx, { tokenId: params.tokenId, frozen: false, reason: body.reason }, origin),
 });
 
 /** `POST /api/enterprise/assets/{tokenId}/forced-transfer`. */
@@ -236,15 +190,14 @@ export const forcedTransferRoute = defineRoute({
   request: { params: tokenIdParams, body: forcedTransferRequest },
   responses: { 200: forcedTransferResponse, ...writeResponses },
   handler: async ({ ctx, params, body, origin }) =>
-    audited(
+    forceTransferAsset(
       ctx,
-      origin,
-      { action: "asset.forced_transfer", target: params.tokenId, tokenId: params.tokenId },
-      forceTransferAsset(ctx, {
+      {
         tokenId: params.tokenId,
         toAddress: body.toAddress,
         reason: body.reason,
-      }),
+      },
+      origin,
     ),
 });
 
@@ -267,12 +220,7 @@ export const pauseRoute = defineRoute({
   request: { body: reasonRequest },
   responses: { 200: pauseResponse, ...writeResponses },
   handler: async ({ ctx, body, origin }) =>
-    audited(
-      ctx,
-      origin,
-      { action: "market.paused", target: "market" },
-      setMarketPaused(ctx, { paused: true, reason: body.reason }),
-    ),
+    setMarketPaused(ctx, { paused: true, reason: body.reason }, origin),
 });
 
 /** `POST /api/enterprise/marketplace/resume`. */
@@ -291,12 +239,7 @@ export const resumeRoute = defineRoute({
   request: { body: reasonRequest },
   responses: { 200: pauseResponse, ...writeResponses },
   handler: async ({ ctx, body, origin }) =>
-    audited(
-      ctx,
-      origin,
-      { action: "market.resumed", target: "market" },
-      setMarketPaused(ctx, { paused: false, reason: body.reason }),
-    ),
+    setMarketPaused(ctx, { paused: false, reason: body.reason }, origin),
 });
 
 /** `PATCH /api/enterprise/asset-types/{name}`. */
@@ -318,12 +261,7 @@ export const assetTypePatchRoute = defineRoute({
   request: { params: z.object({ name: z.string() }), body: assetTypePatchRequest },
   responses: { 200: assetTypePatchResponse, ...writeResponses },
   handler: async ({ ctx, params, body, origin }) =>
-    audited(
-      ctx,
-      origin,
-      { action: "asset_type.restriction_changed", target: params.name },
-      setAssetTypeRestricted(ctx, { name: params.name, restricted: body.restricted }),
-    ),
+    setAssetTypeRestricted(ctx, { name: params.name, restricted: body.restricted }, origin),
 });
 
 /** `GET /api/enterprise/allowlist`. */
@@ -354,12 +292,7 @@ export const allowlistAddRoute = defineRoute({
   request: { body: allowlistRequest },
   responses: { 200: allowlistChangeResponse, ...writeResponses },
   handler: async ({ ctx, body, origin }) =>
-    audited(
-      ctx,
-      origin,
-      { action: "allowlist.added", target: body.address },
-      setAllowlisted(ctx, { address: body.address, allowed: true }),
-    ),
+    setAllowlisted(ctx, { address: body.address, allowed: true }, origin),
 });
 
 /** `DELETE /api/enterprise/allowlist`. */
@@ -379,12 +312,7 @@ export const allowlistRemoveRoute = defineRoute({
   request: { body: allowlistRequest },
   responses: { 200: allowlistChangeResponse, ...writeResponses },
   handler: async ({ ctx, body, origin }) =>
-    audited(
-      ctx,
-      origin,
-      { action: "allowlist.removed", target: body.address },
-      setAllowlisted(ctx, { address: body.address, allowed: false }),
-    ),
+    setAllowlisted(ctx, { address: body.address, allowed: false }, origin),
 });
 
 /** The compliance routes, in the order the reference page lists them. */

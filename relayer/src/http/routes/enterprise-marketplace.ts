@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { rescueMarketplaceToken } from "../../services/marketplace-rescue.js";
 import { defineRoute } from "../route-definition.js";
-import { addressSchema, errorBody } from "./schemas.js";
+import { addressSchema, errorBody, sentErrorBody } from "./schemas.js";
 
 /** Request body of `POST /api/enterprise/marketplace/rescue`. */
 export const rescueRequest = z.strictObject({
@@ -53,8 +53,8 @@ export const rescueRoute = defineRoute({
     401: errorBody,
     403: errorBody,
     404: errorBody,
-    500: errorBody,
-    503: errorBody,
+    500: sentErrorBody,
+    503: sentErrorBody,
   },
   handler: async ({ ctx, body, origin }) => rescueMarketplaceToken(ctx, body, origin),
 });

@@ -5,6 +5,18 @@ import { SCOPES } from "../../domain/scope.js";
 /** `{ "error": "..." }`: the body of every error response (docs/sdk.md "Errors and retries"). */
 export const errorBody = z.object({ error: z.string() });
 
+/**
+ * The 500 and 503 body of an operator act sent on chain: once its transaction was handed to the
+ * node (the receipt look-up failed, it reverted, it was not mined in time), `txHash` names it, as
+ * the `X-Transaction-Hash` header does (`SentTransactionError`).
+ */
+export const sentErrorBody = errorBody.extend({
+  txHash: z
+    .string()
+    .optional()
+    .describe("the operator transaction, when it was sent: it may be on chain; look it up"),
+});
+
 /** A scope name (README "Decisions": keys and scopes). */
 export const scopeSchema = z.enum(SCOPES, { error: `must be one of ${SCOPES.join(", ")}` });
 

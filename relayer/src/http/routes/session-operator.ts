@@ -2,7 +2,7 @@ import { z } from "zod";
 import { registerAssetTypeAsOperator } from "../../console/operator-service.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
 import { assetTypeNameField } from "../../writes/write-inputs.js";
-import { errorBody } from "./schemas.js";
+import { errorBody, sentErrorBody } from "./schemas.js";
 
 /**
  * Operator-only console routes (the organization list and controls are the management API's,
@@ -13,6 +13,13 @@ import { errorBody } from "./schemas.js";
 /** `POST /api/console/operator/asset-types` body. */
 export const operatorAssetTypeRequest = z.strictObject({
   typeName: z.string().trim().pipe(assetTypeNameField),
+});
+
+/** `POST /api/console/operator/asset-types` response. */
+export const operatorAssetTypeResponse = z.object({
+  success: z.literal(true),
+  typeName: z.string(),
+  txHash: z.string(),
 });
 
 /** `POST /api/console/operator/asset-types`: register a type from the operator account. */
@@ -28,12 +35,12 @@ export const operatorAssetTypeRoute = defineRoute({
   scopes: [],
   request: { body: operatorAssetTypeRequest },
   responses: {
-    200: z.object({ success: z.literal(true), typeName: z.string(), txHash: z.string() }),
+    200: operatorAssetTypeResponse,
     400: errorBody,
     401: errorBody,
     403: errorBody,
-    500: errorBody,
-    503: errorBody,
+    500: sentErrorBody,
+    503: sentErrorBody,
   },
   handler: async ({ ctx, body, origin }) => registerAssetTypeAsOperator(ctx, body.typeName, origin),
 });
