@@ -179,7 +179,7 @@ async function mapLimit<T, R>(
 }
 
 /**
- * The relayer's one JSON-RPC client: plain fetch (keep-alive), no start-up probing, no hidden
+ * The relayer's one JSON-RPC client: undici's request (keep-alive), no start-up probing, no hidden
  * retry loops, batching on request, a timeout per round trip, and failover across several node
  * URLs (`RPC_URL=http://a:8545,http://b:8545`). Endpoints are tried in the order given, healthy
  * ones first; a connection failure marks an endpoint down and the same request goes to the next

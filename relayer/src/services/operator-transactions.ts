@@ -87,6 +87,25 @@ export async function operatorCost(
   return { balanceWei, neededWei: BigInt(request.value ?? 0n) + gas * feePerGas };
 }
 
+/** The operator sends of this process, chained per pool (`oneAtATime`). */
+const operatorSends = new WeakMap<object, Promise<unknown>>();
+
+/**
+ * Runs `work` after every earlier operator send of this process (on the same pool) has ended. A
+ * send waiting for the advisory lock holds a pool connection, and the lock's holder needs a
+ * second one for its audit row: with every connection held by waiters, neither could go on
+ * (20 concurrent registrations answered 503 `Database unavailable`). One at a time per process,
+ * at most one connection per process waits on the lock.
+ */
+function oneAtATime<T>(key: object, work: () => Promise<T>): Promise<T> {
+  const run = (operatorSends.get(key) ?? Promise.resolve()).then(work, work);
+  operatorSends.set(
+    key,
+    run.catch(() => undefined),
+  );
+  return run;
+}
+
 /**
  * Sends a transaction from the operator account (dev faucet, role grants, compliance acts) and
  * waits for its receipt. Inside a PostgreSQL transaction holding
@@ -128,38 +147,40 @@ export async function sendOperatorTransaction(
       await appendOperatorOutcome(ctx.database.db, ctx.logger, act, attempt.id, hash, result);
   };
   try {
-    await inTransaction(ctx.database, async (client) => {
-      await client.query("SELECT pg_advisory_xact_lock($1)", [OPERATOR_TX_LOCK_ID]);
-      const { balanceWei, neededWei } = await operatorCost(ctx, request);
-      if (balanceWei < neededWei) {
-        throw new OperatorFundsError(ctx, purpose, balanceWei, neededWei);
-      }
-      const refused = (error: unknown): never => {
-        // Spent between the check and the send (another process, a manual transfer).
-        if (isError(error, "INSUFFICIENT_FUNDS"))
-          throw new OperatorFundsError(ctx, purpose, balanceWei, neededWei, error);
-        throw revertOf(error) ?? error;
-      };
-      const nonce = await withRpc(() =>
-        ctx.provider.getTransactionCount(ctx.operator.address, "pending"),
-      );
-      const raw = await withRpc(async () => {
-        const populated = await ctx.operator.populateTransaction({ ...request, nonce });
-        return ctx.operator.signTransaction(populated);
-      }).catch(refused);
-      const hash = Transaction.from(raw).hash!;
-      const attempt =
-        act === undefined
-          ? undefined
-          : await appendOperatorAttempt(ctx.database.db, act, {
-              hash,
-              from: ctx.operator.address,
-              nonce,
-            });
-      signed = { hash, attempt, accepted: false };
-      await withRpc(() => ctx.provider.broadcastTransaction(raw)).catch(refused);
-      signed.accepted = true;
-    });
+    await oneAtATime(ctx.database.pool, () =>
+      inTransaction(ctx.database, async (client) => {
+        await client.query("SELECT pg_advisory_xact_lock($1)", [OPERATOR_TX_LOCK_ID]);
+        const { balanceWei, neededWei } = await operatorCost(ctx, request);
+        if (balanceWei < neededWei) {
+          throw new OperatorFundsError(ctx, purpose, balanceWei, neededWei);
+        }
+        const refused = (error: unknown): never => {
+          // Spent between the check and the send (another process, a manual transfer).
+          if (isError(error, "INSUFFICIENT_FUNDS"))
+            throw new OperatorFundsError(ctx, purpose, balanceWei, neededWei, error);
+          throw revertOf(error) ?? error;
+        };
+        const nonce = await withRpc(() =>
+          ctx.provider.getTransactionCount(ctx.operator.address, "pending"),
+        );
+        const raw = await withRpc(async () => {
+          const populated = await ctx.operator.populateTransaction({ ...request, nonce });
+          return ctx.operator.signTransaction(populated);
+        }).catch(refused);
+        const hash = Transaction.from(raw).hash!;
+        const attempt =
+          act === undefined
+            ? undefined
+            : await appendOperatorAttempt(ctx.database.db, act, {
+                hash,
+                from: ctx.operator.address,
+                nonce,
+              });
+        signed = { hash, attempt, accepted: false };
+        await withRpc(() => ctx.provider.broadcastTransaction(raw)).catch(refused);
+        signed.accepted = true;
+      }),
+    );
   } catch (error) {
     if (signed === undefined) throw error;
     // Accepted, then the lock's COMMIT failed: the transaction is sent all the same. A broadcast

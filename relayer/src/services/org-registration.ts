@@ -1,3 +1,4 @@
+import pLimit from "p-limit";
 import { bindContracts } from "../chain/contracts.js";
 import type { AppContext } from "../context.js";
 import { apiKeys, orgs, wallets } from "../db/schema/index.js";
@@ -23,6 +24,15 @@ export interface RegisterOrganizationInput {
   scopes?: Scope[] | undefined;
   plan: Plan;
 }
+
+/**
+ * Registrations of this process running at once. Each holds a database transaction (one pool
+ * connection) across its operator transactions (allowlisting, the dev faucet, a role grant), and
+ * each of those needs two more: the operator's lock and its audit rows. Twenty at once took all
+ * twenty connections and waited for a twenty-first (503 `Database unavailable`); four leave the
+ * pool to everything else.
+ */
+const registrations = pLimit(4);
 
 /**
  * Onboards an organization: creates the org, its custodial wallet (a fresh key pair made by the
@@ -66,102 +76,104 @@ export async function registerOrganization(
   const isRegistrar = scopes.includes("admin:types");
   let devFaucet: DevFaucetOutcome | undefined;
 
-  const stored = ctx.database.db.transaction(async (tx) => {
-    await tx.insert(orgs).values({ id: orgId, name: input.orgName, plan: input.plan, scopes });
-    await tx.insert(wallets).values({
-      id: walletId,
-      orgId,
-      address: wallet.address,
-      encryptedKey: key.keyRef,
-      signerBackend: key.backend,
-      isRegistrar,
-    });
-    await tx.insert(apiKeys).values({
-      id: keyId,
-      orgId,
-      keyHash: apiKey.hash,
-      keyPrefix: apiKey.prefix,
-      label: "default",
-      scopes,
-    });
-    if (isRegistrar) {
-      const { registry } = bindContracts(ctx.contracts, ctx.provider);
-      const role = await withRpc(() => registry.REGISTRAR_ROLE());
-      const data = registry.interface.encodeFunctionData("grantRole", [role, wallet.address]);
-      const receipt = await sendOperatorTransaction(
-        ctx,
-        { to: ctx.contracts.assetTypeRegistry, data },
-        "the REGISTRAR_ROLE grant of an admin:types organization",
-        {
-          origin,
-          entry: {
-            orgId,
-            action: AUDIT_ACTIONS.registrarRoleGranted,
-            target: wallet.address,
-            changes: { account: wallet.address },
-          },
-        },
-      );
-      ctx.logger.info(
-        { orgId, wallet: wallet.address, txHash: receipt.hash },
-        "granted REGISTRAR_ROLE",
-      );
-    }
-    // Every organization's wallet may hold restricted asset types (README "Compliance controls").
-    const allowlisted = await setAllowlisted(
-      ctx,
-      { address: wallet.address, allowed: true, orgId },
-      origin,
-    );
-    ctx.logger.info(
-      { orgId, wallet: wallet.address, txHash: allowlisted.txHash },
-      "wallet added to the allowlist",
-    );
-    if (ctx.isLocalChain && ctx.config.devFaucetAmountWei > 0n) {
-      const amount = formatCoin(ctx.config.devFaucetAmountWei);
-      try {
+  const stored = registrations(() =>
+    ctx.database.db.transaction(async (tx) => {
+      await tx.insert(orgs).values({ id: orgId, name: input.orgName, plan: input.plan, scopes });
+      await tx.insert(wallets).values({
+        id: walletId,
+        orgId,
+        address: wallet.address,
+        encryptedKey: key.keyRef,
+        signerBackend: key.backend,
+        isRegistrar,
+      });
+      await tx.insert(apiKeys).values({
+        id: keyId,
+        orgId,
+        keyHash: apiKey.hash,
+        keyPrefix: apiKey.prefix,
+        label: "default",
+        scopes,
+      });
+      if (isRegistrar) {
+        const { registry } = bindContracts(ctx.contracts, ctx.provider);
+        const role = await withRpc(() => registry.REGISTRAR_ROLE());
+        const data = registry.interface.encodeFunctionData("grantRole", [role, wallet.address]);
         const receipt = await sendOperatorTransaction(
           ctx,
-          { to: wallet.address, value: ctx.config.devFaucetAmountWei },
-          "the dev faucet",
+          { to: ctx.contracts.assetTypeRegistry, data },
+          "the REGISTRAR_ROLE grant of an admin:types organization",
           {
             origin,
             entry: {
               orgId,
-              action: AUDIT_ACTIONS.devFaucetSent,
+              action: AUDIT_ACTIONS.registrarRoleGranted,
               target: wallet.address,
-              changes: { amount },
+              changes: { account: wallet.address },
             },
           },
         );
-        devFaucet = { funded: true, amount, txHash: receipt.hash };
         ctx.logger.info(
           { orgId, wallet: wallet.address, txHash: receipt.hash },
-          "dev faucet funded wallet",
-        );
-      } catch (error) {
-        if (!(error instanceof OperatorFundsError)) throw error;
-        devFaucet = { funded: false, amount, reason: error.message };
-        ctx.logger.warn(
-          { orgId, wallet: wallet.address, reason: error.message },
-          "dev faucet skipped: the operator account cannot pay",
+          "granted REGISTRAR_ROLE",
         );
       }
-    }
-    await appendAudit(tx, origin, {
-      orgId,
-      action: AUDIT_ACTIONS.orgRegistered,
-      target: orgId,
-      changes: {
-        orgName: input.orgName,
-        plan: input.plan,
-        scopes,
-        walletAddress: wallet.address,
-        signerBackend: key.backend,
-        keyId,
-      },
-    });
-  });
+      // Every organization's wallet may hold restricted asset types (README "Compliance controls").
+      const allowlisted = await setAllowlisted(
+        ctx,
+        { address: wallet.address, allowed: true, orgId },
+        origin,
+      );
+      ctx.logger.info(
+        { orgId, wallet: wallet.address, txHash: allowlisted.txHash },
+        "wallet added to the allowlist",
+      );
+      if (ctx.isLocalChain && ctx.config.devFaucetAmountWei > 0n) {
+        const amount = formatCoin(ctx.config.devFaucetAmountWei);
+        try {
+          const receipt = await sendOperatorTransaction(
+            ctx,
+            { to: wallet.address, value: ctx.config.devFaucetAmountWei },
+            "the dev faucet",
+            {
+              origin,
+              entry: {
+                orgId,
+                action: AUDIT_ACTIONS.devFaucetSent,
+                target: wallet.address,
+                changes: { amount },
+              },
+            },
+          );
+          devFaucet = { funded: true, amount, txHash: receipt.hash };
+          ctx.logger.info(
+            { orgId, wallet: wallet.address, txHash: receipt.hash },
+            "dev faucet funded wallet",
+          );
+        } catch (error) {
+          if (!(error instanceof OperatorFundsError)) throw error;
+          devFaucet = { funded: false, amount, reason: error.message };
+          ctx.logger.warn(
+            { orgId, wallet: wallet.address, reason: error.message },
+            "dev faucet skipped: the operator account cannot pay",
+          );
+        }
+      }
+      await appendAudit(tx, origin, {
+        orgId,
+        action: AUDIT_ACTIONS.orgRegistered,
+        target: orgId,
+        changes: {
+          orgName: input.orgName,
+          plan: input.plan,
+          scopes,
+          walletAddress: wallet.address,
+          signerBackend: key.backend,
+          keyId,
+        },
+      });
+    }),
+  );
   await stored.catch(async (error: unknown) => {
     // The token keeps what it made: destroy the key of a wallet that was never stored.
     await ctx.signers
