@@ -96,7 +96,7 @@ function payloadOf(fields: UnsignedTx): Array<Uint8Array | Uint8Array[]> {
 }
 
 /** keccak-256 of `0x…` hex, parsed natively (ethers' own hex parser loops in JavaScript). */
-export const keccakOfHex = (hex: string): string => keccak256(Buffer.from(hex.slice(2), "hex"));
+const keccakOfHex = (hex: string): string => keccak256(Buffer.from(hex.slice(2), "hex"));
 
 /**
  * The digest a key signs for `fields`: keccak-256 of the EIP-2718 typed payload (type 2), or of

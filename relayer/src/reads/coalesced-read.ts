@@ -1,9 +1,6 @@
 import type pg from "pg";
 import type { Database } from "../db/client.js";
 
-/** Reads waiting for a pool connection, by key, per pool. */
-const waiting = new WeakMap<pg.Pool, Map<string, Promise<unknown>>>();
-
 /**
  * Runs `read` on a pooled connection, shared by every identical read (same `key`) that arrives
  * before it is sent: a burst of identical requests (every client polling the newest page) costs
@@ -24,36 +21,19 @@ const waiting = new WeakMap<pg.Pool, Map<string, Promise<unknown>>>();
  * const page = await coalescedRead(database, `assets-list:${JSON.stringify(values)}`, async (client) =>
  *   toPage((await client.query({ name, text, values })).rows));
  */
-export function coalescedRead<T>(
+export async function coalescedRead<T>(
   database: Database,
   key: string,
   read: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
-  let byKey = waiting.get(database.pool);
-  if (byKey === undefined) {
-    byKey = new Map();
-    waiting.set(database.pool, byKey);
-  }
-  const joined = byKey.get(key) as Promise<T> | undefined;
-  if (joined !== undefined) return joined;
-  const pending = byKey;
-  const shared = (async () => {
-    let client: pg.PoolClient;
-    try {
-      await new Promise((resolve) => setImmediate(resolve));
-      client = await database.pool.connect();
-    } finally {
-      // From here on the query is about to be sent: later arrivals start their own read.
-      pending.delete(key);
-    }
-    try {
-      return await read(client);
-    } finally {
-      client.release();
-    }
-  })();
-  byKey.set(key, shared);
-  return shared;
+  // A look-up of one key: identical reads are the look-ups of one batch.
+  const result = await coalescedLookup(
+    database,
+    `read:${key}`,
+    "",
+    async (client) => new Map([["", await read(client)]]),
+  );
+  return result as T;
 }
 
 /** Batched look-ups waiting for a pool connection, by statement name, per pool. */

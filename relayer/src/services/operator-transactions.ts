@@ -1,3 +1,4 @@
+import pLimit from "p-limit";
 import { isError, Transaction, type TransactionReceipt, type TransactionRequest } from "ethers";
 import type { AppendedAudit } from "../audit/audit-writer.js";
 import {
@@ -87,24 +88,13 @@ export async function operatorCost(
   return { balanceWei, neededWei: BigInt(request.value ?? 0n) + gas * feePerGas };
 }
 
-/** The operator sends of this process, chained per pool (`oneAtATime`). */
-const operatorSends = new WeakMap<object, Promise<unknown>>();
-
 /**
- * Runs `work` after every earlier operator send of this process (on the same pool) has ended. A
- * send waiting for the advisory lock holds a pool connection, and the lock's holder needs a
- * second one for its audit row: with every connection held by waiters, neither could go on
- * (20 concurrent registrations answered 503 `Database unavailable`). One at a time per process,
- * at most one connection per process waits on the lock.
+ * The operator sends of this process, one at a time. A send waiting for the advisory lock holds
+ * a pool connection, and the lock's holder needs a second one for its audit row: with every
+ * connection held by waiters, neither could go on (20 concurrent registrations answered 503
+ * `Database unavailable`). One at a time, at most one connection per process waits on the lock.
  */
-function oneAtATime<T>(key: object, work: () => Promise<T>): Promise<T> {
-  const run = (operatorSends.get(key) ?? Promise.resolve()).then(work, work);
-  operatorSends.set(
-    key,
-    run.catch(() => undefined),
-  );
-  return run;
-}
+const operatorSends = pLimit(1);
 
 /**
  * Sends a transaction from the operator account (dev faucet, role grants, compliance acts) and
@@ -147,7 +137,7 @@ export async function sendOperatorTransaction(
       await appendOperatorOutcome(ctx.database.db, ctx.logger, act, attempt.id, hash, result);
   };
   try {
-    await oneAtATime(ctx.database.pool, () =>
+    await operatorSends(() =>
       inTransaction(ctx.database, async (client) => {
         await client.query("SELECT pg_advisory_xact_lock($1)", [OPERATOR_TX_LOCK_ID]);
         const { balanceWei, neededWei } = await operatorCost(ctx, request);

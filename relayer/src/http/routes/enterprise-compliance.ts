@@ -123,46 +123,36 @@ const reasonErrors = [
   "Invalid field: reason (must be at most 500 characters)",
 ];
 
+/** `POST /api/enterprise/assets/{tokenId}/freeze` (`frozen`) or `/unfreeze`. */
+function assetFreezeRoute(frozen: boolean) {
+  return defineRoute({
+    method: "post",
+    path: `/api/enterprise/assets/:tokenId/${frozen ? "freeze" : "unfreeze"}`,
+    summary: `${frozen ? "Freeze" : "Unfreeze"} an asset (operator staff)`,
+    docs: {
+      operationId: frozen ? "freezeAsset" : "unfreezeAsset",
+      tag: "Compliance",
+      description: frozen
+        ? "The asset can no longer be transferred, listed, bought or redeemed; listed, it can " +
+          "only go back to its seller. Sends `asset.frozen`. A second freeze sends nothing and " +
+          "answers the same."
+        : "Sends `asset.unfrozen`. Unfreezing an asset that is not frozen sends nothing.",
+      errors: { 400: reasonErrors, 404: ["Asset not found"] },
+    },
+    auth: "admin",
+    scopes: [],
+    request: { params: tokenIdParams, body: reasonRequest },
+    responses: { 200: freezeResponse, ...writeResponses },
+    handler: async ({ ctx, params, body, origin }) =>
+      setAssetFrozen(ctx, { tokenId: params.tokenId, frozen, reason: body.reason }, origin),
+  });
+}
+
 /** `POST /api/enterprise/assets/{tokenId}/freeze`. */
-export const freezeRoute = defineRoute({
-  method: "post",
-  path: "/api/enterprise/assets/:tokenId/freeze",
-  summary: "Freeze an asset (operator staff)",
-  docs: {
-    operationId: "freezeAsset",
-    tag: "Compliance",
-    description:
-      "The asset can no longer be transferred, listed, bought or redeemed; listed, it can only " +
-      "go back to its seller. Sends `asset.frozen`. A second freeze sends nothing and answers " +
-      "the same.",
-    errors: { 400: reasonErrors, 404: ["Asset not found"] },
-  },
-  auth: "admin",
-  scopes: [],
-  request: { params: tokenIdParams, body: reasonRequest },
-  responses: { 200: freezeResponse, ...writeResponses },
-  handler: async ({ ctx, params, body, origin }) =>
-    setAssetFrozen(ctx, { tokenId: params.tokenId, frozen: true, reason: body.reason }, origin),
-});
+export const freezeRoute = assetFreezeRoute(true);
 
 /** `POST /api/enterprise/assets/{tokenId}/unfreeze`. */
-export const unfreezeRoute = defineRoute({
-  method: "post",
-  path: "/api/enterprise/assets/:tokenId/unfreeze",
-  summary: "Unfreeze an asset (operator staff)",
-  docs: {
-    operationId: "unfreezeAsset",
-    tag: "Compliance",
-    description: "Sends `asset.unfrozen`. Unfreezing an asset that is not frozen sends nothing.",
-    errors: { 400: reasonErrors, 404: ["Asset not found"] },
-  },
-  auth: "admin",
-  scopes: [],
-  request: { params: tokenIdParams, body: reasonRequest },
-  responses: { 200: freezeResponse, ...writeResponses },
-  handler: async ({ ctx, params, body, origin }) =>
-    setAssetFrozen(ctx, { tokenId: params.tokenId, frozen: false, reason: body.reason }, origin),
-});
+export const unfreezeRoute = assetFreezeRoute(false);
 
 /** `POST /api/enterprise/assets/{tokenId}/forced-transfer`. */
 export const forcedTransferRoute = defineRoute({
@@ -201,46 +191,38 @@ export const forcedTransferRoute = defineRoute({
     ),
 });
 
+/** `POST /api/enterprise/marketplace/pause` (`paused`) or `/resume`. */
+function marketPauseRoute(paused: boolean) {
+  return defineRoute({
+    method: "post",
+    path: `/api/enterprise/marketplace/${paused ? "pause" : "resume"}`,
+    summary: paused
+      ? "Halt every transfer and the marketplace (operator staff)"
+      : "Resume transfers and the marketplace (operator staff)",
+    docs: {
+      operationId: paused ? "pauseMarket" : "resumeMarket",
+      tag: "Compliance",
+      description: paused
+        ? "While paused nothing is minted, transferred, listed, bought or redeemed; sellers can " +
+          "still delist (and reclaim expired listings), and the operator can still freeze and " +
+          "force transfers. Sends `market.paused` to every organization."
+        : "Sends `market.resumed` to every organization.",
+      errors: { 400: reasonErrors },
+    },
+    auth: "admin",
+    scopes: [],
+    request: { body: reasonRequest },
+    responses: { 200: pauseResponse, ...writeResponses },
+    handler: async ({ ctx, body, origin }) =>
+      setMarketPaused(ctx, { paused, reason: body.reason }, origin),
+  });
+}
+
 /** `POST /api/enterprise/marketplace/pause`. */
-export const pauseRoute = defineRoute({
-  method: "post",
-  path: "/api/enterprise/marketplace/pause",
-  summary: "Halt every transfer and the marketplace (operator staff)",
-  docs: {
-    operationId: "pauseMarket",
-    tag: "Compliance",
-    description:
-      "While paused nothing is minted, transferred, listed, bought or redeemed; sellers can " +
-      "still delist (and reclaim expired listings), and the operator can still freeze and force " +
-      "transfers. Sends `market.paused` to every organization.",
-    errors: { 400: reasonErrors },
-  },
-  auth: "admin",
-  scopes: [],
-  request: { body: reasonRequest },
-  responses: { 200: pauseResponse, ...writeResponses },
-  handler: async ({ ctx, body, origin }) =>
-    setMarketPaused(ctx, { paused: true, reason: body.reason }, origin),
-});
+export const pauseRoute = marketPauseRoute(true);
 
 /** `POST /api/enterprise/marketplace/resume`. */
-export const resumeRoute = defineRoute({
-  method: "post",
-  path: "/api/enterprise/marketplace/resume",
-  summary: "Resume transfers and the marketplace (operator staff)",
-  docs: {
-    operationId: "resumeMarket",
-    tag: "Compliance",
-    description: "Sends `market.resumed` to every organization.",
-    errors: { 400: reasonErrors },
-  },
-  auth: "admin",
-  scopes: [],
-  request: { body: reasonRequest },
-  responses: { 200: pauseResponse, ...writeResponses },
-  handler: async ({ ctx, body, origin }) =>
-    setMarketPaused(ctx, { paused: false, reason: body.reason }, origin),
-});
+export const resumeRoute = marketPauseRoute(false);
 
 /** `PATCH /api/enterprise/asset-types/{name}`. */
 export const assetTypePatchRoute = defineRoute({
