@@ -109,6 +109,21 @@ if [ "$failed" -gt 0 ]; then
       | sed -E 's/^\s+//; s/\s+location:/  at/' || true
   done
   sed -E 's/\x1b\[[0-9;]*m//g' "$summary_dir/hardhat.log" 2> /dev/null | grep -E '^\s+[0-9]+\) ' | head -20 || true
+  # And why each failed test failed (the first lines of its error), where a truncated log shows it.
+  echo
+  echo "Why:"
+  for log in "$summary_dir/unit.log" "$summary_dir/node.log"; do
+    sed -E 's/\x1b\[[0-9;]*m//g' "$log" 2> /dev/null | awk '
+      /^ *not ok [0-9]+ - / { name = $0; sub(/^ *not ok [0-9]+ - /, "", name); grab = 0; next }
+      grab && ($0 ~ "^" pad "[a-zA-Z_]+:" || /^ *\.\.\.$/) { grab = 0 }
+      grab && shown < 12 { print "    " substr($0, length(pad) + 3); shown++ }
+      /^ *error: / && name != "" && $0 !~ /subtests? failed/ {
+        pad = $0; sub(/error:.*/, "", pad)
+        print "  " name ":"
+        line = $0; sub(/^ *error: (\|-)? */, "", line); if (line != "") print "    " line
+        grab = 1; shown = 0; name = ""
+      }' || true
+  done
 fi
 echo "$passed passed, $failed failed"
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then

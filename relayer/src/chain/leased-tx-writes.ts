@@ -42,6 +42,15 @@ export class LeaseLostError extends BaseError {
   override name = "LeaseLostError";
 }
 
+/**
+ * The wallet's organization was suspended since the round began: nothing was written and its
+ * queued writes are held. The lease is still this process's: the sequencer looks at the wallet
+ * again (its held rows are not loaded) and lets it go when nothing else is live.
+ */
+export class WritesHeldError extends BaseError {
+  override name = "WritesHeldError";
+}
+
 /** `t` is a transaction row held by `$owner` (a parameter number) through its wallet's lease. */
 const held = (owner: number) =>
   `EXISTS (SELECT 1 FROM wallets w WHERE w.id = t.wallet_id AND w.lease_owner = $${owner})`;
@@ -76,8 +85,9 @@ export class LeasedTxWrites {
    * moves to `sent`; group rows of those rows move to `sent`; the wallet's next nonce advances.
    * One statement.
    *
-   * @throws LeaseLostError when this process no longer holds the wallet, or its organization
-   *   was suspended since the round began (nothing was written: its writes are held)
+   * @throws LeaseLostError when this process no longer holds the wallet
+   * @throws WritesHeldError when its organization was suspended since the round began (nothing
+   *   was written: its writes are held)
    */
   async markSent(
     walletId: string,
@@ -85,10 +95,10 @@ export class LeasedTxWrites {
     entries: readonly SentEntry[],
   ): Promise<void> {
     if (entries.length === 0) return;
-    const result = await this.#database.pool.query<{ n: string; held: boolean }>(
-      `WITH lease AS (SELECT id FROM wallets WHERE id = $1 AND lease_owner = $5
-                        AND NOT EXISTS (SELECT 1 FROM orgs o WHERE o.id = wallets.org_id AND o.suspended_at IS NOT NULL)
-                        FOR UPDATE),
+    const result = await this.#database.pool.query<{ n: string; held: boolean; owned: boolean }>(
+      `WITH owned AS (SELECT id, org_id FROM wallets WHERE id = $1 AND lease_owner = $5 FOR UPDATE),
+       lease AS (SELECT id FROM owned
+                  WHERE NOT EXISTS (SELECT 1 FROM orgs o WHERE o.id = owned.org_id AND o.suspended_at IS NOT NULL)),
        moved AS (
          UPDATE transactions t
             SET nonce = e.nonce, state = 'sent', attempts = t.attempts || jsonb_build_array(e.attempt),
@@ -103,7 +113,8 @@ export class LeasedTxWrites {
          UPDATE transactions p SET state = 'sent', sent_at = coalesce(p.sent_at, now()), updated_at = now()
           WHERE p.id IN (SELECT parent_id FROM moved WHERE parent_id IS NOT NULL) AND p.state = 'queued'),
        wallet AS (UPDATE wallets SET next_nonce = $6 WHERE id IN (SELECT id FROM lease))
-       SELECT (SELECT count(*) FROM moved)::text AS n, EXISTS (SELECT 1 FROM lease) AS held`,
+       SELECT (SELECT count(*) FROM moved)::text AS n, EXISTS (SELECT 1 FROM lease) AS held,
+              EXISTS (SELECT 1 FROM owned) AS owned`,
       [
         walletId,
         entries.map((e) => e.id),
@@ -114,7 +125,9 @@ export class LeasedTxWrites {
       ],
     );
     const answer = result.rows[0];
-    if (answer?.held !== true) throw new LeaseLostError(`wallet ${walletId}: lease lost`);
+    if (answer?.owned !== true) throw new LeaseLostError(`wallet ${walletId}: lease lost`);
+    if (!answer.held)
+      throw new WritesHeldError(`wallet ${walletId}: its organization is suspended`);
     const moved = Number(answer.n);
     if (moved !== entries.length)
       throw new IllegalTransitionError(

@@ -2,7 +2,7 @@ import { Counter, type Registry } from "prom-client";
 import { Batcher } from "../db/batcher.js";
 import { HsmUnavailableError } from "../errors.js";
 import type { LeasedTxWrites } from "./leased-tx-writes.js";
-import { LeaseLostError } from "./leased-tx-writes.js";
+import { LeaseLostError, WritesHeldError } from "./leased-tx-writes.js";
 import { classifyRpcFailure } from "./rpc-errors.js";
 import { isGroupRow, isSentRow, type TxRow } from "./tx-rows.js";
 import type { LeasedWallet } from "./tx-store.js";
@@ -194,6 +194,9 @@ export class TxSequencer implements EngineContext {
   }
 
   async #stepFailed(state: WalletState, err: unknown): Promise<boolean> {
+    // Suspended mid-round: the next run loads only the rows not held, and lets the wallet go
+    // when none is live (forgetting it here would keep its lease until the lease expires).
+    if (err instanceof WritesHeldError) return !this.#stopped;
     if (err instanceof LeaseLostError) {
       this.d.logger.warn(
         { walletId: state.wallet.id },

@@ -41,7 +41,16 @@ export function createDatabase(
   // connection would emit an unhandled 'error' and crash the process. The error reaches the
   // caller through its next query on that client, and the pool drops the client on release.
   let statements = 0;
+  // Clients not yet fully closed: `pool.end()` resolves once it has asked its idle clients to end,
+  // not once they have, and a server stopped in between ends them itself with an error (57P01).
+  const open = new Set<pg.PoolClient>();
+  let drained: (() => void) | undefined;
+  pool.on("remove", (client) => {
+    open.delete(client);
+    if (open.size === 0) drained?.();
+  });
   pool.on("connect", (client) => {
+    open.add(client);
     client.on("error", () => {});
     // Every statement of the pool goes through a client's query (pool.query included): count it.
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
@@ -60,6 +69,16 @@ export function createDatabase(
       if (closed) return;
       closed = true;
       await pool.end();
+      if (open.size === 0) return;
+      // Every connection's Terminate reaches the server before the caller may stop it; a socket
+      // that never closes does not hold the stop for more than 2 s.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 2_000);
+        drained = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
     },
   };
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { IllegalTransitionError } from "../../../relayer/src/chain/tx-lifecycle.js";
-import { LeaseLostError } from "../../../relayer/src/chain/leased-tx-writes.js";
+import { WritesHeldError } from "../../../relayer/src/chain/leased-tx-writes.js";
 import { assertError } from "../../support/assert-error.js";
 import { eventually } from "../../support/eventually.js";
 import type { TestOrg } from "../../support/stack.js";
@@ -114,6 +114,52 @@ describe("suspending an organization holds its queued writes until it is resumed
     }, 15_000);
   });
 
+  it("a round suspended while it signs lets the wallet go at once and sends nothing", async () => {
+    const late = await stack.registerOrg();
+    // The wallet's next signature waits at a gate: the round has loaded the queued write, and
+    // the suspension lands before it records its nonce.
+    let reached!: () => void;
+    const signing = new Promise<void>((resolve) => (reached = resolve));
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const signers = stack.ctx.signers;
+    const original = signers.withDigestSigner.bind(signers);
+    signers.withDigestSigner = (wallet, work) =>
+      original(wallet, (signDigest) =>
+        work(async (digest) => {
+          if (wallet.address === late.walletAddress) {
+            reached();
+            await gate;
+          }
+          return signDigest(digest);
+        }),
+      );
+    try {
+      const res = await late.api("POST", "/api/v1/write/issue-asset", {
+        body: assetBody({ name: "Signed during the suspension" }),
+        headers: { Prefer: "respond-async" },
+      });
+      assert.equal(res.status, 202, res.text);
+      const id = String(res.body.transactionId);
+      await signing;
+      assert.equal((await patch(late.orgId, { suspended: true })).status, 200);
+      open();
+      // Not kept until the lease runs out (15 s): the next look finds nothing it may send.
+      await eventually(async () => assert.equal(await leaseOwner(late.walletAddress), null), 5_000);
+      assert.deepEqual(
+        (await rowsOf([id])).map((r) => [r.state, r.nonce]),
+        [["queued", null]],
+      );
+      assert.equal(await stack.provider.getTransactionCount(late.walletAddress), 0);
+
+      assert.equal((await patch(late.orgId, { suspended: false })).status, 200);
+      await waitForStatus(late, id, (b) => b.status === "confirmed", 20_000);
+    } finally {
+      open();
+      signers.withDigestSigner = original;
+    }
+  });
+
   it("a sending round begun before the suspension cannot record its nonces after it", async () => {
     const probe = await stack.registerOrg();
     const { rows } = await stack.database.pool.query<{ id: string }>(
@@ -129,7 +175,7 @@ describe("suspending an organization holds its queued writes until it is resumed
     };
     try {
       assert.equal((await patch(probe.orgId, { suspended: true })).status, 200);
-      await assert.rejects(writes.markSent(walletId, 1, [entry]), LeaseLostError);
+      await assert.rejects(writes.markSent(walletId, 1, [entry]), WritesHeldError);
       assert.equal((await patch(probe.orgId, { suspended: false })).status, 200);
       // Not suspended: the lease holds, and only the unknown row is refused.
       await assert.rejects(writes.markSent(walletId, 1, [entry]), IllegalTransitionError);
