@@ -76,6 +76,18 @@ describe("rate limits (PostgreSQL counters)", () => {
     assert.equal(limited, 15);
   });
 
+  it("a burst in one process gets the whole limit, one share at a time (no cap on rounds)", async () => {
+    // A limit of 10 leases one at a time: 50 requests at once wait on each lease together, and
+    // each share goes to one of them. All 10 pass, then PostgreSQL's refusal ends the rest.
+    const bucket = { key: `burst:${Date.now()}`, limit: 10, windowSeconds: 60 };
+    const results = await Promise.allSettled(
+      Array.from({ length: 50 }, () => stack.ctx.rateLimiter.consume([bucket])),
+    );
+    assert.equal(results.filter((r) => r.status === "fulfilled").length, 10);
+    for (const r of results)
+      if (r.status === "rejected") assert.equal((r.reason as Error).name, "RateLimitError");
+  });
+
   it("a window that has passed starts again", async () => {
     const org = await stack.registerOrg({ plan: "free" });
     for (let i = 0; i < 10; i += 1) await org.api("GET", "/api/enterprise/keys");
