@@ -108,7 +108,10 @@ export class LeasedTxWrites {
            FROM unnest($2::text[], $3::bigint[], $4::jsonb[]) AS e(id, nonce, attempt)
           WHERE t.id = e.id AND t.state = 'queued' AND t.nonce IS NULL
             AND t.wallet_id IN (SELECT id FROM lease)
-          RETURNING t.parent_id),
+          RETURNING t.id, t.parent_id, e.attempt->>'hash' AS hash),
+       hashes AS (
+         INSERT INTO transaction_hashes (hash, transaction_id) SELECT hash, id FROM moved
+         ON CONFLICT (hash) DO NOTHING),
        parents AS (
          UPDATE transactions p SET state = 'sent', sent_at = coalesce(p.sent_at, now()), updated_at = now()
           WHERE p.id IN (SELECT parent_id FROM moved WHERE parent_id IS NOT NULL) AND p.state = 'queued'),
@@ -140,12 +143,16 @@ export class LeasedTxWrites {
     if (entries.length === 0) return;
     // A row settled by the block follower meanwhile is simply not changed.
     await this.#database.pool.query(
-      `UPDATE transactions t
-          SET attempts = t.attempts || jsonb_build_array(e.attempt),
-              max_fee_per_gas = e.attempt->>'maxFeePerGas',
-              max_priority_fee_per_gas = e.attempt->>'maxPriorityFeePerGas', updated_at = now()
-         FROM unnest($1::text[], $2::jsonb[]) AS e(id, attempt)
-        WHERE t.id = e.id AND t.state = 'sent' AND ${held(3)}`,
+      `WITH added AS (
+         UPDATE transactions t
+            SET attempts = t.attempts || jsonb_build_array(e.attempt),
+                max_fee_per_gas = e.attempt->>'maxFeePerGas',
+                max_priority_fee_per_gas = e.attempt->>'maxPriorityFeePerGas', updated_at = now()
+           FROM unnest($1::text[], $2::jsonb[]) AS e(id, attempt)
+          WHERE t.id = e.id AND t.state = 'sent' AND ${held(3)}
+          RETURNING t.id, e.attempt->>'hash' AS hash)
+       INSERT INTO transaction_hashes (hash, transaction_id) SELECT hash, id FROM added
+       ON CONFLICT (hash) DO NOTHING`,
       [entries.map((e) => e.id), entries.map((e) => JSON.stringify(e.attempt)), this.owner],
     );
   }
@@ -299,6 +306,10 @@ export class LeasedTxWrites {
           filler.attempt.maxPriorityFeePerGas,
           JSON.stringify({ fills: row.id }),
         ],
+      );
+      await client.query(
+        "INSERT INTO transaction_hashes (hash, transaction_id) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING",
+        [filler.attempt.hash, filler.id],
       );
       await notifyFinal(client, [row.id]);
     });

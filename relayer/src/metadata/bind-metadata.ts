@@ -7,8 +7,8 @@ export const METADATA_CONTEXT_KEY = "metadataDocument";
 /**
  * Binds minted tokens to the metadata documents of the writes that minted them: for each mint,
  * the issue-asset row of this relayer whose broadcast attempts include the mint's transaction
- * hash and whose wallet is the minter (the engine records every attempt's hash before
- * broadcasting it, so the row is always there when the log is). Each document's CID is computed
+ * hash (`transaction_hashes`) and whose wallet is the minter (the engine records every
+ * attempt's hash before broadcasting it, so the row is always there when the log is). Each document's CID is computed
  * here from its bytes. Three statements for any number of mints: the look-up, the upsert, and
  * the removal of documents left by another transaction that minted the same token id.
  *
@@ -26,10 +26,10 @@ export async function bindMintsMetadata(
     `SELECT m.i, t.json
        FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS m(tx_hash, minter, i)
        CROSS JOIN LATERAL (
-         SELECT context->>'${METADATA_CONTEXT_KEY}' AS json FROM transactions
-          WHERE attempts @> jsonb_build_array(jsonb_build_object('hash', m.tx_hash))
-            AND kind = 'issue-asset' AND lower(from_address) = lower(m.minter)
-          LIMIT 1) t`,
+         SELECT t.context->>'${METADATA_CONTEXT_KEY}' AS json
+           FROM transaction_hashes h JOIN transactions t ON t.id = h.transaction_id
+          WHERE h.hash = lower(m.tx_hash)
+            AND t.kind = 'issue-asset' AND lower(t.from_address) = lower(m.minter)) t`,
     [mints.map((m) => m.txHash), mints.map((m) => m.minter)],
   );
   const documents = new Map<number, string>();

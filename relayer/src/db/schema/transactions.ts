@@ -76,8 +76,6 @@ export const transactions = pgTable(
     index("transactions_wallet_live_idx")
       .on(t.walletId, t.createdAt)
       .where(sql`${t.state} in ('queued', 'sent', 'mined')`),
-    // The indexer finds a mint's own write by the hash in its log (`metadata/bind-metadata.ts`).
-    index("transactions_attempt_hashes_idx").using("gin", t.attempts.op("jsonb_path_ops")),
     // Rows a reorg may reopen are found by their receipt's block (`TxStore.reopenReorged`).
     index("transactions_receipt_block_idx")
       .on(sql`((${t.receipt}->>'blockNumber')::bigint)`)
@@ -111,3 +109,16 @@ export const idempotencyKeys = pgTable(
     index("idempotency_keys_expires_idx").on(t.expiresAt),
   ],
 );
+
+/**
+ * The write each broadcast hash belongs to, one row per attempt, written in the statement that
+ * records the attempt (`chain/leased-tx-writes.ts`) and never changed: the indexer finds a mint's
+ * own write by the hash in its log (`metadata/bind-metadata.ts`). A GIN index on
+ * `transactions.attempts` did this before; every update of a row re-indexed all its attempts'
+ * fields, and each look-up scanned the index's pending list: about a third of PostgreSQL's
+ * time under load.
+ */
+export const transactionHashes = pgTable("transaction_hashes", {
+  hash: text("hash").primaryKey(),
+  transactionId: text("transaction_id").notNull(),
+});

@@ -1,0 +1,11 @@
+-- The write each broadcast hash belongs to (schema/transactions.ts: transactionHashes), instead of
+-- a GIN index on transactions.attempts: the attempts already recorded are copied over.
+CREATE TABLE "transaction_hashes" (
+	"hash" text PRIMARY KEY NOT NULL,
+	"transaction_id" text NOT NULL
+);--> statement-breakpoint
+INSERT INTO "transaction_hashes" ("hash", "transaction_id")
+SELECT a->>'hash', t.id FROM "transactions" t, jsonb_array_elements(t.attempts) a
+ WHERE a->>'hash' IS NOT NULL
+ON CONFLICT DO NOTHING;--> statement-breakpoint
+DROP INDEX IF EXISTS "transactions_attempt_hashes_idx";
