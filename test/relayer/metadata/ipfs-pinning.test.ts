@@ -87,6 +87,23 @@ describe("metadata documents on the embedded IPFS node", () => {
     assertError(gone, 404, "Not found");
   });
 
+  it("a token sharing an earlier token's document is marked pinned; the earlier one is left as it was", async () => {
+    const pinnedAt = async (tokenId: string) =>
+      (
+        await env.stack.database.pool.query<{ at: string | null }>(
+          "SELECT pinned_at::text AS at FROM token_metadata WHERE token_id = $1",
+          [tokenId],
+        )
+      ).rows[0]?.at ?? undefined;
+    const first = await env.issue("Twin Depot");
+    const firstAt = await until("the first pin", () => pinnedAt(first.tokenId));
+    const second = await env.issue("Twin Depot");
+    assert.equal(second.ipfsHash, first.ipfsHash, "one document, one CID");
+    await until("the second pin", () => pinnedAt(second.tokenId));
+    assert.equal(await pinnedAt(first.tokenId), firstAt, "the first token's row is not re-marked");
+    assert.equal((await env.asset(second.tokenId))?.metadataPinned, true);
+  });
+
   it("the gateway answers 404 for a CID it does not hold and 400 for a malformed one", async () => {
     const unknown = CID.createV1(0x55, await sha256.digest(new TextEncoder().encode("nope")));
     const missing = await env.stack.api("GET", `/ipfs/${unknown.toString()}`);

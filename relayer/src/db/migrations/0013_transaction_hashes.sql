@@ -9,3 +9,7 @@ SELECT a->>'hash', t.id FROM "transactions" t, jsonb_array_elements(t.attempts) 
  WHERE a->>'hash' IS NOT NULL
 ON CONFLICT DO NOTHING;--> statement-breakpoint
 DROP INDEX IF EXISTS "transactions_attempt_hashes_idx";
+--> statement-breakpoint
+-- The pin worker marks only a document's rows not pinned yet (it re-marked every token sharing
+-- the document on each pin: quadratic in the tokens of one document).
+CREATE INDEX "token_metadata_unpinned_idx" ON "token_metadata" USING btree ("cid") WHERE "pinned_at" IS NULL;

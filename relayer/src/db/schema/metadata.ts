@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, numeric, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 
 /**
@@ -26,5 +27,11 @@ export const tokenMetadata = pgTable(
     pinError: text("pin_error"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("token_metadata_cid_idx").on(t.cid)],
+  (t) => [
+    index("token_metadata_cid_idx").on(t.cid),
+    // The pin worker's "rows of this document not pinned yet" (`metadata/pin-document.ts`).
+    index("token_metadata_unpinned_idx")
+      .on(t.cid)
+      .where(sql`${t.pinnedAt} is null`),
+  ],
 );
