@@ -72,7 +72,10 @@ export const transactions = pgTable(
   },
   (t) => [
     index("transactions_org_state_idx").on(t.orgId, t.state),
-    index("transactions_parent_idx").on(t.parentId),
+    // Only a batch's items have a parent: a single write's row versions add no entry here.
+    index("transactions_parent_idx")
+      .on(t.parentId)
+      .where(sql`${t.parentId} is not null`),
     index("transactions_wallet_live_idx")
       .on(t.walletId, t.createdAt)
       .where(sql`${t.state} in ('queued', 'sent', 'mined')`),
