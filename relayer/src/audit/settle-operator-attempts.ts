@@ -37,7 +37,9 @@ const DEFAULT_MIN_AGE_MS = 90_000;
  * moved past the attempt's, `operator_tx.failed` (`rejected`: that nonce went to another
  * transaction, this one can never be mined). Anything else (still pending, the node unreachable)
  * stays open for the next run. Rows keep the attempt's actor, request id and address.
- * The relayer runs it at start, in the background.
+ * The relayer runs it at start and every 5 minutes, in the background
+ * (`startOperatorAttemptSettler`), so attempts a dead process left open are settled while the
+ * other processes keep running.
  *
  * @param minAgeMs leave attempts younger than this (default 90 s: their request may still be
  *   waiting for the receipt)
@@ -86,6 +88,44 @@ export async function settleOperatorAttempts(
   if (settled > 0)
     ctx.logger.info({ settled }, "audit: outcomes of open operator attempts appended");
   return settled;
+}
+
+/** How often a running relayer settles open attempts (after the run at start). */
+const SETTLE_EVERY_MS = 5 * 60_000;
+
+/**
+ * Runs `settleOperatorAttempts` now (`firstRun`) and then every `intervalMs` (never two runs at
+ * once) until `stop()`, which waits for a run in progress. A failed run is logged and tried at
+ * the next tick.
+ */
+export function startOperatorAttemptSettler(
+  ctx: AppContext,
+  options: { intervalMs?: number; minAgeMs?: number } = {},
+): { firstRun: Promise<void>; stop(): Promise<void> } {
+  let running: Promise<void> | undefined;
+  const run = (): Promise<void> => {
+    if (running !== undefined) return running;
+    running = settleOperatorAttempts(ctx, options.minAgeMs)
+      .then(
+        () => undefined,
+        (err: unknown) =>
+          ctx.logger.warn({ err }, "audit: open operator attempts not settled (tried again later)"),
+      )
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  };
+  const firstRun = run();
+  const timer = setInterval(() => void run(), options.intervalMs ?? SETTLE_EVERY_MS);
+  timer.unref();
+  return {
+    firstRun,
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
 }
 
 /** What the chain says of an attempt's transaction; undefined while it cannot say yet. */

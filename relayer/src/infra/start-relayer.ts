@@ -23,7 +23,7 @@ import { runMigrations } from "../db/migrate.js";
 import { BaseError, ConfigError } from "../errors.js";
 import { createLogger } from "../logger.js";
 import { startTxWorkers } from "../chain/tx-workers.js";
-import { settleOperatorAttempts } from "../audit/settle-operator-attempts.js";
+import { startOperatorAttemptSettler } from "../audit/settle-operator-attempts.js";
 import { ensureConsoleBuilt } from "../console/build-console.js";
 import * as httpApp from "../http/app.js";
 import { startIndexer } from "../indexer/start-indexer.js";
@@ -309,10 +309,9 @@ export async function startRelayer(options: StartRelayerOptions = {}): Promise<R
     const pinWorkers = await step("Starting metadata pin workers", () => startPinWorkers(ctx));
     cleanups.push({ label: "metadata pin workers", run: () => pinWorkers.stop() });
     // Operator acts a killed relayer left without an outcome row (docs/audit-log.md "Acts on
-    // chain"): settled in the background; what cannot be settled yet waits for the next start.
-    void settleOperatorAttempts(ctx).catch((err: unknown) =>
-      logger.warn({ err }, "audit: open operator attempts not settled (tried again at next start)"),
-    );
+    // chain"): settled in the background now and every 5 minutes.
+    const settler = startOperatorAttemptSettler(ctx);
+    cleanups.push({ label: "operator attempt settler", run: () => settler.stop() });
 
     // Console: rebuild its static export when missing or stale; a failure only disables
     // /console (503 page), never the API. CONSOLE_BUILD=off skips the check.

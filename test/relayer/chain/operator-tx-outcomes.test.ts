@@ -2,13 +2,17 @@ import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
 import { verifyAuditChain } from "../../../relayer/src/audit/verify-chain.js";
 import { appendOperatorAttempt } from "../../../relayer/src/audit/operator-act-audit.js";
-import { settleOperatorAttempts } from "../../../relayer/src/audit/settle-operator-attempts.js";
+import {
+  settleOperatorAttempts,
+  startOperatorAttemptSettler,
+} from "../../../relayer/src/audit/settle-operator-attempts.js";
 import type { ChainProbe } from "../../support/chain-probe.js";
 import {
   gatewayError,
   indexingInProgress,
   type RpcFaultProxy,
 } from "../../support/rpc-fault-proxy.js";
+import { eventually } from "../../support/eventually.js";
 import type { TestOrg } from "../../support/stack.js";
 import { assetBody, type WriteStack } from "../writes/helpers.js";
 import { startProxiedWriteStack, type ProxiedWriteStack } from "./proxied-stack.js";
@@ -307,5 +311,36 @@ describe("operator transactions whose outcome the relayer cannot see (fault prox
       intact: true,
       rows: Number(await lastId()),
     });
+  });
+  it("a running relayer's settler settles an attempt a dead process left open, without a restart", async () => {
+    const nonce = await stack.provider.getTransactionCount(stack.ctx.operator.address, "pending");
+    const attempt = await appendOperatorAttempt(
+      stack.database.db,
+      {
+        origin: { actor: "admin", requestId: "another-process-died", sourceAddress: null },
+        entry: { orgId: null, action: "market.paused", target: "market", changes: { reason: "y" } },
+      },
+      { hash: `0x${"6f".repeat(32)}`, from: stack.ctx.operator.address, nonce },
+    );
+    const outcomes = async () =>
+      (await rowsAfter(attempt.id)).filter((r) => r.changes.attemptId === attempt.id);
+    const settler = startOperatorAttemptSettler(stack.ctx, { intervalMs: 200, minAgeMs: 0 });
+    try {
+      await settler.firstRun;
+      assert.deepEqual(await outcomes(), [], "open while its nonce is free");
+      const tokenId = await issue();
+      const freeze = await operator("POST", `/api/enterprise/assets/${tokenId}/freeze`, {
+        reason: "takes the nonce too",
+      });
+      assert.equal(freeze.status, 200, freeze.text);
+      await eventually(async () => {
+        assert.deepEqual(
+          (await outcomes()).map((r) => [r.action, r.changes.outcome]),
+          [["operator_tx.failed", "rejected"]],
+        );
+      }, 10_000);
+    } finally {
+      await settler.stop();
+    }
   });
 });
