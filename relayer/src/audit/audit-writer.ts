@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type pg from "pg";
-import type { Db } from "../db/client.js";
+import type { Db, DbTransaction } from "../db/client.js";
 import {
   AUDIT_ACTION_PATTERN,
   SYSTEM_ACTOR,
@@ -76,7 +76,6 @@ export interface AppendedAudit extends AuditRowContent {
 
 /** The transaction (or database) an append runs in. */
 export type AuditExecutor = Db | DbTransaction | pg.PoolClient;
-type DbTransaction = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 /** An entry the writer refuses: a malformed action, a secret or a value JSON cannot keep. */
 export class AuditEntryError extends BaseError {

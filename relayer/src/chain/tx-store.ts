@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type pg from "pg";
 import { Batcher } from "../db/batcher.js";
-import { inTransaction, type Database } from "../db/client.js";
+import { inTransaction, type Database, type DbTransaction } from "../db/client.js";
 import { idempotencyKeys, transactions } from "../db/schema/index.js";
 import { LeasedTxWrites } from "./leased-tx-writes.js";
 import { LIVE_STATES, REORG_REOPENS, sourcesOf, type TxState } from "./tx-lifecycle.js";
@@ -132,19 +132,29 @@ export class TxStore {
   /**
    * Records a write's rows (and its `Idempotency-Key` claim) in one database transaction and
    * tells every relayer process that the wallet has work (`NOTIFY`, sent on commit). Without a
-   * claim that is one statement.
+   * claim nor `alongside` that is one statement.
    *
+   * @param alongside more of the same act, written in the same transaction after the rows (a
+   *   management act's audit row): both are stored or neither
    * @returns false when another request holds the idempotency key (nothing was written)
    */
   async record(
     walletId: string,
     rows: readonly NewTxRow[],
     claim: IdempotencyClaim | undefined,
+    alongside?: (tx: DbTransaction, rootId: string) => Promise<unknown>,
   ): Promise<boolean> {
     const rootId = rows[0]?.id;
     if (rootId === undefined) throw new Error("record: no rows");
-    if (claim === undefined) return this.#records.add({ walletId, rows });
+    if (claim === undefined && alongside === undefined)
+      return this.#records.add({ walletId, rows });
     return this.#database.db.transaction(async (tx) => {
+      if (claim === undefined) {
+        await tx.insert(transactions).values([...rows]);
+        await alongside?.(tx, rootId);
+        await tx.execute(sql`SELECT pg_notify(${TX_CHANNELS.queued}, ${walletId})`);
+        return true;
+      }
       const claimed = await tx
         .insert(idempotencyKeys)
         .values({
@@ -169,6 +179,7 @@ export class TxStore {
         .returning({ key: idempotencyKeys.key });
       if (claimed.length === 0) return false;
       await tx.insert(transactions).values([...rows]);
+      await alongside?.(tx, rootId);
       await tx.execute(sql`SELECT pg_notify(${TX_CHANNELS.queued}, ${walletId})`);
       return true;
     });

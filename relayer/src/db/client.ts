@@ -4,6 +4,8 @@ import * as schema from "./schema/index.js";
 
 export type Schema = typeof schema;
 export type Db = NodePgDatabase<Schema>;
+/** A Drizzle transaction on `Db` (what `db.transaction` hands its callback). */
+export type DbTransaction = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 export interface Database {
   pool: pg.Pool;

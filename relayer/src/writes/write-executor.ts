@@ -10,6 +10,7 @@ import { reservedFeeCap } from "../chain/fee-policy.js";
 import { isFinal } from "../chain/tx-lifecycle.js";
 import { isGroupRow } from "../chain/tx-rows.js";
 import type { NewTxRow, TxRow } from "../chain/tx-store.js";
+import type { DbTransaction } from "../db/client.js";
 import { formatCoinShort } from "./amounts.js";
 import { findIdempotent, requestHashes } from "./idempotency.js";
 import { WRITE_LIMITS } from "./limits.js";
@@ -28,6 +29,12 @@ export interface WriteRequest {
   respondAsync: boolean;
   /** Validates against the chain and builds the call(s); throws 400s. One call, or one per batch item. */
   prepare(wallet: OrgWallet): Promise<PreparedCall[]>;
+  /**
+   * Written in the transaction that records the write (a management act's audit row, naming
+   * the transaction): stored with the write or not at all. A replay of the same
+   * `Idempotency-Key` records nothing, so it runs once per write.
+   */
+  alongside?: (tx: DbTransaction, transactionId: string) => Promise<unknown>;
 }
 
 /** What the route answers: a final row (200 or the error it carries) or 202 with the id. */
@@ -53,7 +60,7 @@ const FALLBACK_GAS = 300_000n;
  * 4. the wallet must hold value + gas × fee cap for everything plus what live writes reserved
  *    (400 `Insufficient funds: need ..., wallet has ... (short ...)`); the fee cap is twice the
  *    current quote (room for re-pricing), never above `MAX_FEE_PER_GAS_GWEI`;
- * 5. rows (and the idempotency record) are written in one database transaction, and the
+ * 5. rows (and the idempotency record, and `alongside`) are written in one database transaction, and the
  *    wallet's sequencer is woken;
  * 6. sync: wait for the receipt(s) and for the indexer to apply their block, so reads show the
  *    write; after `syncWaitMs`, or if the wait itself fails, 202 with the transaction id (never
@@ -189,6 +196,7 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
           requestHash: hash,
           ttlMs: WRITE_LIMITS.idempotencyTtlMs,
         },
+    request.alongside,
   );
   if (!inserted) {
     // Another request with the same key won the race.

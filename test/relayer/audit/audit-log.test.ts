@@ -4,7 +4,8 @@ import { ApiError, RwaClient } from "../../../relayer/sdk/index.js";
 import { verifyAuditChain } from "../../../relayer/src/audit/verify-chain.js";
 import { AssetToken__factory } from "../../../typechain-types/factories/AssetToken__factory.js";
 import { assertError } from "../../support/assert-error.js";
-import type { TestOrg } from "../../support/stack.js";
+import { eventually } from "../../support/eventually.js";
+import type { ApiResponse, TestOrg } from "../../support/stack.js";
 import { orgSigner } from "../webhooks/chain-helpers.js";
 import { assetBody, startWriteStackWithOrgs, type WriteStack } from "../writes/helpers.js";
 
@@ -318,6 +319,39 @@ describe("audit log (anvil + PostgreSQL)", { timeout: 120_000 }, () => {
         { typeName, transactionId: first.headers.get("x-transaction-id") },
       ],
     );
+  });
+
+  it("an organization's register-asset-type is audited with the write's own commit, before its answer", async () => {
+    const registrar = await stack.registerOrg({ scopes: ["read", "admin:types"] });
+    const typeName = `Pending Type ${Date.now()}`;
+    const auditRow = async () =>
+      (
+        await stack.database.pool.query<{ transaction_id: string }>(
+          `SELECT changes->>'transactionId' AS transaction_id FROM audit_log
+            WHERE action = 'asset_type.registered' AND org_id = $1 AND target = $2`,
+          [registrar.orgId, `asset-type:${typeName}`],
+        )
+      ).rows;
+    await stack.automine(false);
+    let answer: Promise<ApiResponse> | undefined;
+    try {
+      // Synchronous: the answer waits for the block; the audit row is already there.
+      answer = registrar.api("POST", "/api/v1/write/register-asset-type", { body: { typeName } });
+      const recorded = await eventually(async () => {
+        const { rows } = await stack.database.pool.query<{ id: string }>(
+          `SELECT id FROM transactions WHERE org_id = $1 AND kind = 'register-asset-type' AND state = 'sent'`,
+          [registrar.orgId],
+        );
+        assert.equal(rows.length, 1);
+        return rows[0]!.id;
+      }, 10_000);
+      assert.deepEqual(await auditRow(), [{ transaction_id: recorded }]);
+    } finally {
+      await stack.automine(true);
+    }
+    const done = await answer;
+    assert.equal(done.status, 200, done.text);
+    assert.equal((await auditRow()).length, 1);
   });
 
   it("another organization never sees your rows, and naming your org answers 404", async () => {

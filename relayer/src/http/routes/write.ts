@@ -21,8 +21,8 @@ const writeErrors = {
 
 /**
  * Runs a write and answers 200 (final), 202 (async or still pending) or throws. A kind that is a
- * management act (`audit`) appends its audit row once the write is recorded, naming the
- * transaction (an idempotent replay of the same request appends nothing new).
+ * management act (`audit`) appends its audit row in the transaction that records the write,
+ * naming it (an idempotent replay of the same request records nothing, so appends nothing).
  */
 async function runWrite(
   ctx: AppContext,
@@ -34,6 +34,7 @@ async function runWrite(
   origin: AuditOrigin,
 ): Promise<unknown> {
   const prefer = (req.get("prefer") ?? "").toLowerCase();
+  const auditEntry = kind.audit?.(body);
   const outcome = await executeWrite(ctx, {
     kind: kind.kind,
     orgId,
@@ -41,12 +42,14 @@ async function runWrite(
     idempotencyKey: checkIdempotencyKey(req.get("idempotency-key")),
     respondAsync: /(^|[,\s])respond-async($|[,;\s])/.test(prefer),
     prepare: (wallet) => kind.prepare(ctx, wallet, body),
+    alongside:
+      auditEntry === undefined
+        ? undefined
+        : (tx, transactionId) => appendWriteAudit(tx, origin, orgId, auditEntry, transactionId),
   });
   // Every answer to a recorded write names it, a failure too (it may have reached the chain).
   const transactionId = outcome.status === "accepted" ? outcome.transactionId : outcome.row.id;
   res.setHeader("X-Transaction-Id", transactionId);
-  if (kind.audit !== undefined)
-    await appendWriteAudit(ctx.database.db, origin, orgId, kind.audit(body), transactionId);
   if (outcome.status === "accepted") {
     res.status(202).setHeader("Location", `/api/v1/transactions/${transactionId}`);
     res.json({ transactionId, status: outcome.state });
