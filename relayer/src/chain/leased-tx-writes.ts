@@ -51,6 +51,14 @@ export class WritesHeldError extends BaseError {
   override name = "WritesHeldError";
 }
 
+/**
+ * SQL: records the `(hash, id)` rows of `source` (a CTE or a row list) in `transaction_hashes`,
+ * the look-up from a broadcast hash to its write (`metadata/bind-metadata.ts`).
+ */
+const recordHashes = (source: string) =>
+  `INSERT INTO transaction_hashes (hash, transaction_id) SELECT hash, id FROM ${source}
+   ON CONFLICT (hash) DO NOTHING`;
+
 /** `t` is a transaction row held by `$owner` (a parameter number) through its wallet's lease. */
 const held = (owner: number) =>
   `EXISTS (SELECT 1 FROM wallets w WHERE w.id = t.wallet_id AND w.lease_owner = $${owner})`;
@@ -109,9 +117,7 @@ export class LeasedTxWrites {
           WHERE t.id = e.id AND t.state = 'queued' AND t.nonce IS NULL
             AND t.wallet_id IN (SELECT id FROM lease)
           RETURNING t.id, t.parent_id, e.attempt->>'hash' AS hash),
-       hashes AS (
-         INSERT INTO transaction_hashes (hash, transaction_id) SELECT hash, id FROM moved
-         ON CONFLICT (hash) DO NOTHING),
+       hashes AS (${recordHashes("moved")}),
        parents AS (
          UPDATE transactions p SET state = 'sent', sent_at = coalesce(p.sent_at, now()), updated_at = now()
           WHERE p.id IN (SELECT parent_id FROM moved WHERE parent_id IS NOT NULL) AND p.state = 'queued'),
@@ -151,8 +157,7 @@ export class LeasedTxWrites {
            FROM unnest($1::text[], $2::jsonb[]) AS e(id, attempt)
           WHERE t.id = e.id AND t.state = 'sent' AND ${held(3)}
           RETURNING t.id, e.attempt->>'hash' AS hash)
-       INSERT INTO transaction_hashes (hash, transaction_id) SELECT hash, id FROM added
-       ON CONFLICT (hash) DO NOTHING`,
+       ${recordHashes("added")}`,
       [entries.map((e) => e.id), entries.map((e) => JSON.stringify(e.attempt)), this.owner],
     );
   }
@@ -307,10 +312,10 @@ export class LeasedTxWrites {
           JSON.stringify({ fills: row.id }),
         ],
       );
-      await client.query(
-        "INSERT INTO transaction_hashes (hash, transaction_id) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING",
-        [filler.attempt.hash, filler.id],
-      );
+      await client.query(recordHashes("(VALUES ($1, $2)) AS f(hash, id)"), [
+        filler.attempt.hash,
+        filler.id,
+      ]);
       await notifyFinal(client, [row.id]);
     });
   }

@@ -149,35 +149,31 @@ export class TxStore {
     if (claim === undefined && alongside === undefined)
       return this.#records.add({ walletId, rows });
     return this.#database.db.transaction(async (tx) => {
-      if (claim === undefined) {
-        await tx.insert(transactions).values([...rows]);
-        await alongside?.(tx, rootId);
-        await tx.execute(sql`SELECT pg_notify(${TX_CHANNELS.queued}, ${walletId})`);
-        return true;
-      }
-      const claimed = await tx
-        .insert(idempotencyKeys)
-        .values({
-          orgId: claim.orgId,
-          key: claim.key,
-          requestHash: claim.requestHash,
-          transactionId: rootId,
-          // From the database clock, like created_at: exactly the TTL apart.
-          expiresAt: sql`now() + ${claim.ttlMs} * interval '1 millisecond'`,
-        })
-        // An expired record (kept past its TTL until the purge removes it) is taken over.
-        .onConflictDoUpdate({
-          target: [idempotencyKeys.orgId, idempotencyKeys.key],
-          set: {
+      if (claim !== undefined) {
+        const claimed = await tx
+          .insert(idempotencyKeys)
+          .values({
+            orgId: claim.orgId,
+            key: claim.key,
             requestHash: claim.requestHash,
             transactionId: rootId,
-            createdAt: sql`now()`,
-            expiresAt: sql`excluded.expires_at`,
-          },
-          setWhere: sql`${idempotencyKeys.expiresAt} <= now()`,
-        })
-        .returning({ key: idempotencyKeys.key });
-      if (claimed.length === 0) return false;
+            // From the database clock, like created_at: exactly the TTL apart.
+            expiresAt: sql`now() + ${claim.ttlMs} * interval '1 millisecond'`,
+          })
+          // An expired record (kept past its TTL until the purge removes it) is taken over.
+          .onConflictDoUpdate({
+            target: [idempotencyKeys.orgId, idempotencyKeys.key],
+            set: {
+              requestHash: claim.requestHash,
+              transactionId: rootId,
+              createdAt: sql`now()`,
+              expiresAt: sql`excluded.expires_at`,
+            },
+            setWhere: sql`${idempotencyKeys.expiresAt} <= now()`,
+          })
+          .returning({ key: idempotencyKeys.key });
+        if (claimed.length === 0) return false;
+      }
       await tx.insert(transactions).values([...rows]);
       await alongside?.(tx, rootId);
       await tx.execute(sql`SELECT pg_notify(${TX_CHANNELS.queued}, ${walletId})`);

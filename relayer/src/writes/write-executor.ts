@@ -60,8 +60,8 @@ const FALLBACK_GAS = 300_000n;
  * 4. the wallet must hold value + gas × fee cap for everything plus what live writes reserved
  *    (400 `Insufficient funds: need ..., wallet has ... (short ...)`); the fee cap is twice the
  *    current quote (room for re-pricing), never above `MAX_FEE_PER_GAS_GWEI`;
- * 5. rows (and the idempotency record, and `alongside`) are written in one database transaction, and the
- *    wallet's sequencer is woken;
+ * 5. rows (and the idempotency record, and `alongside`) are written in one database
+ *    transaction, and the wallet's sequencer is woken;
  * 6. sync: wait for the receipt(s) and for the indexer to apply their block, so reads show the
  *    write; after `syncWaitMs`, or if the wait itself fails, 202 with the transaction id (never
  *    a bare error once the write is recorded). `Prefer: respond-async`: 202 at once.
