@@ -45,6 +45,12 @@ const PROCESSES = Number(process.env.BENCH_PROCESSES ?? 2);
 const OUT = path.resolve(REPO_ROOT, process.env.BENCH_OUT ?? ".data/bench");
 const BODY = { assetType: "Bond", name: "Scale", description: "scale benchmark asset" };
 const RATE_LIMIT = "1000000";
+/** Phases to run (BENCH_PHASES, comma-separated; default all). */
+const PHASES = new Set(
+  (process.env.BENCH_PHASES ?? "sync,async,arrivals,processes,batch,crash").split(","),
+);
+/** Open-arrival phases: offered rates as multiples of the chain's limit (BENCH_ARRIVALS). */
+const ARRIVALS = (process.env.BENCH_ARRIVALS ?? "1,2").split(",").map(Number);
 
 /** Ids of every write the relayer answered 200 or 202 (checked against the chain at the end). */
 const answered = new Set<string>();
@@ -61,7 +67,12 @@ interface PhaseResult {
   p95: number;
   p99: number;
   /** For async: latency of the 202 itself. */
+  acceptP50?: number;
   acceptP99?: number;
+  /** Open arrivals: the rate offered (requests/s), and the 429s' p99 and `Retry-After` seen. */
+  offered?: number;
+  refusedP99?: number;
+  retryAfter?: string;
   /**
    * The relayer's own p99 for the answer (202 async, 200 sync), from its request histogram: the
    * upper bound of the bucket that holds it (0.1 s, 0.25 s, 0.5 s, 1 s...).
@@ -283,6 +294,8 @@ async function measure(
     ok: number;
     latencies: number[];
     acceptLatencies?: number[];
+    refused?: { latencies: number[]; retryAfter: Set<string> };
+    offered?: number;
     errors: Record<string, number>;
   }>,
 ): Promise<PhaseResult> {
@@ -333,7 +346,17 @@ async function measure(
     p99: percentile(outcome.latencies, 99),
     ...(outcome.acceptLatencies === undefined
       ? {}
-      : { acceptP99: percentile(outcome.acceptLatencies, 99) }),
+      : {
+          acceptP50: percentile(outcome.acceptLatencies, 50),
+          acceptP99: percentile(outcome.acceptLatencies, 99),
+        }),
+    ...(outcome.offered === undefined ? {} : { offered: outcome.offered }),
+    ...(outcome.refused === undefined || outcome.refused.latencies.length === 0
+      ? {}
+      : {
+          refusedP99: percentile(outcome.refused.latencies, 99),
+          retryAfter: [...outcome.refused.retryAfter].sort().join("/"),
+        }),
     ...(serverP99 === undefined ? {} : { serverP99 }),
     fullBlocks: blocks.full,
     blocks: blocks.blocks,
@@ -449,6 +472,82 @@ async function asyncPhase(cluster: Cluster, baseUrls: readonly string[], orgs: C
   const failed = ids.length - rows.length;
   if (failed > 0) errors.failed = failed;
   return { ok: rows.length, latencies: rows.map((r) => Number(r.ms)), acceptLatencies, errors };
+}
+
+/**
+ * Open arrivals: `rate` `Prefer: respond-async` issue-asset requests per second, spread
+ * round-robin over `orgs`, each sent on its schedule whatever became of the ones before (an
+ * integrator's requests arrive independently of our answers; a closed loop of writers measures
+ * throughput, not the latency of an answer at a given load). A request's latency counts from its
+ * scheduled instant, so a late send counts against us. 429s are counted with their latency and
+ * `Retry-After`; then the phase waits for every accepted write to be final.
+ */
+async function arrivalPhase(
+  cluster: Cluster,
+  baseUrl: string,
+  orgs: ClusterOrg[],
+  rate: number,
+) {
+  const ids: string[] = [];
+  const acceptLatencies: number[] = [];
+  const refused = { latencies: [] as number[], retryAfter: new Set<string>() };
+  const errors: Record<string, number> = {};
+  const requests: Array<Promise<void>> = [];
+  const t0 = performance.now();
+  const total = Math.round(rate * SECONDS);
+  let sent = 0;
+  const send = (org: ClusterOrg, due: number) =>
+    call(baseUrl, "POST", "/api/v1/write/issue-asset", {
+      apiKey: org.apiKey,
+      body: BODY,
+      headers: { prefer: "respond-async" },
+    })
+      .then((res) => {
+        const ms = performance.now() - due;
+        if (res.status === 202) {
+          acceptLatencies.push(ms);
+          const id = (res.body as { transactionId: string }).transactionId;
+          ids.push(id);
+          answered.add(id);
+        } else {
+          countError(errors, `${res.status}`);
+          if (res.status === 429) {
+            refused.latencies.push(ms);
+            refused.retryAfter.add(res.headers.get("retry-after") ?? "none");
+          }
+        }
+      })
+      .catch(() => countError(errors, "network"));
+  while (sent < total) {
+    const now = performance.now();
+    const due = Math.min(total, Math.floor(((now - t0) / 1000) * rate) + 1);
+    for (; sent < due; sent++)
+      requests.push(send(orgs[sent % orgs.length]!, t0 + (sent / rate) * 1000));
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  await Promise.all(requests);
+  for (;;) {
+    const { rows } = await cluster.pool.query<{ live: string }>(
+      "SELECT count(*)::text AS live FROM transactions WHERE id = ANY($1::text[]) AND state IN ('queued', 'sent')",
+      [ids],
+    );
+    if (rows[0]!.live === "0") break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const { rows } = await cluster.pool.query<{ ms: number }>(
+    "SELECT extract(epoch FROM confirmed_at - created_at) * 1000 AS ms FROM transactions WHERE id = ANY($1::text[]) AND state = 'confirmed'",
+    [ids],
+  );
+  const failed = ids.length - rows.length;
+  if (failed > 0) errors.failed = failed;
+  return {
+    ok: rows.length,
+    latencies: rows.map((r) => Number(r.ms)),
+    acceptLatencies,
+    refused,
+    offered: rate,
+    errors,
+  };
 }
 
 /** One 50-item batch-issue per org, all at once; latency = the batch's answer. */
@@ -629,7 +728,12 @@ export async function runScaleBench(): Promise<void> {
       console.log(
         `  ${r.name.padEnd(28)} ${r.mintedPerSecond.toFixed(1).padStart(6)} minted/s  ratio ${(r.mintedPerSecond / limit).toFixed(2)}  ` +
           `p50 ${(r.p50 / 1000).toFixed(2)} s p95 ${(r.p95 / 1000).toFixed(2)} s p99 ${(r.p99 / 1000).toFixed(2)} s` +
-          (r.acceptP99 === undefined ? "" : `  202 p99 ${r.acceptP99.toFixed(0)} ms`) +
+          (r.acceptP99 === undefined
+            ? ""
+            : `  202 p50 ${r.acceptP50?.toFixed(0)} ms p99 ${r.acceptP99.toFixed(0)} ms`) +
+          (r.refusedP99 === undefined
+            ? ""
+            : `  429 p99 ${r.refusedP99.toFixed(0)} ms (Retry-After ${r.retryAfter})`) +
           (r.serverP99 === undefined ? "" : ` (server ≤ ${r.serverP99.toFixed(0)} ms)`) +
           `  full blocks ${r.fullBlocks}/${r.blocks}\n${"".padEnd(30)}per issuance: CPU ms relayer ${r.relayerCpuMs.toFixed(1)} ` +
           `postgres ${r.postgresCpuMs.toFixed(1)} node ${r.nodeCpuMs.toFixed(1)}; statements ${r.statementsPerIssuance.toFixed(1)} ` +
@@ -638,8 +742,8 @@ export async function runScaleBench(): Promise<void> {
       );
     };
 
-    console.log(`\nSynchronous issue-asset, ${SECONDS} s per phase:`);
-    for (const n of ORG_COUNTS) {
+    if (PHASES.has("sync")) console.log(`\nSynchronous issue-asset, ${SECONDS} s per phase:`);
+    for (const n of PHASES.has("sync") ? ORG_COUNTS : []) {
       const orgs = allOrgs.slice(0, n);
       report(
         await measure(cluster, provider, `${n} orgs × ${WRITERS} sync`, n, "sync", () =>
@@ -647,8 +751,9 @@ export async function runScaleBench(): Promise<void> {
         ),
       );
     }
-    console.log(`\nPrefer: respond-async, ${SECONDS} s of sending, until all are final:`);
-    for (const n of ORG_COUNTS.filter((n) => n >= 10)) {
+    if (PHASES.has("async"))
+      console.log(`\nPrefer: respond-async, ${SECONDS} s of sending, until all are final:`);
+    for (const n of PHASES.has("async") ? ORG_COUNTS.filter((n) => n >= 10) : []) {
       const orgs = allOrgs.slice(0, n);
       report(
         await measure(cluster, provider, `${n} orgs × ${WRITERS} async`, n, "async", () =>
@@ -656,7 +761,25 @@ export async function runScaleBench(): Promise<void> {
         ),
       );
     }
-    if (PROCESSES > 1) {
+    if (PHASES.has("arrivals")) {
+      console.log(
+        `\nOpen arrivals: respond-async requests at a fixed rate over ${maxOrgs} orgs, ${SECONDS} s, until all are final:`,
+      );
+      for (const multiple of ARRIVALS) {
+        const rate = Math.round(limit * multiple);
+        report(
+          await measure(
+            cluster,
+            provider,
+            `${maxOrgs} orgs async ${rate}/s`,
+            maxOrgs,
+            "async",
+            () => arrivalPhase(cluster, relayer.baseUrl, allOrgs.slice(0, maxOrgs), rate),
+          ),
+        );
+      }
+    }
+    if (PROCESSES > 1 && PHASES.has("processes")) {
       // Scale-out: the same load spread over N relayer processes on one PostgreSQL. On two cores
       // the second process competes with the first for CPU; the figure shows what it costs.
       while (cluster.relayers.length < PROCESSES) await cluster.spawn();
@@ -685,17 +808,19 @@ export async function runScaleBench(): Promise<void> {
       );
     }
     const batchOrgs = Math.min(50, maxOrgs);
-    console.log(`\nBatches: ${batchOrgs} orgs × one 50-item batch-issue:`);
-    report(
-      await measure(
-        cluster,
-        provider,
-        `${batchOrgs} orgs × 50-item batch`,
-        batchOrgs,
-        "batch",
-        () => batchPhase(relayer.baseUrl, allOrgs.slice(0, batchOrgs)),
-      ),
-    );
+    if (PHASES.has("batch")) {
+      console.log(`\nBatches: ${batchOrgs} orgs × one 50-item batch-issue:`);
+      report(
+        await measure(
+          cluster,
+          provider,
+          `${batchOrgs} orgs × 50-item batch`,
+          batchOrgs,
+          "batch",
+          () => batchPhase(relayer.baseUrl, allOrgs.slice(0, batchOrgs)),
+        ),
+      );
+    }
 
     // No duplicate, no loss: one token per confirmed issuance row (batch items included), and
     // every write the relayer answered 200/202 ended confirmed.
@@ -720,7 +845,8 @@ export async function runScaleBench(): Promise<void> {
           ? "no duplicate, no loss"
           : "MISMATCH"),
     );
-    await crashPhase(cluster, token, allOrgs.slice(0, Math.min(20, maxOrgs)));
+    if (PHASES.has("crash"))
+      await crashPhase(cluster, token, allOrgs.slice(0, Math.min(20, maxOrgs)));
     const chart = await writeChart(results, limit);
     writeFileSync(path.join(OUT, "scale.json"), JSON.stringify({ limit, results }, null, 2));
     console.log(
