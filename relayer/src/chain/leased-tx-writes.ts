@@ -7,7 +7,7 @@ import {
   type TxErrorKind,
   type TxReceiptSummary,
 } from "./tx-lifecycle.js";
-import { notifyFinal, type TxRow } from "./tx-store.js";
+import { notifyFinal, TX_CHANNELS, updateNotifyingFinal, type TxRow } from "./tx-store.js";
 
 /** One row's first broadcast: its nonce and first attempt, written together. */
 export interface SentEntry {
@@ -186,8 +186,8 @@ export class LeasedTxWrites {
    */
   async finalise(entries: readonly Finalisation[]): Promise<string[]> {
     if (entries.length === 0) return [];
-    return inTransaction(this.#database, async (client) => {
-      const result = await client.query<{ id: string; state: string }>(
+    const result = await this.#database.pool.query<{ id: string; state: string }>(
+      updateNotifyingFinal(
         `UPDATE transactions t
           SET state = e.state, receipt = e.receipt, result = e.result, error = e.error,
               error_kind = e.error_kind, last_error = NULL, updated_at = now(),
@@ -198,29 +198,29 @@ export class LeasedTxWrites {
               AS e(id, state, receipt, result, error, error_kind)
         WHERE t.id = e.id AND t.state = ANY($7::text[]) AND ${held(8)}
         RETURNING t.id, t.state`,
-        [
-          entries.map((e) => e.id),
-          entries.map((e) => e.status),
-          entries.map((e) => (e.receipt === null ? null : JSON.stringify(e.receipt))),
-          entries.map((e) =>
-            e.status === "failed" || e.result === null ? null : JSON.stringify(e.result),
-          ),
-          entries.map((e) => (e.status === "confirmed" ? null : e.reason)),
-          entries.map((e) =>
-            e.status === "failed"
-              ? e.errorKind
-              : e.status === "mined" && e.reason !== null
-                ? "revert"
-                : null,
-          ),
-          ["sent"],
-          this.owner,
-        ],
-      );
-      const ended = result.rows.filter((r) => r.state !== "mined").map((r) => r.id);
-      await notifyFinal(client, ended);
-      return ended;
-    });
+        9,
+      ),
+      [
+        entries.map((e) => e.id),
+        entries.map((e) => e.status),
+        entries.map((e) => (e.receipt === null ? null : JSON.stringify(e.receipt))),
+        entries.map((e) =>
+          e.status === "failed" || e.result === null ? null : JSON.stringify(e.result),
+        ),
+        entries.map((e) => (e.status === "confirmed" ? null : e.reason)),
+        entries.map((e) =>
+          e.status === "failed"
+            ? e.errorKind
+            : e.status === "mined" && e.reason !== null
+              ? "revert"
+              : null,
+        ),
+        ["sent"],
+        this.owner,
+        TX_CHANNELS.final,
+      ],
+    );
+    return result.rows.filter((r) => r.state !== "mined").map((r) => r.id);
   }
 
   /**
@@ -231,21 +231,20 @@ export class LeasedTxWrites {
    */
   async promote(ids: readonly string[]): Promise<string[]> {
     if (ids.length === 0) return [];
-    return inTransaction(this.#database, async (client) => {
-      const result = await client.query<{ id: string }>(
+    const result = await this.#database.pool.query<{ id: string }>(
+      updateNotifyingFinal(
         `UPDATE transactions t
             SET state = CASE WHEN (t.receipt->>'status')::int = 1 THEN 'confirmed' ELSE 'failed' END,
                 confirmed_at = CASE WHEN (t.receipt->>'status')::int = 1 THEN now() END,
                 failed_at = CASE WHEN (t.receipt->>'status')::int = 1 THEN NULL ELSE now() END,
                 updated_at = now()
           WHERE t.id = ANY($1::text[]) AND t.state = 'mined' AND ${held(2)}
-          RETURNING t.id`,
-        [ids, this.owner],
-      );
-      const ended = result.rows.map((r) => r.id);
-      await notifyFinal(client, ended);
-      return ended;
-    });
+          RETURNING t.id, t.state`,
+        3,
+      ),
+      [ids, this.owner, TX_CHANNELS.final],
+    );
+    return result.rows.map((r) => r.id);
   }
 
   /** Fails queued rows that were never broadcast (estimate reverted, refused at first send). */
@@ -253,26 +252,26 @@ export class LeasedTxWrites {
     entries: ReadonlyArray<{ id: string; reason: string; errorKind: TxErrorKind }>,
   ): Promise<string[]> {
     if (entries.length === 0) return [];
-    return inTransaction(this.#database, async (client) => {
-      const result = await client.query<{ id: string }>(
+    const result = await this.#database.pool.query<{ id: string }>(
+      updateNotifyingFinal(
         `UPDATE transactions t
           SET state = 'failed', error = e.error, error_kind = e.error_kind, last_error = NULL,
               failed_at = now(), updated_at = now()
          FROM unnest($1::text[], $2::text[], $3::text[]) AS e(id, error, error_kind)
         WHERE t.id = e.id AND t.state = ANY($4::text[]) AND ${held(5)}
-        RETURNING t.id`,
-        [
-          entries.map((e) => e.id),
-          entries.map((e) => e.reason),
-          entries.map((e) => e.errorKind),
-          ["queued", "sent"],
-          this.owner,
-        ],
-      );
-      const ids = result.rows.map((r) => r.id);
-      await notifyFinal(client, ids);
-      return ids;
-    });
+        RETURNING t.id, t.state`,
+        6,
+      ),
+      [
+        entries.map((e) => e.id),
+        entries.map((e) => e.reason),
+        entries.map((e) => e.errorKind),
+        ["queued", "sent"],
+        this.owner,
+        TX_CHANNELS.final,
+      ],
+    );
+    return result.rows.map((r) => r.id);
   }
 
   /**

@@ -4,7 +4,7 @@ import { HsmUnavailableError } from "../errors.js";
 import type { LeasedTxWrites } from "./leased-tx-writes.js";
 import { LeaseLostError, WritesHeldError } from "./leased-tx-writes.js";
 import { classifyRpcFailure } from "./rpc-errors.js";
-import { isGroupRow, isSentRow, type TxRow } from "./tx-rows.js";
+import { isGroupRow, type TxRow } from "./tx-rows.js";
 import type { LeasedWallet } from "./tx-store.js";
 import { withWalletSigner } from "./wallet-signer.js";
 import {
@@ -15,7 +15,7 @@ import {
 } from "./engine/engine-context.js";
 import { sendQueued } from "./engine/sender.js";
 import { SerialLoop } from "./engine/serial-loop.js";
-import { checkSent, processBlocks } from "./engine/settler.js";
+import { checkDue, checkSent, processBlocks } from "./engine/settler.js";
 import { WalletBook, type WalletState } from "./engine/wallet-book.js";
 
 export { DEFAULT_SEQUENCER_OPTIONS, type TxSequencerDeps, type TxSequencerOptions };
@@ -226,11 +226,7 @@ export class TxSequencer implements EngineContext {
   /** Wallets with sent rows get their periodic check (nonces, stuck transactions). */
   #kickSent(): void {
     const now = Date.now();
-    for (const state of this.book.states()) {
-      const hasSent = [...state.rows.values()].some(isSentRow);
-      if (hasSent && now - state.lastCheck >= this.options.checkIntervalMs)
-        this.kick(state.wallet.id);
-    }
+    for (const state of this.book.states()) if (checkDue(this, state, now)) this.kick(state.wallet.id);
   }
 
   async #step(state: WalletState): Promise<void> {

@@ -508,6 +508,22 @@ export class TxStore {
   }
 }
 
+/**
+ * One statement that runs `update` (an `UPDATE transactions t ... RETURNING t.id, t.state`) and
+ * tells every process's waiting requests of the rows it made final (not `mined`): a `NOTIFY` per
+ * ${NOTIFY_CHUNK} ids, sent on commit, as `notifyFinal` does, without a transaction held open
+ * across round trips. `$<channel>` is the parameter that carries `TX_CHANNELS.final`.
+ */
+export function updateNotifyingFinal(update: string, channel: number): string {
+  return `WITH changed AS (${update}),
+     notified AS (
+       SELECT pg_notify($${channel}, string_agg(id, ',')) FROM (
+         SELECT id, (row_number() OVER () - 1) / ${NOTIFY_CHUNK} AS chunk
+           FROM changed WHERE state <> 'mined') final
+        GROUP BY chunk)
+   SELECT changed.id, changed.state FROM changed, (SELECT count(*) FROM notified) AS sent`;
+}
+
 /** Tells every process's waiting requests that `ids` became final (`NOTIFY`, on commit). */
 export async function notifyFinal(
   client: { query: (text: string, values: unknown[]) => Promise<unknown> },

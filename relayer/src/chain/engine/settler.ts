@@ -50,7 +50,7 @@ export async function checkSent(
     return;
   }
   const now = Date.now();
-  if (!state.fresh && now - state.lastCheck < e.options.checkIntervalMs) return;
+  if (!checkDue(e, state, now)) return;
   state.lastCheck = now;
   const latest = Number(
     BigInt(await e.d.rpc.call<string>("eth_getTransactionCount", [state.wallet.address, "latest"])),
@@ -88,6 +88,28 @@ export async function checkSent(
  * the engine to the block that used the nonce, and only a transaction there that is none of
  * the row's attempts re-queues the write (`takerVerdict`).
  */
+/**
+ * Whether a wallet's sent rows are due a look at the chain (`checkSent`): a wallet just taken
+ * over always is; otherwise at most once per `checkIntervalMs`, and, while the block follower
+ * settles what is mined (`processBlocks`, on a node with `eth_getBlockReceipts`), only once a
+ * row has been out for `3 × checkIntervalMs` without the follower finding it (lost, dropped,
+ * replaced, stuck, or the follower itself failing). A row the follower settles within a block
+ * or two costs no nonce read, no receipt look-up and no second write of its state.
+ */
+export function checkDue(e: EngineContext, state: WalletState, now: number): boolean {
+  if (state.fresh) return true;
+  if (now - state.lastCheck < e.options.checkIntervalMs) return false;
+  const sent = [...state.rows.values()].filter(isSentRow);
+  if (sent.length === 0) return false;
+  const unsupported = e.blockReceipts.unsupportedSince;
+  const followed = unsupported === undefined || now - unsupported >= BLOCK_RECEIPTS_RECHECK_MS;
+  if (!followed) return true;
+  const grace = 3 * e.options.checkIntervalMs;
+  return sent.some(
+    (row) => now - (state.broadcastAt.get(row.id) ?? row.sentAt?.getTime() ?? 0) >= grace,
+  );
+}
+
 async function settleConsumed(
   e: EngineContext,
   state: WalletState,
