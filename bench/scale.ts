@@ -24,6 +24,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { JsonRpcProvider, parseEther, toBeHex, Wallet, ZeroHash } from "ethers";
+import { Agent, fetch } from "undici";
 import * as vega from "vega";
 import * as vegaLite from "vega-lite";
 import { REPO_ROOT } from "../relayer/src/config.js";
@@ -49,6 +50,8 @@ const RATE_LIMIT = "1000000";
 const PHASES = new Set(
   (process.env.BENCH_PHASES ?? "sync,async,arrivals,processes,batch,crash").split(","),
 );
+/** Connections the open-arrival load keeps to the relayer (BENCH_CONNECTIONS). */
+const ARRIVAL_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 128);
 /** Open-arrival phases: offered rates as multiples of the chain's limit (BENCH_ARRIVALS). */
 const ARRIVALS = (process.env.BENCH_ARRIVALS ?? "1,2").split(",").map(Number);
 
@@ -482,12 +485,7 @@ async function asyncPhase(cluster: Cluster, baseUrls: readonly string[], orgs: C
  * scheduled instant, so a late send counts against us. 429s are counted with their latency and
  * `Retry-After`; then the phase waits for every accepted write to be final.
  */
-async function arrivalPhase(
-  cluster: Cluster,
-  baseUrl: string,
-  orgs: ClusterOrg[],
-  rate: number,
-) {
+async function arrivalPhase(cluster: Cluster, baseUrl: string, orgs: ClusterOrg[], rate: number) {
   const ids: string[] = [];
   const acceptLatencies: number[] = [];
   const refused = { latencies: [] as number[], retryAfter: new Set<string>() };
@@ -496,12 +494,27 @@ async function arrivalPhase(
   const t0 = performance.now();
   const total = Math.round(rate * SECONDS);
   let sent = 0;
+  // Integrators keep pools of open connections (so does a load balancer in front of us): a
+  // request waits for a free one (the wait counts: latency runs from the scheduled instant) rather
+  // than opening a new TCP connection per request, which would measure connection churn.
+  const agent = new Agent({ connections: ARRIVAL_CONNECTIONS });
   const send = (org: ClusterOrg, due: number) =>
-    call(baseUrl, "POST", "/api/v1/write/issue-asset", {
-      apiKey: org.apiKey,
-      body: BODY,
-      headers: { prefer: "respond-async" },
+    fetch(`${baseUrl}/api/v1/write/issue-asset`, {
+      method: "POST",
+      headers: {
+        "x-api-key": org.apiKey,
+        "content-type": "application/json",
+        prefer: "respond-async",
+      },
+      body: JSON.stringify(BODY),
+      dispatcher: agent,
+      signal: AbortSignal.timeout(30_000),
     })
+      .then(async (response) => ({
+        status: response.status,
+        headers: response.headers,
+        body: await response.json().catch((): unknown => undefined),
+      }))
       .then((res) => {
         const ms = performance.now() - due;
         if (res.status === 202) {
@@ -510,14 +523,20 @@ async function arrivalPhase(
           ids.push(id);
           answered.add(id);
         } else {
-          countError(errors, `${res.status}`);
+          const said = (res.body as { error?: unknown } | undefined)?.error;
+          countError(errors, res.status === 429 ? "429" : `${res.status} ${String(said)}`);
           if (res.status === 429) {
             refused.latencies.push(ms);
             refused.retryAfter.add(res.headers.get("retry-after") ?? "none");
           }
         }
       })
-      .catch(() => countError(errors, "network"));
+      .catch((e: unknown) =>
+        countError(
+          errors,
+          `network (${(e as { cause?: { code?: string } }).cause?.code ?? (e as Error).name})`,
+        ),
+      );
   while (sent < total) {
     const now = performance.now();
     const due = Math.min(total, Math.floor(((now - t0) / 1000) * rate) + 1);
@@ -526,6 +545,7 @@ async function arrivalPhase(
     await new Promise((r) => setTimeout(r, 2));
   }
   await Promise.all(requests);
+  await agent.close();
   for (;;) {
     const { rows } = await cluster.pool.query<{ live: string }>(
       "SELECT count(*)::text AS live FROM transactions WHERE id = ANY($1::text[]) AND state IN ('queued', 'sent')",

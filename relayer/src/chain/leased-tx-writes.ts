@@ -1,5 +1,6 @@
 import { BaseError } from "../errors.js";
-import { inTransaction, type Database } from "../db/client.js";
+import { Batcher } from "../db/batcher.js";
+import { inTransaction, retryOnDeadlock, type Database } from "../db/client.js";
 import {
   IllegalTransitionError,
   sourcesOf,
@@ -37,6 +38,24 @@ export type Finalisation =
       reason: string | null;
     };
 
+/** One wallet's round for `markSent`, and what its statement found. */
+interface SentRound {
+  walletId: string;
+  nextNonce: number;
+  entries: readonly SentEntry[];
+}
+interface RoundAnswer {
+  moved: number;
+  held: boolean;
+  owned: boolean;
+}
+
+/**
+ * How long the first round waits for other wallets' rounds to share its statement: wallets woken
+ * together (a block, a burst of writes) reach it a few turns apart. Small against a block time.
+ */
+const MARK_SENT_LINGER_MS = 5;
+
 /** This process no longer holds the wallet's lease: another process sequences it now. */
 export class LeaseLostError extends BaseError {
   override name = "LeaseLostError";
@@ -72,6 +91,9 @@ const held = (owner: number) =>
 export class LeasedTxWrites {
   readonly #database: Database;
   readonly owner: string;
+  readonly #rounds = new Batcher<SentRound, RoundAnswer>((rounds) => this.#markSentMany(rounds), {
+    lingerMs: MARK_SENT_LINGER_MS,
+  });
 
   constructor(database: Database, owner: string) {
     this.#database = database;
@@ -91,7 +113,8 @@ export class LeasedTxWrites {
    * One round's first broadcasts, written before anything is sent: each row gets its nonce and
    * its attempt (appended: attempts of an earlier nonce another transaction took are kept) and
    * moves to `sent`; group rows of those rows move to `sent`; the wallet's next nonce advances.
-   * One statement.
+   * The rounds of every wallet that reach this within `MARK_SENT_LINGER_MS` share one statement
+   * (one round trip, one commit), each checked against its own wallet's lease.
    *
    * @throws LeaseLostError when this process no longer holds the wallet
    * @throws WritesHeldError when its organization was suspended since the round began (nothing
@@ -103,8 +126,63 @@ export class LeasedTxWrites {
     entries: readonly SentEntry[],
   ): Promise<void> {
     if (entries.length === 0) return;
-    const result = await this.#database.pool.query<{ n: string; held: boolean; owned: boolean }>(
-      `WITH owned AS (SELECT id, org_id FROM wallets WHERE id = $1 AND lease_owner = $5 FOR UPDATE),
+    const answer = await this.#rounds.add({ walletId, nextNonce, entries });
+    if (!answer.owned) throw new LeaseLostError(`wallet ${walletId}: lease lost`);
+    if (!answer.held)
+      throw new WritesHeldError(`wallet ${walletId}: its organization is suspended`);
+    if (answer.moved !== entries.length)
+      throw new IllegalTransitionError(
+        `markSent: ${entries.length - answer.moved} of ${entries.length} rows were not queued without a nonce`,
+      );
+  }
+
+  /**
+   * The rounds of `markSent`, one statement for all (a wallet at most once per statement: its
+   * loop runs one round at a time). A statement refused for its data (SQLSTATE class 22 or 23: a
+   * bug, not an outage) is tried again round by round, so one bad round fails alone.
+   */
+  async #markSentMany(rounds: readonly SentRound[]): Promise<Array<RoundAnswer | Error>> {
+    const groups: SentRound[][] = [];
+    for (const round of rounds) {
+      const group = groups.find((g) => !g.some((r) => r.walletId === round.walletId));
+      if (group === undefined) groups.push([round]);
+      else group.push(round);
+    }
+    const answers = new Map<SentRound, RoundAnswer | Error>();
+    for (const group of groups) {
+      try {
+        const byWallet = await this.#markSentStatement(group);
+        for (const round of group) answers.set(round, byWallet.get(round.walletId)!);
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        const dataError = typeof code === "string" && /^2[23]/.test(code);
+        if (!dataError || group.length === 1) throw error;
+        for (const round of group)
+          answers.set(
+            round,
+            await this.#markSentStatement([round]).then(
+              (byWallet) => byWallet.get(round.walletId)!,
+              (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+            ),
+          );
+      }
+    }
+    return rounds.map((round) => answers.get(round)!);
+  }
+
+  async #markSentStatement(rounds: readonly SentRound[]): Promise<Map<string, RoundAnswer>> {
+    const items = rounds.flatMap((r) => r.entries.map((e) => ({ walletId: r.walletId, ...e })));
+    // The wallets are locked in id order, `FOR NO KEY UPDATE`: enough to keep a lease from moving
+    // under the statement, and no conflict with the key-share locks of writes being recorded.
+    const query = () =>
+      this.#database.pool.query<{
+        wallet_id: string;
+        n: number;
+        held: boolean;
+        owned: boolean;
+      }>(
+        `WITH owned AS (SELECT id, org_id FROM wallets WHERE id = ANY($1::text[]) AND lease_owner = $2
+                       ORDER BY id FOR NO KEY UPDATE),
        lease AS (SELECT id FROM owned
                   WHERE NOT EXISTS (SELECT 1 FROM orgs o WHERE o.id = owned.org_id AND o.suspended_at IS NOT NULL)),
        moved AS (
@@ -113,35 +191,37 @@ export class LeasedTxWrites {
                 max_fee_per_gas = e.attempt->>'maxFeePerGas',
                 max_priority_fee_per_gas = e.attempt->>'maxPriorityFeePerGas',
                 sent_at = coalesce(t.sent_at, now()), last_error = NULL, updated_at = now()
-           FROM unnest($2::text[], $3::bigint[], $4::jsonb[]) AS e(id, nonce, attempt)
-          WHERE t.id = e.id AND t.state = 'queued' AND t.nonce IS NULL
-            AND t.wallet_id IN (SELECT id FROM lease)
-          RETURNING t.id, t.parent_id, e.attempt->>'hash' AS hash),
+           FROM unnest($4::text[], $5::text[], $6::bigint[], $7::jsonb[]) AS e(wallet_id, id, nonce, attempt)
+          WHERE t.id = e.id AND t.wallet_id = e.wallet_id AND t.state = 'queued' AND t.nonce IS NULL
+            AND e.wallet_id IN (SELECT id FROM lease)
+          RETURNING t.id, t.wallet_id, t.parent_id, e.attempt->>'hash' AS hash),
        hashes AS (${recordHashes("moved")}),
        parents AS (
          UPDATE transactions p SET state = 'sent', sent_at = coalesce(p.sent_at, now()), updated_at = now()
           WHERE p.id IN (SELECT parent_id FROM moved WHERE parent_id IS NOT NULL) AND p.state = 'queued'),
-       wallet AS (UPDATE wallets SET next_nonce = $6 WHERE id IN (SELECT id FROM lease))
-       SELECT (SELECT count(*) FROM moved)::text AS n, EXISTS (SELECT 1 FROM lease) AS held,
-              EXISTS (SELECT 1 FROM owned) AS owned`,
-      [
-        walletId,
-        entries.map((e) => e.id),
-        entries.map((e) => e.nonce),
-        entries.map((e) => JSON.stringify(e.attempt)),
-        this.owner,
-        nextNonce,
-      ],
-    );
-    const answer = result.rows[0];
-    if (answer?.owned !== true) throw new LeaseLostError(`wallet ${walletId}: lease lost`);
-    if (!answer.held)
-      throw new WritesHeldError(`wallet ${walletId}: its organization is suspended`);
-    const moved = Number(answer.n);
-    if (moved !== entries.length)
-      throw new IllegalTransitionError(
-        `markSent: ${entries.length - moved} of ${entries.length} rows were not queued without a nonce`,
+       wallet AS (
+         UPDATE wallets w SET next_nonce = n.next
+           FROM unnest($1::text[], $3::bigint[]) AS n(id, next)
+          WHERE w.id = n.id AND w.id IN (SELECT id FROM lease))
+       SELECT n.id AS wallet_id,
+              (SELECT count(*) FROM moved m WHERE m.wallet_id = n.id)::int AS n,
+              EXISTS (SELECT 1 FROM lease l WHERE l.id = n.id) AS held,
+              EXISTS (SELECT 1 FROM owned o WHERE o.id = n.id) AS owned
+         FROM unnest($1::text[]) AS n(id)`,
+        [
+          rounds.map((r) => r.walletId),
+          this.owner,
+          rounds.map((r) => r.nextNonce),
+          items.map((i) => i.walletId),
+          items.map((i) => i.id),
+          items.map((i) => i.nonce),
+          items.map((i) => JSON.stringify(i.attempt)),
+        ],
       );
+    const result = await retryOnDeadlock(query);
+    return new Map(
+      result.rows.map((row) => [row.wallet_id, { moved: row.n, held: row.held, owned: row.owned }]),
+    );
   }
 
   /** Appends attempts (re-pricing: same nonce, higher fees) to sent rows. One statement. */

@@ -28,6 +28,9 @@ export { DEFAULT_SEQUENCER_OPTIONS, type TxSequencerDeps, type TxSequencerOption
  * `engine/decisions.ts` (docs/transactions.md). Every store write is checked against the
  * wallet's lease (`LeasedTxWrites`): a process that lost a wallet changes nothing of it.
  */
+/** How long a wallet woken by a new write waits for others to share its round's statements. */
+const WAKE_LINGER_MS = 20;
+
 export class TxSequencer implements EngineContext {
   readonly d: TxSequencerDeps;
   readonly options: TxSequencerOptions;
@@ -51,6 +54,13 @@ export class TxSequencer implements EngineContext {
     await this.#claim([...new Set(walletIds)]);
     return walletIds.map(() => undefined);
   });
+  /**
+   * Wallets woken by new writes, run together `WAKE_LINGER_MS` after the first: their rounds
+   * share the statements that load their rows and record their sends (`markSent`), instead of
+   * one round, one statement and one commit per write when writes arrive one by one.
+   */
+  readonly #wakeSoon = new Set<string>();
+  #wakeTimer: NodeJS.Timeout | undefined;
 
   constructor(
     deps: TxSequencerDeps & { registry?: Registry; options?: Partial<TxSequencerOptions> },
@@ -97,6 +107,9 @@ export class TxSequencer implements EngineContext {
     this.d.blocks.off("block", this.#onBlock);
     for (const t of this.#timers) clearInterval(t);
     this.#timers = [];
+    clearTimeout(this.#wakeTimer);
+    this.#wakeTimer = undefined;
+    this.#wakeSoon.clear();
     const running = this.book.states().flatMap((s) => (s.loop.running ? [s.loop.running] : []));
     await Promise.race([
       Promise.allSettled([...running, this.#blockLoop.running, this.#claiming]),
@@ -138,8 +151,17 @@ export class TxSequencer implements EngineContext {
 
   readonly #onQueued = (walletId: string): void => {
     if (this.#stopped) return;
-    if (this.book.has(walletId)) this.kick(walletId);
-    else void this.#claimSoon.add(walletId).catch(() => undefined);
+    if (!this.book.has(walletId)) {
+      void this.#claimSoon.add(walletId).catch(() => undefined);
+      return;
+    }
+    this.#wakeSoon.add(walletId);
+    this.#wakeTimer ??= setTimeout(() => {
+      this.#wakeTimer = undefined;
+      const woken = [...this.#wakeSoon];
+      this.#wakeSoon.clear();
+      for (const id of woken) this.kick(id);
+    }, WAKE_LINGER_MS);
   };
 
   async #claimAll(): Promise<void> {
@@ -226,7 +248,8 @@ export class TxSequencer implements EngineContext {
   /** Wallets with sent rows get their periodic check (nonces, stuck transactions). */
   #kickSent(): void {
     const now = Date.now();
-    for (const state of this.book.states()) if (checkDue(this, state, now)) this.kick(state.wallet.id);
+    for (const state of this.book.states())
+      if (checkDue(this, state, now)) this.kick(state.wallet.id);
   }
 
   async #step(state: WalletState): Promise<void> {

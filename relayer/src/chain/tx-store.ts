@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type pg from "pg";
 import { Batcher } from "../db/batcher.js";
-import { inTransaction, type Database, type DbTransaction } from "../db/client.js";
+import { inTransaction, retryOnDeadlock, type Database, type DbTransaction } from "../db/client.js";
 import { idempotencyKeys, transactions } from "../db/schema/index.js";
 import { LeasedTxWrites } from "./leased-tx-writes.js";
 import { LIVE_STATES, REORG_REOPENS, sourcesOf, type TxState } from "./tx-lifecycle.js";
@@ -242,10 +242,12 @@ export class TxStore {
         .values(group.flatMap((w) => [...w.rows]))
         .toSQL();
       const n = built.params.length;
-      await this.#database.pool.query(
-        `WITH recorded AS (${built.sql} RETURNING 1)
-         SELECT pg_notify($${n + 1}, wallet_id) FROM unnest($${n + 2}::text[]) AS wallet_id`,
-        [...built.params, TX_CHANNELS.queued, [...new Set(group.map((w) => w.walletId))]],
+      await retryOnDeadlock(() =>
+        this.#database.pool.query(
+          `WITH recorded AS (${built.sql} RETURNING 1)
+           SELECT pg_notify($${n + 1}, wallet_id) FROM unnest($${n + 2}::text[]) AS wallet_id`,
+          [...built.params, TX_CHANNELS.queued, [...new Set(group.map((w) => w.walletId))]],
+        ),
       );
     };
     const results: Array<true | Error> = [];

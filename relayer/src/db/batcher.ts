@@ -1,8 +1,9 @@
 /**
  * Gathers the calls made in one turn of the event loop into one call of `run`, sent on the next
- * turn (`setImmediate`): under load, the requests a turn handles share one statement, one round
- * trip and one commit instead of one each. A call is never older than the statement that answers
- * it, since the statement is sent after it.
+ * turn (`setImmediate`), or `lingerMs` after the first call when that is set (calls that arrive a
+ * few turns apart share it too): under load, the requests a turn handles share one statement,
+ * one round trip and one commit instead of one each. A call is never older than the statement
+ * that answers it, since the statement is sent after it.
  *
  * `run` answers each item in order (an `Error` in an item's place fails that item alone); when
  * `run` throws, every item of the batch fails with that error.
@@ -15,14 +16,22 @@ export class Batcher<I, O> {
   readonly #run: (items: readonly I[]) => Promise<ReadonlyArray<O | Error>>;
   #pending: Array<{ item: I; resolve: (value: O) => void; reject: (error: unknown) => void }> = [];
 
-  constructor(run: (items: readonly I[]) => Promise<ReadonlyArray<O | Error>>) {
+  readonly #lingerMs: number;
+
+  constructor(
+    run: (items: readonly I[]) => Promise<ReadonlyArray<O | Error>>,
+    options: { lingerMs?: number } = {},
+  ) {
     this.#run = run;
+    this.#lingerMs = options.lingerMs ?? 0;
   }
 
   add(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       this.#pending.push({ item, resolve, reject });
-      if (this.#pending.length === 1) setImmediate(() => void this.#flush());
+      if (this.#pending.length !== 1) return;
+      if (this.#lingerMs > 0) setTimeout(() => void this.#flush(), this.#lingerMs);
+      else setImmediate(() => void this.#flush());
     });
   }
 

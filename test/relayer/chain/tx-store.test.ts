@@ -121,6 +121,47 @@ describe("transaction store (PostgreSQL)", () => {
       "a final row never goes back to the queue",
     );
   });
+  it("rounds of several wallets share one statement, each checked against its own lease", async () => {
+    const other = "0x" + "22".repeat(20);
+    await database.db.insert(orgs).values({ id: "org_2", name: "Two", scopes: [] });
+    await database.db
+      .insert(wallets)
+      .values({ id: "wal_2", orgId: "org_2", address: other, encryptedKey: "x" });
+    await database.db.insert(orgs).values({ id: "org_3", name: "Three", scopes: [] });
+    await database.db
+      .insert(wallets)
+      .values({ id: "wal_3", orgId: "org_3", address: "0x" + "33".repeat(20), encryptedKey: "x" });
+    const mine = "tx_b00000000000000000000001";
+    const lost = "tx_b00000000000000000000002";
+    const third = "tx_b00000000000000000000003";
+    await store.record("wal_2", [{ ...row(mine), orgId: "org_2", walletId: "wal_2" }], undefined);
+    await store.record("wal_3", [{ ...row(lost), orgId: "org_3", walletId: "wal_3" }], undefined);
+    await store.record("wal_3", [{ ...row(third), orgId: "org_3", walletId: "wal_3" }], undefined);
+    assert.equal((await store.claimWallets("owner-c", ["wal_2"], 60_000)).length, 1);
+    assert.equal((await store.claimWallets("owner-d", ["wal_3"], 60_000)).length, 1);
+    const writes = store.leasedBy("owner-c");
+    const before = database.statements();
+    const [ok, refused] = await Promise.allSettled([
+      writes.markSent("wal_2", 1, [{ id: mine, nonce: 0, attempt: attempt("0xb1") }]),
+      writes.markSent("wal_3", 1, [{ id: lost, nonce: 0, attempt: attempt("0xb2") }]),
+    ]);
+    assert.equal(database.statements() - before, 1, "both rounds in one statement");
+    assert.equal(ok.status, "fulfilled");
+    assert.ok(refused.status === "rejected" && refused.reason instanceof LeaseLostError);
+    assert.equal((await store.get(mine))?.state, "sent");
+    assert.equal((await store.get(lost))?.state, "queued", "the wallet owner-c does not hold");
+    // A round with a row that is not queued fails alone; its neighbour in the statement is sent.
+    await store.releaseLeases("owner-d");
+    assert.equal((await store.claimWallets("owner-c", ["wal_3"], 60_000)).length, 1);
+    const [bad, good] = await Promise.allSettled([
+      writes.markSent("wal_2", 2, [{ id: mine, nonce: 1, attempt: attempt("0xb3") }]),
+      writes.markSent("wal_3", 1, [{ id: lost, nonce: 0, attempt: attempt("0xb4") }]),
+    ]);
+    assert.ok((bad as PromiseRejectedResult).reason instanceof IllegalTransitionError);
+    assert.equal(good.status, "fulfilled");
+    assert.equal((await store.get(lost))?.nonce, 0);
+    assert.equal((await store.get(third))?.state, "queued", "rows not in the round are untouched");
+  });
   it("a process that lost the wallet's lease changes none of its rows", async () => {
     const id = "tx_a00000000000000000000009";
     assert.equal(await store.record("wal_1", [row(id)], undefined), true);
