@@ -8,6 +8,9 @@
  * - for 1, 10, 50 and 100 organizations × 10 writers: minted/s and latency p50/p95/p99,
  *   synchronous and `Prefer: respond-async`, and 50-item batches; each rate's ratio to the
  *   chain's limit, full blocks, PostgreSQL commits per issuance, relayer and PostgreSQL CPU;
+ * - open arrivals: async requests at a fixed rate (multiples of the chain's limit) over the
+ *   largest org count, sent on schedule over a pool of keep-alive connections, with the 202's
+ *   p50/p99 counted from each request's scheduled instant and the 429s with their `Retry-After`;
  * - a check that minted tokens equal successful writes (no duplicate, no loss);
  * - a chart (SVG) of minted/s and p50 latency against the number of organizations.
  *
@@ -19,7 +22,9 @@
  * statements are summed over the processes.
  *
  * Environment: BENCH_SECONDS (per phase, default 20), BENCH_ORGS (default "1,10,50,100"),
- * BENCH_OUT (chart and JSON folder, default `.data/bench`).
+ * BENCH_OUT (chart and JSON folder, default `.data/bench`), BENCH_PHASES (default
+ * "sync,async,arrivals,processes,batch,crash"), BENCH_ARRIVALS (multiples of the chain's limit,
+ * default "1,2"), BENCH_CONNECTIONS (the open arrivals' connection pool, default 128).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
