@@ -307,18 +307,22 @@ export class TxStore {
     leaseMs: number,
   ): Promise<LeasedWallet[]> {
     if (walletIds.length === 0) return [];
-    const result = await this.#database.pool.query<{
-      id: string;
-      org_id: string;
-      address: string;
-      encrypted_key: string;
-      signer_backend: string;
-      next_nonce: string | null;
-    }>(
-      `UPDATE wallets SET lease_owner = $1, lease_until = now() + ($3::int * interval '1 millisecond')
-        WHERE id = ANY($2::text[]) AND (lease_owner IS NULL OR lease_owner = $1 OR lease_until < now())
-        RETURNING id, org_id, address, encrypted_key, signer_backend, next_nonce::text`,
-      [owner, walletIds, leaseMs],
+    // Locks several wallets at once, as a round's `markSent` does: a deadlock between them is
+    // broken by PostgreSQL and the statement (atomic) runs again.
+    const result = await retryOnDeadlock(() =>
+      this.#database.pool.query<{
+        id: string;
+        org_id: string;
+        address: string;
+        encrypted_key: string;
+        signer_backend: string;
+        next_nonce: string | null;
+      }>(
+        `UPDATE wallets SET lease_owner = $1, lease_until = now() + ($3::int * interval '1 millisecond')
+          WHERE id = ANY($2::text[]) AND (lease_owner IS NULL OR lease_owner = $1 OR lease_until < now())
+          RETURNING id, org_id, address, encrypted_key, signer_backend, next_nonce::text`,
+        [owner, walletIds, leaseMs],
+      ),
     );
     return result.rows.map((r) => ({
       id: r.id,
@@ -337,21 +341,25 @@ export class TxStore {
     leaseMs: number,
   ): Promise<string[]> {
     if (walletIds.length === 0) return [];
-    const result = await this.#database.pool.query<{ id: string }>(
-      `UPDATE wallets SET lease_until = now() + ($3::int * interval '1 millisecond')
-        WHERE id = ANY($2::text[]) AND lease_owner = $1 RETURNING id`,
-      [owner, walletIds, leaseMs],
+    const result = await retryOnDeadlock(() =>
+      this.#database.pool.query<{ id: string }>(
+        `UPDATE wallets SET lease_until = now() + ($3::int * interval '1 millisecond')
+          WHERE id = ANY($2::text[]) AND lease_owner = $1 RETURNING id`,
+        [owner, walletIds, leaseMs],
+      ),
     );
     return result.rows.map((r) => r.id);
   }
 
   /** Gives leases back (on stop, or when a wallet has no work left). */
   async releaseLeases(owner: string, walletIds?: readonly string[]): Promise<void> {
-    await this.#database.pool.query(
-      walletIds === undefined
-        ? `UPDATE wallets SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1`
-        : `UPDATE wallets SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1 AND id = ANY($2::text[])`,
-      walletIds === undefined ? [owner] : [owner, walletIds],
+    await retryOnDeadlock(() =>
+      this.#database.pool.query(
+        walletIds === undefined
+          ? `UPDATE wallets SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1`
+          : `UPDATE wallets SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1 AND id = ANY($2::text[])`,
+        walletIds === undefined ? [owner] : [owner, walletIds],
+      ),
     );
   }
 

@@ -117,7 +117,8 @@ export async function inTransaction<T>(
  * Runs `statement` (one statement, so atomic: a refused one wrote nothing) again when PostgreSQL
  * ended it to break a deadlock (SQLSTATE 40P01), at most `attempts` times in all. Statements that
  * lock rows of several wallets at once (a batch of rounds, a batch of recorded writes) can meet
- * in a cycle with others that lock them in another order; the retry is what a caller would do.
+ * in a cycle with others that lock them in another order (lease claims, renewals and releases
+ * lock several wallets too); the retry is what a caller would do.
  */
 export async function retryOnDeadlock<T>(statement: () => Promise<T>, attempts = 3): Promise<T> {
   for (let attempt = 1; ; attempt++) {
