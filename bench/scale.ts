@@ -447,6 +447,28 @@ async function syncPhase(baseUrls: readonly string[], orgs: ClusterOrg[]) {
 }
 
 /**
+ * Waits until every write of `ids` is final; counts those not confirmed in `errors.failed`.
+ * Returns how many were confirmed and their latencies (created → confirmed).
+ */
+async function settle(cluster: Cluster, ids: readonly string[], errors: Record<string, number>) {
+  for (;;) {
+    const { rows } = await cluster.pool.query<{ live: string }>(
+      "SELECT count(*)::text AS live FROM transactions WHERE id = ANY($1::text[]) AND state IN ('queued', 'sent')",
+      [ids],
+    );
+    if (rows[0]!.live === "0") break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const { rows } = await cluster.pool.query<{ ms: number }>(
+    "SELECT extract(epoch FROM confirmed_at - created_at) * 1000 AS ms FROM transactions WHERE id = ANY($1::text[]) AND state = 'confirmed'",
+    [ids],
+  );
+  const failed = ids.length - rows.length;
+  if (failed > 0) errors.failed = failed;
+  return { ok: rows.length, latencies: rows.map((r) => Number(r.ms)) };
+}
+
+/**
  * `orgs` × 10 writers sending `Prefer: respond-async` for SECONDS (each writer keeps at most one
  * request open); then waits for every accepted write to be final. Latency = created → confirmed.
  */
@@ -465,21 +487,7 @@ async function asyncPhase(cluster: Cluster, baseUrls: readonly string[], orgs: C
     await backOff(res.headers, 250);
     return `${res.status}`;
   });
-  for (;;) {
-    const { rows } = await cluster.pool.query<{ live: string }>(
-      "SELECT count(*)::text AS live FROM transactions WHERE id = ANY($1::text[]) AND state IN ('queued', 'sent')",
-      [ids],
-    );
-    if (rows[0]!.live === "0") break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  const { rows } = await cluster.pool.query<{ ms: number }>(
-    "SELECT extract(epoch FROM confirmed_at - created_at) * 1000 AS ms FROM transactions WHERE id = ANY($1::text[]) AND state = 'confirmed'",
-    [ids],
-  );
-  const failed = ids.length - rows.length;
-  if (failed > 0) errors.failed = failed;
-  return { ok: rows.length, latencies: rows.map((r) => Number(r.ms)), acceptLatencies, errors };
+  return { ...(await settle(cluster, ids, errors)), acceptLatencies, errors };
 }
 
 /**
@@ -551,23 +559,8 @@ async function arrivalPhase(cluster: Cluster, baseUrl: string, orgs: ClusterOrg[
   }
   await Promise.all(requests);
   await agent.close();
-  for (;;) {
-    const { rows } = await cluster.pool.query<{ live: string }>(
-      "SELECT count(*)::text AS live FROM transactions WHERE id = ANY($1::text[]) AND state IN ('queued', 'sent')",
-      [ids],
-    );
-    if (rows[0]!.live === "0") break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  const { rows } = await cluster.pool.query<{ ms: number }>(
-    "SELECT extract(epoch FROM confirmed_at - created_at) * 1000 AS ms FROM transactions WHERE id = ANY($1::text[]) AND state = 'confirmed'",
-    [ids],
-  );
-  const failed = ids.length - rows.length;
-  if (failed > 0) errors.failed = failed;
   return {
-    ok: rows.length,
-    latencies: rows.map((r) => Number(r.ms)),
+    ...(await settle(cluster, ids, errors)),
     acceptLatencies,
     refused,
     offered: rate,

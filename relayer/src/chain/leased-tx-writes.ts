@@ -1,6 +1,11 @@
 import { BaseError } from "../errors.js";
 import { Batcher } from "../db/batcher.js";
-import { inTransaction, retryOnDeadlock, type Database } from "../db/client.js";
+import {
+  eachAloneOnDataError,
+  inTransaction,
+  retryOnDeadlock,
+  type Database,
+} from "../db/client.js";
 import {
   IllegalTransitionError,
   sourcesOf,
@@ -138,8 +143,8 @@ export class LeasedTxWrites {
 
   /**
    * The rounds of `markSent`, one statement for all (a wallet at most once per statement: its
-   * loop runs one round at a time). A statement refused for its data (SQLSTATE class 22 or 23: a
-   * bug, not an outage) is tried again round by round, so one bad round fails alone.
+   * loop runs one round at a time); a statement refused for its data is tried again round by
+   * round (`eachAloneOnDataError`), so one bad round fails alone.
    */
   async #markSentMany(rounds: readonly SentRound[]): Promise<Array<RoundAnswer | Error>> {
     const groups: SentRound[][] = [];
@@ -150,22 +155,11 @@ export class LeasedTxWrites {
     }
     const answers = new Map<SentRound, RoundAnswer | Error>();
     for (const group of groups) {
-      try {
-        const byWallet = await this.#markSentStatement(group);
-        for (const round of group) answers.set(round, byWallet.get(round.walletId)!);
-      } catch (error) {
-        const code = (error as { code?: unknown }).code;
-        const dataError = typeof code === "string" && /^2[23]/.test(code);
-        if (!dataError || group.length === 1) throw error;
-        for (const round of group)
-          answers.set(
-            round,
-            await this.#markSentStatement([round]).then(
-              (byWallet) => byWallet.get(round.walletId)!,
-              (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
-            ),
-          );
-      }
+      const byGroup = await eachAloneOnDataError(group, (items) => this.#markSentStatement(items));
+      group.forEach((round, i) => {
+        const answer = byGroup[i]!;
+        answers.set(round, answer instanceof Error ? answer : answer.get(round.walletId)!);
+      });
     }
     return rounds.map((round) => answers.get(round)!);
   }

@@ -20,6 +20,9 @@ import { WalletBook, type WalletState } from "./engine/wallet-book.js";
 
 export { DEFAULT_SEQUENCER_OPTIONS, type TxSequencerDeps, type TxSequencerOptions };
 
+/** How long a wallet woken by a new write waits for others to share its round's statements. */
+const WAKE_LINGER_MS = 20;
+
 /**
  * The transaction engine's scheduler: which wallets this process sequences (leases), when each
  * one's step runs, and following blocks. Each wallet's step settles its sent rows
@@ -28,9 +31,6 @@ export { DEFAULT_SEQUENCER_OPTIONS, type TxSequencerDeps, type TxSequencerOption
  * `engine/decisions.ts` (docs/transactions.md). Every store write is checked against the
  * wallet's lease (`LeasedTxWrites`): a process that lost a wallet changes nothing of it.
  */
-/** How long a wallet woken by a new write waits for others to share its round's statements. */
-const WAKE_LINGER_MS = 20;
-
 export class TxSequencer implements EngineContext {
   readonly d: TxSequencerDeps;
   readonly options: TxSequencerOptions;
@@ -59,8 +59,13 @@ export class TxSequencer implements EngineContext {
    * share the statements that load their rows and record their sends (`markSent`), instead of
    * one round, one statement and one commit per write when writes arrive one by one.
    */
-  readonly #wakeSoon = new Set<string>();
-  #wakeTimer: NodeJS.Timeout | undefined;
+  readonly #wakeSoon = new Batcher<string, undefined>(
+    (walletIds) => {
+      for (const id of new Set(walletIds)) this.kick(id);
+      return Promise.resolve(walletIds.map(() => undefined));
+    },
+    { lingerMs: WAKE_LINGER_MS },
+  );
 
   constructor(
     deps: TxSequencerDeps & { registry?: Registry; options?: Partial<TxSequencerOptions> },
@@ -107,9 +112,6 @@ export class TxSequencer implements EngineContext {
     this.d.blocks.off("block", this.#onBlock);
     for (const t of this.#timers) clearInterval(t);
     this.#timers = [];
-    clearTimeout(this.#wakeTimer);
-    this.#wakeTimer = undefined;
-    this.#wakeSoon.clear();
     const running = this.book.states().flatMap((s) => (s.loop.running ? [s.loop.running] : []));
     await Promise.race([
       Promise.allSettled([...running, this.#blockLoop.running, this.#claiming]),
@@ -155,13 +157,7 @@ export class TxSequencer implements EngineContext {
       void this.#claimSoon.add(walletId).catch(() => undefined);
       return;
     }
-    this.#wakeSoon.add(walletId);
-    this.#wakeTimer ??= setTimeout(() => {
-      this.#wakeTimer = undefined;
-      const woken = [...this.#wakeSoon];
-      this.#wakeSoon.clear();
-      for (const id of woken) this.kick(id);
-    }, WAKE_LINGER_MS);
+    void this.#wakeSoon.add(walletId); // a kick after stop() does nothing
   };
 
   async #claimAll(): Promise<void> {

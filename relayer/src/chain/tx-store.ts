@@ -1,7 +1,13 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type pg from "pg";
 import { Batcher } from "../db/batcher.js";
-import { inTransaction, retryOnDeadlock, type Database, type DbTransaction } from "../db/client.js";
+import {
+  eachAloneOnDataError,
+  inTransaction,
+  retryOnDeadlock,
+  type Database,
+  type DbTransaction,
+} from "../db/client.js";
 import { idempotencyKeys, transactions } from "../db/schema/index.js";
 import { LeasedTxWrites } from "./leased-tx-writes.js";
 import { LIVE_STATES, REORG_REOPENS, sourcesOf, type TxState } from "./tx-lifecycle.js";
@@ -230,8 +236,8 @@ export class TxStore {
   /**
    * The writes of one turn (no idempotency claim) in one statement, so one round trip and one
    * commit: their rows, and the wake-ups of their wallets sent when they commit. A statement
-   * refused for its data (SQLSTATE class 22 or 23: a bug, not an outage) is tried again write by
-   * write, so one bad write fails alone.
+   * refused for its data is tried again write by write (`eachAloneOnDataError`), so one bad write
+   * fails alone.
    */
   async #recordMany(
     writes: ReadonlyArray<{ walletId: string; rows: readonly NewTxRow[] }>,
@@ -259,21 +265,8 @@ export class TxStore {
         group.push(writes[i]!);
         size += writes[i]!.rows.length;
       }
-      try {
-        await insert(group);
-        for (let k = 0; k < group.length; k++) results.push(true);
-      } catch (error) {
-        const code = (error as { code?: unknown }).code;
-        const dataError = typeof code === "string" && /^2[23]/.test(code);
-        if (!dataError || group.length === 1) throw error;
-        for (const write of group)
-          results.push(
-            await insert([write]).then(
-              () => true as const,
-              (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
-            ),
-          );
-      }
+      for (const answer of await eachAloneOnDataError(group, insert))
+        results.push(answer instanceof Error ? answer : true);
     }
     return results;
   }

@@ -129,3 +129,32 @@ export async function retryOnDeadlock<T>(statement: () => Promise<T>, attempts =
     }
   }
 }
+
+/**
+ * Runs `statement` once for the whole `group`; when PostgreSQL refuses it for its data (SQLSTATE
+ * class 22 or 23: a bug in one item, not an outage) runs it again for each item alone, so one bad
+ * item fails alone. Any other error fails the whole group (it is thrown).
+ *
+ * @returns for each item, the answer of the statement that covered it, or its own error
+ */
+export async function eachAloneOnDataError<I, R>(
+  group: readonly I[],
+  statement: (items: readonly I[]) => Promise<R>,
+): Promise<Array<R | Error>> {
+  try {
+    const answer = await statement(group);
+    return group.map(() => answer);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const dataError = typeof code === "string" && /^2[23]/.test(code);
+    if (!dataError || group.length === 1) throw error;
+    const answers: Array<R | Error> = [];
+    for (const item of group)
+      answers.push(
+        await statement([item]).catch((e: unknown) =>
+          e instanceof Error ? e : new Error(String(e)),
+        ),
+      );
+    return answers;
+  }
+}

@@ -9,8 +9,9 @@ export const METADATA_CONTEXT_KEY = "metadataDocument";
  * the issue-asset row of this relayer whose broadcast attempts include the mint's transaction
  * hash (`transaction_hashes`) and whose wallet is the minter (the engine records every
  * attempt's hash before broadcasting it, so the row is always there when the log is). Each
- * document's CID is computed here from its bytes. Three statements for any number of mints: the look-up, the upsert, and
- * the removal of documents left by another transaction that minted the same token id.
+ * document's CID is computed here from its bytes. Three statements for any number of mints: the
+ * look-up, the upsert, and the removal of documents left by another transaction that minted the
+ * same token id.
  *
  * Idempotent: replaying the same mint rewrites the same row; a token id minted again by another
  * transaction after a reorg gets that transaction's document (or none).
