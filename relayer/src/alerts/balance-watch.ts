@@ -41,9 +41,8 @@ function balanceEventId(orgId: string, kind: string, blockHash: string): string 
  *   Every other wallet's balance cannot have fallen, so it is not asked for.
  * - How: one JSON-RPC batch of `eth_getBalance(address, last block of the event)`, so a block
  *   costs one round trip whatever the number of wallets, and nothing is polled per request.
- * - What it writes, in one statement for all the wallets read: a `wallet_balances` row when the
- *   balance or the low state changed (the history chart), the `wallet_alerts` state, and on a
- *   crossing a `wallet.low_balance` or
+ * - What it writes: a `wallet_balances` row when the balance or the low state changed (the
+ *   history chart), the `wallet_alerts` state, and on a crossing a `wallet.low_balance` or
  *   `wallet.funded` outbox event of that block, released like every chain event after the
  *   configured confirmations. The first observation of a wallet sets its state silently.
  *
@@ -97,14 +96,32 @@ export class BalanceWatch {
       watched.map((w) => ({ method: "eth_getBalance", params: [w.address, block] })),
     );
     const events: OutboxEvent[] = [];
-    // The observations, one per org (the last wins, as when they were written one by one).
-    const observed = new Map<string, { balanceWei: bigint; low: boolean }>();
+    const at = new Date(event.last.timestamp * 1000);
     for (const [i, wallet] of watched.entries()) {
       const answer = answers[i];
       if (typeof answer !== "string") continue; // this node cannot say: the next event will
       const balanceWei = BigInt(answer);
       const low = balanceWei < wallet.thresholdWei;
-      observed.set(wallet.orgId, { balanceWei, low });
+      await client.query(
+        `INSERT INTO wallet_balances (org_id, block_number, block_hash, at, balance_wei, low)
+         SELECT $1, $2, $3, $4, $5, $6
+          WHERE NOT EXISTS (
+            SELECT 1 FROM (SELECT balance_wei, low FROM wallet_balances WHERE org_id = $1
+                            ORDER BY block_number DESC LIMIT 1) prev
+             WHERE prev.balance_wei = $5::numeric AND prev.low = $6)
+         ON CONFLICT (org_id, block_number) DO UPDATE
+           SET block_hash = EXCLUDED.block_hash, at = EXCLUDED.at,
+               balance_wei = EXCLUDED.balance_wei, low = EXCLUDED.low`,
+        [wallet.orgId, event.last.number, event.last.hash, at, balanceWei.toString(), low],
+      );
+      await client.query(
+        `INSERT INTO wallet_alerts (org_id, low, observed_block, recheck, updated_at)
+         VALUES ($1, $2, $3, false, now())
+         ON CONFLICT (org_id) DO UPDATE
+           SET low = EXCLUDED.low, observed_block = EXCLUDED.observed_block, recheck = false,
+               updated_at = now()`,
+        [wallet.orgId, low, event.last.number],
+      );
       if (wallet.low === undefined || wallet.low === low) continue;
       const kind = low ? "wallet.low_balance" : "wallet.funded";
       events.push({
@@ -131,36 +148,6 @@ export class BalanceWatch {
         },
       });
     }
-    if (observed.size === 0) return;
-    // Every wallet's observation in one statement: a history row where the balance or the low
-    // state changed since the org's newest row, and the alert state of each.
-    await client.query(
-      `WITH obs AS (
-         SELECT * FROM unnest($1::text[], $2::numeric[], $3::bool[]) AS o(org_id, balance_wei, low)),
-       history AS (
-         INSERT INTO wallet_balances (org_id, block_number, block_hash, at, balance_wei, low)
-         SELECT o.org_id, $4, $5, $6, o.balance_wei, o.low FROM obs o
-          WHERE NOT EXISTS (
-            SELECT 1 FROM (SELECT b.balance_wei, b.low FROM wallet_balances b WHERE b.org_id = o.org_id
-                            ORDER BY b.block_number DESC LIMIT 1) prev
-             WHERE prev.balance_wei = o.balance_wei AND prev.low = o.low)
-         ON CONFLICT (org_id, block_number) DO UPDATE
-           SET block_hash = EXCLUDED.block_hash, at = EXCLUDED.at,
-               balance_wei = EXCLUDED.balance_wei, low = EXCLUDED.low)
-       INSERT INTO wallet_alerts (org_id, low, observed_block, recheck, updated_at)
-       SELECT o.org_id, o.low, $4, false, now() FROM obs o
-       ON CONFLICT (org_id) DO UPDATE
-         SET low = EXCLUDED.low, observed_block = EXCLUDED.observed_block, recheck = false,
-             updated_at = now()`,
-      [
-        [...observed.keys()],
-        [...observed.values()].map((o) => o.balanceWei.toString()),
-        [...observed.values()].map((o) => o.low),
-        event.last.number,
-        event.last.hash,
-        new Date(event.last.timestamp * 1000),
-      ],
-    );
     await insertOutboxEvents(client, events);
   }
 
