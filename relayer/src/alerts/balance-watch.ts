@@ -38,11 +38,16 @@ function balanceEventId(orgId: string, kind: string, blockHash: string): string 
  *   event's blocks (`transactions`, by receipt block or live state), the wallets named in the
  *   event's logs, the wallets below their threshold (to see a top-up from outside as soon as it
  *   lands), the wallets never observed, and those whose threshold just changed (`recheck`).
- *   Every other wallet's balance cannot have fallen, so it is not asked for.
+ *   Every other wallet's balance cannot have fallen, so it is not asked for. A wallet the dev
+ *   faucet funded at registration is read from the faucet's block on (`watch_from_block`): at
+ *   the allowlisting block before it the wallet held nothing, and a silent first reading of 0
+ *   there would make the faucet's coin a `wallet.funded` crossing. The indexer meets those
+ *   blocks after the registration committed whenever it runs behind the head.
  * - How: one JSON-RPC batch of `eth_getBalance(address, last block of the event)`, so a block
  *   costs one round trip whatever the number of wallets, and nothing is polled per request.
- * - What it writes: a `wallet_balances` row when the balance or the low state changed (the
- *   history chart), the `wallet_alerts` state, and on a crossing a `wallet.low_balance` or
+ * - What it writes, in one statement for all the wallets read: a `wallet_balances` row when the
+ *   balance or the low state changed (the history chart), the `wallet_alerts` state, and on a
+ *   crossing a `wallet.low_balance` or
  *   `wallet.funded` outbox event of that block, released like every chain event after the
  *   configured confirmations. The first observation of a wallet sets its state silently.
  *
@@ -72,13 +77,14 @@ export class BalanceWatch {
       `SELECT w.org_id, lower(w.address) AS address, a.low_balance_wei::text, a.low,
               a.observed_block::text
          FROM wallets w LEFT JOIN wallet_alerts a ON a.org_id = w.org_id
-        WHERE a.org_id IS NULL OR a.low OR a.recheck OR a.observed_block IS NULL
+        WHERE (a.watch_from_block IS NULL OR a.watch_from_block <= $3)
+          AND (a.org_id IS NULL OR a.low OR a.recheck OR a.observed_block IS NULL
            OR lower(w.address) = ANY($1::text[])
            OR EXISTS (SELECT 1 FROM transactions t
                        WHERE t.wallet_id = w.id AND t.state IN ('sent', 'mined'))
            OR EXISTS (SELECT 1 FROM transactions t
                        WHERE t.wallet_id = w.id AND t.receipt IS NOT NULL
-                         AND (t.receipt->>'blockNumber')::bigint BETWEEN $2 AND $3)`,
+                         AND (t.receipt->>'blockNumber')::bigint BETWEEN $2 AND $3))`,
       [[...touched], first, event.last.number],
     );
     const watched: Watched[] = rows
@@ -96,32 +102,14 @@ export class BalanceWatch {
       watched.map((w) => ({ method: "eth_getBalance", params: [w.address, block] })),
     );
     const events: OutboxEvent[] = [];
-    const at = new Date(event.last.timestamp * 1000);
+    // The observations, one per org (the last wins, as when they were written one by one).
+    const observed = new Map<string, { balanceWei: bigint; low: boolean }>();
     for (const [i, wallet] of watched.entries()) {
       const answer = answers[i];
       if (typeof answer !== "string") continue; // this node cannot say: the next event will
       const balanceWei = BigInt(answer);
       const low = balanceWei < wallet.thresholdWei;
-      await client.query(
-        `INSERT INTO wallet_balances (org_id, block_number, block_hash, at, balance_wei, low)
-         SELECT $1, $2, $3, $4, $5, $6
-          WHERE NOT EXISTS (
-            SELECT 1 FROM (SELECT balance_wei, low FROM wallet_balances WHERE org_id = $1
-                            ORDER BY block_number DESC LIMIT 1) prev
-             WHERE prev.balance_wei = $5::numeric AND prev.low = $6)
-         ON CONFLICT (org_id, block_number) DO UPDATE
-           SET block_hash = EXCLUDED.block_hash, at = EXCLUDED.at,
-               balance_wei = EXCLUDED.balance_wei, low = EXCLUDED.low`,
-        [wallet.orgId, event.last.number, event.last.hash, at, balanceWei.toString(), low],
-      );
-      await client.query(
-        `INSERT INTO wallet_alerts (org_id, low, observed_block, recheck, updated_at)
-         VALUES ($1, $2, $3, false, now())
-         ON CONFLICT (org_id) DO UPDATE
-           SET low = EXCLUDED.low, observed_block = EXCLUDED.observed_block, recheck = false,
-               updated_at = now()`,
-        [wallet.orgId, low, event.last.number],
-      );
+      observed.set(wallet.orgId, { balanceWei, low });
       if (wallet.low === undefined || wallet.low === low) continue;
       const kind = low ? "wallet.low_balance" : "wallet.funded";
       events.push({
@@ -148,6 +136,36 @@ export class BalanceWatch {
         },
       });
     }
+    if (observed.size === 0) return;
+    // Every wallet's observation in one statement: a history row where the balance or the low
+    // state changed since the org's newest row, and the alert state of each.
+    await client.query(
+      `WITH obs AS (
+         SELECT * FROM unnest($1::text[], $2::numeric[], $3::bool[]) AS o(org_id, balance_wei, low)),
+       history AS (
+         INSERT INTO wallet_balances (org_id, block_number, block_hash, at, balance_wei, low)
+         SELECT o.org_id, $4, $5, $6, o.balance_wei, o.low FROM obs o
+          WHERE NOT EXISTS (
+            SELECT 1 FROM (SELECT b.balance_wei, b.low FROM wallet_balances b WHERE b.org_id = o.org_id
+                            ORDER BY b.block_number DESC LIMIT 1) prev
+             WHERE prev.balance_wei = o.balance_wei AND prev.low = o.low)
+         ON CONFLICT (org_id, block_number) DO UPDATE
+           SET block_hash = EXCLUDED.block_hash, at = EXCLUDED.at,
+               balance_wei = EXCLUDED.balance_wei, low = EXCLUDED.low)
+       INSERT INTO wallet_alerts (org_id, low, observed_block, recheck, updated_at)
+       SELECT o.org_id, o.low, $4, false, now() FROM obs o
+       ON CONFLICT (org_id) DO UPDATE
+         SET low = EXCLUDED.low, observed_block = EXCLUDED.observed_block, recheck = false,
+             updated_at = now()`,
+      [
+        [...observed.keys()],
+        [...observed.values()].map((o) => o.balanceWei.toString()),
+        [...observed.values()].map((o) => o.low),
+        event.last.number,
+        event.last.hash,
+        new Date(event.last.timestamp * 1000),
+      ],
+    );
     await insertOutboxEvents(client, events);
   }
 

@@ -1,7 +1,7 @@
 import pLimit from "p-limit";
 import { bindContracts } from "../chain/contracts.js";
 import type { AppContext } from "../context.js";
-import { apiKeys, orgs, wallets } from "../db/schema/index.js";
+import { apiKeys, orgs, walletAlerts, wallets } from "../db/schema/index.js";
 import { ValidationError } from "../errors.js";
 import { generateApiKey } from "../auth/api-key-format.js";
 import { sameScopes } from "../auth/scopes.js";
@@ -42,7 +42,8 @@ const registrations = pLimit(4);
  * the token made for a registration that then fails is destroyed again. Before committing it grants the wallet `REGISTRAR_ROLE` on the
  * AssetTypeRegistry for orgs granted `admin:types`, adds the wallet to AssetToken's allowlist of
  * restricted asset types, then funds the wallet from the operator account (local chain with a
- * non-zero `devFaucetAmountWei` only).
+ * non-zero `devFaucetAmountWei` only) and has the balance watch start reading the wallet at the
+ * faucet's block.
  *
  * The operator account pays for both (README, "Operator account"): when it cannot pay for the
  * role grant, registration fails at once with 503 naming its balance and nothing is stored; when
@@ -146,6 +147,11 @@ export async function registerOrganization(
             },
           );
           devFaucet = { funded: true, amount, txHash: receipt.hash };
+          // The balance watch's first reading is at this block or later, never at the
+          // allowlisting block before it, where the wallet held nothing (alerts/balance-watch.ts).
+          await tx
+            .insert(walletAlerts)
+            .values({ orgId, watchFromBlock: receipt.blockNumber, recheck: true });
           ctx.logger.info(
             { orgId, wallet: wallet.address, txHash: receipt.hash },
             "dev faucet funded wallet",

@@ -10,6 +10,7 @@ import type { TestOrg } from "../../support/stack.js";
 import { RwaClient } from "../../../relayer/sdk/index.js";
 import { FOREIGN_KEYS } from "../webhooks/chain-helpers.js";
 import { startReceiver, verifyDelivery, type Receiver } from "../webhooks/receiver.js";
+import { BalanceWatch } from "../../../relayer/src/alerts/balance-watch.js";
 
 /**
  * Wallet alerts (README "Wallet alerts") against a real anvil (automine), PostgreSQL, the
@@ -167,6 +168,45 @@ describe("wallet alerts (anvil + PostgreSQL + indexer + local receiver)", () => 
     const theirs = await alerts(other);
     assert.equal(theirs.lowBalance, "1.5");
     assert.equal(theirs.walletAddress, other.walletAddress);
+  });
+
+  it("a registration's faucet coin is no crossing when the indexer reads its allowlisting block after it committed", async () => {
+    // The indexer meets the registration's blocks late whenever it runs behind the head. Replayed
+    // here, rolled back: the new wallet as never observed, and the allowlisting block's event.
+    const late = await stack.registerOrg();
+    const funded = late.devFaucet;
+    assert.ok(funded?.funded === true, "the dev faucet funded the wallet");
+    const faucet = await stack.provider.getTransactionReceipt(funded.txHash);
+    const allowlisting = await stack.provider.getBlock(faucet!.blockNumber - 1);
+    assert.equal(await stack.provider.getBalance(late.walletAddress, allowlisting!.number), 0n);
+    const client = await stack.ctx.database.pool.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query(
+        "UPDATE wallet_alerts SET observed_block = NULL, low = false WHERE org_id = $1",
+        [late.orgId],
+      );
+      const header = {
+        number: allowlisting!.number,
+        hash: allowlisting!.hash!,
+        parentHash: allowlisting!.parentHash,
+        timestamp: allowlisting!.timestamp,
+      };
+      await new BalanceWatch(stack.ctx.rpc).onBlock(client, {
+        type: "block",
+        last: header,
+        headers: [header],
+        logs: [],
+      });
+      const { rows } = await client.query<{ observed_block: string | null }>(
+        "SELECT observed_block FROM wallet_alerts WHERE org_id = $1",
+        [late.orgId],
+      );
+      assert.deepEqual(rows, [{ observed_block: null }], "not read before the faucet's block");
+    } finally {
+      await client.query("ROLLBACK");
+      client.release();
+    }
   });
 
   it("GET /api/enterprise/wallet/history gives the balances the indexer read, oldest first, within a time window and in pages", async () => {

@@ -15,7 +15,9 @@ import { orgs } from "./orgs.js";
  * NULL = the default, 10 issuances at 0.15 each), and what the indexer last saw of the wallet:
  * whether it was below the threshold (`low`) and at which block (`observedBlock`, NULL = never,
  * or rolled back by a reorg). `recheck` asks the indexer to read the balance at its next block
- * (set when the threshold changes). A row is created on the first observation or threshold change.
+ * (set when the threshold changes). `watchFromBlock` is the first block the wallet may be read
+ * at: the dev faucet's block, set by registration (NULL = any). A row is created by a
+ * registration that funded the wallet, on the first observation, or on a threshold change.
  */
 export const walletAlerts = pgTable("wallet_alerts", {
   orgId: text("org_id")
@@ -25,6 +27,7 @@ export const walletAlerts = pgTable("wallet_alerts", {
   low: boolean("low").notNull().default(false),
   observedBlock: bigint("observed_block", { mode: "number" }),
   recheck: boolean("recheck").notNull().default(true),
+  watchFromBlock: bigint("watch_from_block", { mode: "number" }),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
 
