@@ -91,6 +91,9 @@ interface PhaseResult {
   commitsPerIssuance: number;
   /** SQL statements the relayer's pool sent, per issuance (pg-boss's own pool not counted). */
   statementsPerIssuance: number;
+  /** The relayer's event-loop delay over the phase, p99 and max (ms; the busiest process's). */
+  loopP99Ms: number;
+  loopMaxMs: number;
   /** CPU milliseconds per issuance: the relayer process, PostgreSQL's backends, the node. */
   relayerCpuMs: number;
   postgresCpuMs: number;
@@ -100,14 +103,28 @@ interface PhaseResult {
   postgresCpu: number;
 }
 
-/** The relayer's `rwa_db_statements_total`, read from its `/metrics`. */
-async function relayerStatements(cluster: Cluster, baseUrl: string): Promise<number> {
+/**
+ * The relayer's `rwa_db_statements_total` and its event loop's delay (p99 and max, in ms) since
+ * the last scrape, read from its `/metrics` (prom-client resets the delay histogram on each
+ * scrape): how long work already due waited for the one thread.
+ */
+async function relayerReadings(
+  cluster: Cluster,
+  baseUrl: string,
+): Promise<{ statements: number; loopP99Ms: number; loopMaxMs: number }> {
   const res = await fetch(`${baseUrl}/metrics`, {
     headers: { "x-admin-token": cluster.adminToken },
   });
   const text = await res.text();
-  const line = /^rwa_db_statements_total\s+(\S+)$/m.exec(text);
-  return line === null ? Number.NaN : Number(line[1]);
+  const value = (name: string) => {
+    const line = new RegExp(`^${name}\\s+(\\S+)$`, "m").exec(text);
+    return line === null ? Number.NaN : Number(line[1]);
+  };
+  return {
+    statements: value("rwa_db_statements_total"),
+    loopP99Ms: value("nodejs_eventloop_lag_p99_seconds") * 1000,
+    loopMaxMs: value("nodejs_eventloop_lag_max_seconds") * 1000,
+  };
 }
 
 /**
@@ -311,9 +328,15 @@ async function measure(
     (r) => r.process.child.exitCode === null && r.process.child.signalCode === null,
   );
   const relayerCpu = () => relayers.reduce((sum, r) => sum + cpuSeconds(r.pid), 0);
-  const statements = async () => {
-    let sum = 0;
-    for (const r of relayers) sum += await relayerStatements(cluster, r.baseUrl);
+  // Statements summed over the processes; the event loop's delay of the busiest one.
+  const readings = async () => {
+    const sum = { statements: 0, loopP99Ms: 0, loopMaxMs: 0 };
+    for (const r of relayers) {
+      const one = await relayerReadings(cluster, r.baseUrl);
+      sum.statements += one.statements;
+      sum.loopP99Ms = Math.max(sum.loopP99Ms, one.loopP99Ms);
+      sum.loopMaxMs = Math.max(sum.loopMaxMs, one.loopMaxMs);
+    }
     return sum;
   };
   const nodePid = cluster.anvil.pid ?? -1;
@@ -324,7 +347,7 @@ async function measure(
     db: await databaseCounters(cluster),
     cpu: relayerCpu(),
     node: cpuSeconds(nodePid),
-    statements: await statements(),
+    readings: await readings(),
     block: await provider.getBlockNumber(),
   };
   const t0 = performance.now();
@@ -334,7 +357,7 @@ async function measure(
     db: await databaseCounters(cluster),
     cpu: relayerCpu(),
     node: cpuSeconds(nodePid),
-    statements: await statements(),
+    readings: await readings(),
     block: await provider.getBlockNumber(),
   };
   const serverP99 = bucketP99(serverBefore, await serverBuckets(cluster, urls, answerStatus));
@@ -369,7 +392,9 @@ async function measure(
     fullBlocks: blocks.full,
     blocks: blocks.blocks,
     commitsPerIssuance: (after.db.commits - before.db.commits) / minted,
-    statementsPerIssuance: (after.statements - before.statements) / minted,
+    statementsPerIssuance: (after.readings.statements - before.readings.statements) / minted,
+    loopP99Ms: after.readings.loopP99Ms,
+    loopMaxMs: after.readings.loopMaxMs,
     relayerCpuMs: ((after.cpu - before.cpu) * 1000) / minted,
     postgresCpuMs: (postgresSeconds * 1000) / minted,
     nodeCpuMs: ((after.node - before.node) * 1000) / minted,
@@ -753,6 +778,7 @@ export async function runScaleBench(): Promise<void> {
             ? ""
             : `  429 p99 ${r.refusedP99.toFixed(0)} ms (Retry-After ${r.retryAfter})`) +
           (r.serverP99 === undefined ? "" : ` (server ≤ ${r.serverP99.toFixed(0)} ms)`) +
+          `  event loop delay p99 ${r.loopP99Ms.toFixed(0)} ms max ${r.loopMaxMs.toFixed(0)} ms` +
           `  full blocks ${r.fullBlocks}/${r.blocks}\n${"".padEnd(30)}per issuance: CPU ms relayer ${r.relayerCpuMs.toFixed(1)} ` +
           `postgres ${r.postgresCpuMs.toFixed(1)} node ${r.nodeCpuMs.toFixed(1)}; statements ${r.statementsPerIssuance.toFixed(1)} ` +
           `commits ${r.commitsPerIssuance.toFixed(1)}  (CPU relayer ${(r.relayerCpu * 100).toFixed(0)}% postgres ${(r.postgresCpu * 100).toFixed(0)}% of a core)` +
