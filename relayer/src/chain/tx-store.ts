@@ -21,6 +21,97 @@ export type { TxRow } from "./tx-rows.js";
 /** Fields to insert a new row. */
 export type NewTxRow = typeof transactions.$inferInsert;
 
+/**
+ * The columns a write is recorded with (`TxStore.record`); every other column starts at its
+ * default. Recorded together in one `unnest` statement, one array parameter per column.
+ */
+export type RecordedRow = Pick<
+  NewTxRow,
+  | "id"
+  | "orgId"
+  | "walletId"
+  | "parentId"
+  | "itemIndex"
+  | "kind"
+  | "mode"
+  | "requestHash"
+  | "fromAddress"
+  | "toAddress"
+  | "data"
+  | "value"
+  | "gasLimit"
+  | "feeCap"
+  | "context"
+  | "state"
+  | "error"
+  | "errorKind"
+  | "failedAt"
+>;
+
+/**
+ * `RecordedRow`s as one `INSERT ... SELECT FROM unnest(...)` (columns, SQL types, the default of a
+ * column a row leaves out) and the NOTIFY of their wallets, sent on commit.
+ */
+const RECORD_COLUMNS = [
+  ["id", "text", null],
+  ["org_id", "text", null],
+  ["wallet_id", "text", null],
+  ["parent_id", "text", null],
+  ["item_index", "int", null],
+  ["kind", "text", null],
+  ["mode", "text", "'sync'"],
+  ["request_hash", "text", null],
+  ["from_address", "text", null],
+  ["to_address", "text", null],
+  ["data", "text", null],
+  ["value", "text", "'0'"],
+  ["gas_limit", "text", null],
+  ["fee_cap", "text", null],
+  ["context", "jsonb", "'{}'"],
+  ["state", "text", "'queued'"],
+  ["error", "text", null],
+  ["error_kind", "text", null],
+  ["failed_at", "timestamptz", null],
+] as const;
+const RECORD_SQL = `WITH recorded AS (
+     INSERT INTO transactions (${RECORD_COLUMNS.map(([name]) => name).join(", ")})
+     SELECT ${RECORD_COLUMNS.map(([name, , fallback]) => (fallback === null ? name : `coalesce(${name}, ${fallback})`)).join(", ")}
+       FROM unnest(${RECORD_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(", ")})
+         AS r(${RECORD_COLUMNS.map(([name]) => name).join(", ")})
+     RETURNING 1)
+   SELECT pg_notify($${RECORD_COLUMNS.length + 1}, wallet_id)
+     FROM unnest($${RECORD_COLUMNS.length + 2}::text[]) AS wallet_id`;
+
+/** The parameters of `RECORD_SQL`: one array per column, in `RECORD_COLUMNS`' order. */
+function recordParams(rows: readonly RecordedRow[]): unknown[][] {
+  const columns: unknown[][] = RECORD_COLUMNS.map(() => []);
+  for (const r of rows) {
+    const values = [
+      r.id,
+      r.orgId,
+      r.walletId,
+      r.parentId,
+      r.itemIndex,
+      r.kind,
+      r.mode,
+      r.requestHash,
+      r.fromAddress,
+      r.toAddress,
+      r.data,
+      r.value,
+      r.gasLimit,
+      r.feeCap,
+      r.context === undefined ? undefined : JSON.stringify(r.context),
+      r.state,
+      r.error,
+      r.errorKind,
+      r.failedAt?.toISOString(),
+    ];
+    values.forEach((value, i) => columns[i]!.push(value ?? null));
+  }
+  return columns;
+}
+
 /** Channels of PostgreSQL notifications the store sends (see `tx-notifier.ts`). */
 /**
  * SQL: the transactions row `t` (a table alias) is not held. A queued write of a suspended
@@ -56,16 +147,23 @@ export interface IdempotencyClaim {
   ttlMs: number;
 }
 
+/** An org's custodial wallet: what never changes of it. */
+export interface OrgWalletRef {
+  id: string;
+  orgId: string;
+  address: string;
+}
+
 /** What a new write of an org is checked against (`TxStore.writerState`). */
 export interface WriterState {
-  wallet: { id: string; orgId: string; address: string; signerBackend: string };
+  wallet: OrgWalletRef & { signerBackend: string };
   /** How many of the org's writes are live (the queue length used for 429). */
   liveRoots: number;
   /** The wei its live writes reserved (value + gas limit × fee cap). */
   reservedWei: bigint;
 }
 
-/** Rows per statement when writes are recorded together (about 30 parameters per row). */
+/** Rows per statement when writes are recorded together (a bound on the statement's size). */
 const RECORD_ROWS = 1_000;
 
 /** NOTIFY payloads are limited to 8000 bytes: ids are sent in chunks of this many. */
@@ -82,7 +180,9 @@ export class TxStore {
   /** `getSoon`, `writerState`, `record` without a claim and `liveRowsOfWallet`: one statement per turn for all. */
   readonly #soon: Batcher<string, TxRow | undefined>;
   readonly #writers: Batcher<string, WriterState | undefined>;
-  readonly #records: Batcher<{ walletId: string; rows: readonly NewTxRow[] }, true>;
+  /** Each org's wallet id and address, as `writerState` read them (they never change). */
+  readonly #wallets = new Map<string, OrgWalletRef>();
+  readonly #records: Batcher<{ walletId: string; rows: readonly RecordedRow[] }, true>;
   readonly #liveRows: Batcher<string, TxRow[]>;
 
   constructor(database: Database) {
@@ -146,7 +246,7 @@ export class TxStore {
    */
   async record(
     walletId: string,
-    rows: readonly NewTxRow[],
+    rows: readonly RecordedRow[],
     claim: IdempotencyClaim | undefined,
     alongside?: (tx: DbTransaction, rootId: string) => Promise<unknown>,
   ): Promise<boolean> {
@@ -196,6 +296,15 @@ export class TxStore {
     return this.#writers.add(orgId);
   }
 
+  /**
+   * The org's wallet as an earlier `writerState` read it, if this process has read it: a wallet's
+   * id and address never change, so a write can be prepared against them while its org's queue
+   * and reservations are read (its signer backend comes from that fresh read).
+   */
+  knownWallet(orgId: string): OrgWalletRef | undefined {
+    return this.#wallets.get(orgId);
+  }
+
   async #readWriterStates(orgIds: readonly string[]): Promise<Array<WriterState | undefined>> {
     const result = await this.#database.pool.query<{
       id: string;
@@ -230,6 +339,10 @@ export class TxStore {
         },
       ]),
     );
+    for (const [orgId, state] of byOrg) {
+      const { id, address } = state.wallet;
+      this.#wallets.set(orgId, { id, orgId, address });
+    }
     return orgIds.map((orgId) => byOrg.get(orgId));
   }
 
@@ -240,24 +353,18 @@ export class TxStore {
    * fails alone.
    */
   async #recordMany(
-    writes: ReadonlyArray<{ walletId: string; rows: readonly NewTxRow[] }>,
+    writes: ReadonlyArray<{ walletId: string; rows: readonly RecordedRow[] }>,
   ): Promise<Array<true | Error>> {
     const insert = async (group: typeof writes) => {
-      const built = this.#database.db
-        .insert(transactions)
-        .values(group.flatMap((w) => [...w.rows]))
-        .toSQL();
-      const n = built.params.length;
-      await retryOnDeadlock(() =>
-        this.#database.pool.query(
-          `WITH recorded AS (${built.sql} RETURNING 1)
-           SELECT pg_notify($${n + 1}, wallet_id) FROM unnest($${n + 2}::text[]) AS wallet_id`,
-          [...built.params, TX_CHANNELS.queued, [...new Set(group.map((w) => w.walletId))]],
-        ),
-      );
+      const params = [
+        ...recordParams(group.flatMap((w) => [...w.rows])),
+        TX_CHANNELS.queued,
+        [...new Set(group.map((w) => w.walletId))],
+      ];
+      await retryOnDeadlock(() => this.#database.pool.query(RECORD_SQL, params));
     };
     const results: Array<true | Error> = [];
-    // At most RECORD_ROWS rows per statement (PostgreSQL takes at most 65,535 parameters).
+    // At most RECORD_ROWS rows per statement.
     for (let i = 0; i < writes.length; ) {
       const group = [writes[i]!];
       let size = writes[i]!.rows.length;
