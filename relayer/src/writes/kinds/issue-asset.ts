@@ -1,7 +1,7 @@
 import { keccak256, toUtf8Bytes, ZeroHash } from "ethers";
 import { z } from "zod";
 import type { AppContext } from "../../context.js";
-import { assetTokenInterface } from "../../chain/contracts.js";
+import { encodeMint } from "../../chain/call-data.js";
 import { ValidationError } from "../../errors.js";
 import { address } from "../../domain/address.js";
 import { formatCoin, parseCoin } from "../amounts.js";
@@ -95,12 +95,7 @@ export async function prepareIssue(
     input.password === undefined || input.password === ""
       ? ZeroHash
       : keccak256(toUtf8Bytes(input.password));
-  const p = metadata.cidParts;
-  const data = assetTokenInterface.encodeFunctionData("mint", [
-    input.assetType,
-    { digest: p.digest, version: p.version, codec: p.codec, hashCode: p.hashCode },
-    passwordHash,
-  ]);
+  const data = encodeMint(input.assetType, metadata.cidParts, passwordHash);
   return {
     call: {
       to: ctx.contracts.assetToken,
