@@ -26,7 +26,7 @@
  * "sync,async,arrivals,processes,batch,crash"), BENCH_ARRIVALS (multiples of the chain's limit,
  * default "1,2"), BENCH_CONNECTIONS (the open arrivals' connection pool, default 128).
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { JsonRpcProvider, parseEther, toBeHex, Wallet, ZeroHash } from "ethers";
 import { Agent, fetch } from "undici";
@@ -94,7 +94,7 @@ interface PhaseResult {
   /** The relayer's event-loop delay over the phase, p99 and max (ms; the busiest process's). */
   loopP99Ms: number;
   loopMaxMs: number;
-  /** CPU milliseconds per issuance: the relayer process, PostgreSQL's backends, the node. */
+  /** CPU milliseconds per issuance: the relayer process, the whole PostgreSQL server, the node. */
   relayerCpuMs: number;
   postgresCpuMs: number;
   nodeCpuMs: number;
@@ -181,17 +181,44 @@ function cpuSeconds(pid: number): number {
   }
 }
 
-/** Commits so far in the bench database, and the CPU of its server backends. */
+/** The fields of `/proc/<pid>/stat` after the command name (field 3 is index 0). */
+function procStat(pid: number): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU seconds of the whole PostgreSQL server: the postmaster (found as a backend's parent), its
+ * live children (backends, WAL writer, checkpointer, autovacuum) and the children it has
+ * reaped (`cutime`/`cstime`). Summing only the live backends of the bench's database missed the
+ * background processes and every backend that exited within a phase (it read 0 after the
+ * 2-process phase).
+ */
+function serverCpuSeconds(backendPid: number): number {
+  const postmaster = Number(procStat(backendPid)?.[1] ?? Number.NaN);
+  const own = procStat(postmaster);
+  if (own === undefined) return Number.NaN;
+  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = procStat(Number(entry));
+    if (stat !== undefined && Number(stat[1]) === postmaster)
+      ticks += Number(stat[11]) + Number(stat[12]);
+  }
+  return ticks / 100; // clock ticks (100 Hz)
+}
+
+/** Commits so far in the bench database, and the CPU of its server. */
 async function databaseCounters(cluster: Cluster): Promise<{ commits: number; cpu: number }> {
-  const { rows } = await cluster.pool.query<{ commits: string; pids: number[] }>(
+  const { rows } = await cluster.pool.query<{ commits: string; pid: number }>(
     `SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database())::text AS commits,
-            (SELECT array_agg(pid) FROM pg_stat_activity WHERE datname = current_database()) AS pids`,
+            pg_backend_pid() AS pid`,
   );
   const row = rows[0]!;
-  return {
-    commits: Number(row.commits),
-    cpu: (row.pids ?? []).reduce((sum, pid) => sum + cpuSeconds(pid), 0),
-  };
+  return { commits: Number(row.commits), cpu: serverCpuSeconds(row.pid) };
 }
 
 /** Blocks mined in [from, to]: how many, how many were full (≥ 90% of the gas limit), txs. */
