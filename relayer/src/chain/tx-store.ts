@@ -22,94 +22,65 @@ export type { TxRow } from "./tx-rows.js";
 export type NewTxRow = typeof transactions.$inferInsert;
 
 /**
- * The columns a write is recorded with (`TxStore.record`); every other column starts at its
- * default. Recorded together in one `unnest` statement, one array parameter per column.
+ * How each field a write is recorded with (`TxStore.record`) is stored: its column, the SQL type
+ * of its array parameter, and the default of a row that leaves it out. Every other column starts
+ * at its own default.
  */
-export type RecordedRow = Pick<
-  NewTxRow,
-  | "id"
-  | "orgId"
-  | "walletId"
-  | "parentId"
-  | "itemIndex"
-  | "kind"
-  | "mode"
-  | "requestHash"
-  | "fromAddress"
-  | "toAddress"
-  | "data"
-  | "value"
-  | "gasLimit"
-  | "feeCap"
-  | "context"
-  | "state"
-  | "error"
-  | "errorKind"
-  | "failedAt"
->;
+const RECORD_COLUMNS = {
+  id: ["id", "text"],
+  orgId: ["org_id", "text"],
+  walletId: ["wallet_id", "text"],
+  parentId: ["parent_id", "text"],
+  itemIndex: ["item_index", "int"],
+  kind: ["kind", "text"],
+  mode: ["mode", "text", "'sync'"],
+  requestHash: ["request_hash", "text"],
+  fromAddress: ["from_address", "text"],
+  toAddress: ["to_address", "text"],
+  data: ["data", "text"],
+  value: ["value", "text", "'0'"],
+  gasLimit: ["gas_limit", "text"],
+  feeCap: ["fee_cap", "text"],
+  context: ["context", "jsonb", "'{}'"],
+  state: ["state", "text", "'queued'"],
+  error: ["error", "text"],
+  errorKind: ["error_kind", "text"],
+  failedAt: ["failed_at", "timestamptz"],
+} as const satisfies {
+  readonly [K in keyof NewTxRow]?: readonly [column: string, type: string, fallback?: string];
+};
+
+/** The fields a write is recorded with: those `RECORD_COLUMNS` stores. */
+export type RecordedRow = Pick<NewTxRow, keyof typeof RECORD_COLUMNS>;
+const RECORD_FIELDS = Object.keys(RECORD_COLUMNS) as Array<keyof RecordedRow>;
 
 /**
- * `RecordedRow`s as one `INSERT ... SELECT FROM unnest(...)` (columns, SQL types, the default of a
- * column a row leaves out) and the NOTIFY of their wallets, sent on commit.
+ * `RecordedRow`s in one statement, `INSERT ... SELECT FROM unnest(...)` with one array parameter
+ * per field (so its text is the same whatever the number of rows), and the NOTIFY of their
+ * wallets, sent on commit.
  */
-const RECORD_COLUMNS = [
-  ["id", "text", null],
-  ["org_id", "text", null],
-  ["wallet_id", "text", null],
-  ["parent_id", "text", null],
-  ["item_index", "int", null],
-  ["kind", "text", null],
-  ["mode", "text", "'sync'"],
-  ["request_hash", "text", null],
-  ["from_address", "text", null],
-  ["to_address", "text", null],
-  ["data", "text", null],
-  ["value", "text", "'0'"],
-  ["gas_limit", "text", null],
-  ["fee_cap", "text", null],
-  ["context", "jsonb", "'{}'"],
-  ["state", "text", "'queued'"],
-  ["error", "text", null],
-  ["error_kind", "text", null],
-  ["failed_at", "timestamptz", null],
-] as const;
-const RECORD_SQL = `WITH recorded AS (
-     INSERT INTO transactions (${RECORD_COLUMNS.map(([name]) => name).join(", ")})
-     SELECT ${RECORD_COLUMNS.map(([name, , fallback]) => (fallback === null ? name : `coalesce(${name}, ${fallback})`)).join(", ")}
-       FROM unnest(${RECORD_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(", ")})
-         AS r(${RECORD_COLUMNS.map(([name]) => name).join(", ")})
+const RECORD_SQL = (() => {
+  const specs = RECORD_FIELDS.map((field) => RECORD_COLUMNS[field]);
+  const names = specs.map(([column]) => column).join(", ");
+  const n = specs.length;
+  return `WITH recorded AS (
+     INSERT INTO transactions (${names})
+     SELECT ${specs.map(([column, , fallback]) => (fallback === undefined ? column : `coalesce(${column}, ${fallback})`)).join(", ")}
+       FROM unnest(${specs.map(([, type], i) => `$${i + 1}::${type}[]`).join(", ")}) AS r(${names})
      RETURNING 1)
-   SELECT pg_notify($${RECORD_COLUMNS.length + 1}, wallet_id)
-     FROM unnest($${RECORD_COLUMNS.length + 2}::text[]) AS wallet_id`;
+   SELECT pg_notify($${n + 1}, wallet_id) FROM unnest($${n + 2}::text[]) AS wallet_id`;
+})();
 
-/** The parameters of `RECORD_SQL`: one array per column, in `RECORD_COLUMNS`' order. */
+/** The array parameters of `RECORD_SQL`, one per field (a JSON text for jsonb, ISO for times). */
 function recordParams(rows: readonly RecordedRow[]): unknown[][] {
-  const columns: unknown[][] = RECORD_COLUMNS.map(() => []);
-  for (const r of rows) {
-    const values = [
-      r.id,
-      r.orgId,
-      r.walletId,
-      r.parentId,
-      r.itemIndex,
-      r.kind,
-      r.mode,
-      r.requestHash,
-      r.fromAddress,
-      r.toAddress,
-      r.data,
-      r.value,
-      r.gasLimit,
-      r.feeCap,
-      r.context === undefined ? undefined : JSON.stringify(r.context),
-      r.state,
-      r.error,
-      r.errorKind,
-      r.failedAt?.toISOString(),
-    ];
-    values.forEach((value, i) => columns[i]!.push(value ?? null));
-  }
-  return columns;
+  return RECORD_FIELDS.map((field) =>
+    rows.map((row) => {
+      const value: unknown = row[field];
+      if (value === undefined || value === null) return null;
+      if (value instanceof Date) return value.toISOString();
+      return RECORD_COLUMNS[field][1] === "jsonb" ? JSON.stringify(value) : value;
+    }),
+  );
 }
 
 /** Channels of PostgreSQL notifications the store sends (see `tx-notifier.ts`). */
