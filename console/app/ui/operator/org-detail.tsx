@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
+import { useState } from "react";
 import { z } from "zod";
 import { api } from "../../lib/api";
 import { PLANS } from "../../lib/constants";
@@ -135,7 +136,6 @@ export function OrgDetailPanel() {
         </div>
       </Panel>
       <PlanForm
-        key={o.plan}
         current={o.plan}
         onChange={async (plan) => {
           await api("PATCH", path, { plan });
@@ -165,6 +165,14 @@ function PlanForm({
   onChange: (plan: string) => Promise<string>;
 }) {
   const form = useForm(planSchema, { plan: current }, (data) => onChange(data.plan));
+  // The select follows the org's plan when it changes (this change reloaded, or one made
+  // elsewhere), while the form and the message of the change just made stay: remounting the form
+  // on a new plan dropped "Plan changed to ..." as soon as the reload answered.
+  const [shown, setShown] = useState(current);
+  if (shown !== current) {
+    setShown(current);
+    form.set("plan", current);
+  }
   return (
     <FormCard title="Plan" form={form} submit="Change plan" busy="Changing…">
       <SelectField id="org-plan" label="Plan" options={PLANS} {...form.field("plan")} />
