@@ -21,66 +21,58 @@ export type { TxRow } from "./tx-rows.js";
 /** Fields to insert a new row. */
 export type NewTxRow = typeof transactions.$inferInsert;
 
-/**
- * How each field a write is recorded with (`TxStore.record`) is stored: its column, the SQL type
- * of its array parameter, and the default of a row that leaves it out. Every other column starts
- * at its own default.
- */
-const RECORD_COLUMNS = {
-  id: ["id", "text"],
-  orgId: ["org_id", "text"],
-  walletId: ["wallet_id", "text"],
-  parentId: ["parent_id", "text"],
-  itemIndex: ["item_index", "int"],
-  kind: ["kind", "text"],
-  mode: ["mode", "text", "'sync'"],
-  requestHash: ["request_hash", "text"],
-  fromAddress: ["from_address", "text"],
-  toAddress: ["to_address", "text"],
-  data: ["data", "text"],
-  value: ["value", "text", "'0'"],
-  gasLimit: ["gas_limit", "text"],
-  feeCap: ["fee_cap", "text"],
-  context: ["context", "jsonb", "'{}'"],
-  state: ["state", "text", "'queued'"],
-  error: ["error", "text"],
-  errorKind: ["error_kind", "text"],
-  failedAt: ["failed_at", "timestamptz"],
-} as const satisfies {
-  readonly [K in keyof NewTxRow]?: readonly [column: string, type: string, fallback?: string];
-};
-
-/** The fields a write is recorded with: those `RECORD_COLUMNS` stores. */
-export type RecordedRow = Pick<NewTxRow, keyof typeof RECORD_COLUMNS>;
-const RECORD_FIELDS = Object.keys(RECORD_COLUMNS) as Array<keyof RecordedRow>;
+/** The fields a write is recorded with (`TxStore.record`); every other column starts at its default. */
+const RECORDED_FIELDS = [
+  "id",
+  "orgId",
+  "walletId",
+  "parentId",
+  "itemIndex",
+  "kind",
+  "mode",
+  "requestHash",
+  "fromAddress",
+  "toAddress",
+  "data",
+  "value",
+  "gasLimit",
+  "feeCap",
+  "context",
+  "state",
+  "error",
+  "errorKind",
+  "failedAt",
+] as const satisfies ReadonlyArray<keyof NewTxRow>;
+export type RecordedRow = Pick<NewTxRow, (typeof RECORDED_FIELDS)[number]>;
 
 /**
  * `RecordedRow`s in one statement, `INSERT ... SELECT FROM unnest(...)` with one array parameter
  * per field (so its text is the same whatever the number of rows), and the NOTIFY of their
- * wallets, sent on commit.
+ * wallets, sent on commit. Column names and SQL types come from the Drizzle schema.
  */
 const RECORD_SQL = (() => {
-  const specs = RECORD_FIELDS.map((field) => RECORD_COLUMNS[field]);
-  const names = specs.map(([column]) => column).join(", ");
-  const n = specs.length;
+  const columns = RECORDED_FIELDS.map((field) => transactions[field]);
+  const names = columns.map((column) => column.name).join(", ");
+  const n = columns.length;
   return `WITH recorded AS (
      INSERT INTO transactions (${names})
-     SELECT ${specs.map(([column, , fallback]) => (fallback === undefined ? column : `coalesce(${column}, ${fallback})`)).join(", ")}
-       FROM unnest(${specs.map(([, type], i) => `$${i + 1}::${type}[]`).join(", ")}) AS r(${names})
+     SELECT * FROM unnest(${columns.map((column, i) => `$${i + 1}::${column.getSQLType()}[]`).join(", ")})
      RETURNING 1)
    SELECT pg_notify($${n + 1}, wallet_id) FROM unnest($${n + 2}::text[]) AS wallet_id`;
 })();
 
-/** The array parameters of `RECORD_SQL`, one per field (a JSON text for jsonb, ISO for times). */
+/**
+ * The array parameters of `RECORD_SQL`, one per field: each value (or the schema's default of a
+ * field a row leaves out) as the Drizzle column sends it to the driver.
+ */
 function recordParams(rows: readonly RecordedRow[]): unknown[][] {
-  return RECORD_FIELDS.map((field) =>
-    rows.map((row) => {
-      const value: unknown = row[field];
-      if (value === undefined || value === null) return null;
-      if (value instanceof Date) return value.toISOString();
-      return RECORD_COLUMNS[field][1] === "jsonb" ? JSON.stringify(value) : value;
-    }),
-  );
+  return RECORDED_FIELDS.map((field) => {
+    const column = transactions[field];
+    return rows.map((row) => {
+      const value: unknown = row[field] ?? column.default;
+      return value === undefined || value === null ? null : column.mapToDriverValue(value);
+    });
+  });
 }
 
 /** Channels of PostgreSQL notifications the store sends (see `tx-notifier.ts`). */

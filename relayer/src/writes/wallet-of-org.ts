@@ -1,14 +1,11 @@
 import { eq } from "drizzle-orm";
+import type { OrgWalletRef } from "../chain/tx-store.js";
 import type { Database } from "../db/client.js";
 import { wallets } from "../db/schema/index.js";
 import { NotFoundError } from "../errors.js";
 
 /** The org's custodial wallet (id and address; the sealed key stays in the engine's hands). */
-export interface OrgWallet {
-  id: string;
-  orgId: string;
-  address: string;
-}
+export type OrgWallet = OrgWalletRef;
 
 /** Loads an org's wallet. */
 export async function walletOfOrg(database: Database, orgId: string): Promise<OrgWallet> {
