@@ -28,7 +28,7 @@ export interface MintCid {
 }
 
 function hex(value: string, what: string): Hex {
-  if (!isHex(value, { strict: true })) throw new TypeError(`${what} is not hex: ${value}`);
+  if (!isHex(value, { strict: true })) throw new TypeError(`${what} is not hex`);
   return value;
 }
 
