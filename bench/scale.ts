@@ -21,9 +21,13 @@
  * processes behind the bench's round-robin (each writer sticks to one process); CPU and
  * statements are summed over the processes.
  *
+ * Then "split": the open arrivals, async and sync at the largest org count on an API-only process
+ * (RELAYER_ROLE=api) with a worker process (RELAYER_ROLE=worker) running the engine and the
+ * indexer; CPU summed over both, the event-loop delay of the API process.
+ *
  * Environment: BENCH_SECONDS (per phase, default 20), BENCH_ORGS (default "1,10,50,100"),
  * BENCH_OUT (chart and JSON folder, default `.data/bench`), BENCH_PHASES (default
- * "sync,async,arrivals,processes,batch,crash"), BENCH_ARRIVALS (multiples of the chain's limit,
+ * "sync,async,arrivals,processes,batch,split,crash"), BENCH_ARRIVALS (multiples of the chain's limit,
  * default "1,2"), BENCH_CONNECTIONS (the open arrivals' connection pool, default 128).
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -40,6 +44,7 @@ import {
   type CallOptions,
   type Cluster,
   type ClusterOrg,
+  type ClusterRelayer,
 } from "../test/reliability/support/cluster.js";
 import { percentile } from "./support/percentile.js";
 
@@ -53,7 +58,7 @@ const BODY = { assetType: "Bond", name: "Scale", description: "scale benchmark a
 const RATE_LIMIT = "1000000";
 /** Phases to run (BENCH_PHASES, comma-separated; default all). */
 const PHASES = new Set(
-  (process.env.BENCH_PHASES ?? "sync,async,arrivals,processes,batch,crash").split(","),
+  (process.env.BENCH_PHASES ?? "sync,async,arrivals,processes,batch,split,crash").split(","),
 );
 /** Connections the open-arrival load keeps to the relayer (BENCH_CONNECTIONS). */
 const ARRIVAL_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 128);
@@ -98,6 +103,8 @@ interface PhaseResult {
   relayerCpuMs: number;
   postgresCpuMs: number;
   nodeCpuMs: number;
+  /** Split phases: CPU milliseconds per issuance of the API process and of the worker. */
+  roleCpuMs?: { api: number; worker: number };
   /** Share of one core over the phase. */
   relayerCpu: number;
   postgresCpu: number;
@@ -351,16 +358,25 @@ async function measure(
     errors: Record<string, number>;
   }>,
 ): Promise<PhaseResult> {
-  const relayers = cluster.relayers.filter(
-    (r) => r.process.child.exitCode === null && r.process.child.signalCode === null,
-  );
+  const relayers = liveRelayers(cluster);
   const relayerCpu = () => relayers.reduce((sum, r) => sum + cpuSeconds(r.pid), 0);
-  // Statements summed over the processes; the event loop's delay of the busiest one.
+  const roleCpu = () => {
+    const byRole = { api: 0, worker: 0 };
+    for (const r of relayers) {
+      const role = ROLES.get(r);
+      if (role !== undefined) byRole[role] += cpuSeconds(r.pid);
+    }
+    return byRole;
+  };
+  const rolesBefore = roleCpu();
+  // Statements summed over the processes; the event loop's delay of the busiest one that serves
+  // requests (a worker's loop delays no answer).
   const readings = async () => {
     const sum = { statements: 0, loopP99Ms: 0, loopMaxMs: 0 };
     for (const r of relayers) {
       const one = await relayerReadings(cluster, r.baseUrl);
       sum.statements += one.statements;
+      if (ROLES.get(r) === "worker") continue;
       sum.loopP99Ms = Math.max(sum.loopP99Ms, one.loopP99Ms);
       sum.loopMaxMs = Math.max(sum.loopMaxMs, one.loopMaxMs);
     }
@@ -368,7 +384,7 @@ async function measure(
   };
   const nodePid = cluster.anvil.pid ?? -1;
   const answerStatus = mode === "async" ? 202 : 200;
-  const urls = relayers.map((r) => r.baseUrl);
+  const urls = relayers.filter((r) => ROLES.get(r) !== "worker").map((r) => r.baseUrl);
   const serverBefore = await serverBuckets(cluster, urls, answerStatus);
   const before = {
     db: await databaseCounters(cluster),
@@ -425,10 +441,37 @@ async function measure(
     relayerCpuMs: ((after.cpu - before.cpu) * 1000) / minted,
     postgresCpuMs: (postgresSeconds * 1000) / minted,
     nodeCpuMs: ((after.node - before.node) * 1000) / minted,
+    ...(relayers.some((r) => ROLES.has(r))
+      ? {
+          roleCpuMs: (({ api, worker }) => ({
+            api: ((api - rolesBefore.api) * 1000) / minted,
+            worker: ((worker - rolesBefore.worker) * 1000) / minted,
+          }))(roleCpu()),
+        }
+      : {}),
     relayerCpu: (after.cpu - before.cpu) / seconds,
     postgresCpu: postgresSeconds / seconds,
   };
   return result;
+}
+
+/** Relayers spawned with a RELAYER_ROLE other than `all` (the split phases). */
+const ROLES = new WeakMap<ClusterRelayer, "api" | "worker">();
+
+function liveRelayers(cluster: Cluster): ClusterRelayer[] {
+  return cluster.relayers.filter(
+    (r) => r.process.child.exitCode === null && r.process.child.signalCode === null,
+  );
+}
+
+/** Stops every running relayer cleanly (SIGTERM: leases given back, work left in PostgreSQL). */
+async function stopRelayers(cluster: Cluster): Promise<void> {
+  await Promise.all(
+    liveRelayers(cluster).map(async (r) => {
+      r.process.child.kill("SIGTERM");
+      await r.process.exited;
+    }),
+  );
 }
 
 function countError(errors: Record<string, number>, key: string): void {
@@ -702,7 +745,7 @@ async function crashPhase(
   const { rows: before } = await cluster.pool.query<{ n: string }>(
     "SELECT count(*)::text AS n FROM transactions WHERE kind = 'issue-asset' AND state = 'confirmed'",
   );
-  const victim = cluster.relayers[0]!;
+  const victim = liveRelayers(cluster)[0]!;
   const accepted: string[] = [];
   const until = performance.now() + 6_000;
   const load = Promise.all(
@@ -807,6 +850,9 @@ export async function runScaleBench(): Promise<void> {
           (r.serverP99 === undefined ? "" : ` (server ≤ ${r.serverP99.toFixed(0)} ms)`) +
           `  event loop delay p99 ${r.loopP99Ms.toFixed(0)} ms max ${r.loopMaxMs.toFixed(0)} ms` +
           `  full blocks ${r.fullBlocks}/${r.blocks}\n${"".padEnd(30)}per issuance: CPU ms relayer ${r.relayerCpuMs.toFixed(1)} ` +
+          (r.roleCpuMs === undefined
+            ? ""
+            : `(API ${r.roleCpuMs.api.toFixed(1)} + worker ${r.roleCpuMs.worker.toFixed(1)}) `) +
           `postgres ${r.postgresCpuMs.toFixed(1)} node ${r.nodeCpuMs.toFixed(1)}; statements ${r.statementsPerIssuance.toFixed(1)} ` +
           `commits ${r.commitsPerIssuance.toFixed(1)}  (CPU relayer ${(r.relayerCpu * 100).toFixed(0)}% postgres ${(r.postgresCpu * 100).toFixed(0)}% of a core)` +
           (errors === "" ? "" : `  errors ${errors}`),
@@ -891,6 +937,56 @@ export async function runScaleBench(): Promise<void> {
           () => batchPhase(relayer.baseUrl, allOrgs.slice(0, batchOrgs)),
         ),
       );
+    }
+
+    if (PHASES.has("split")) {
+      // The same load on an API-only process, with the engine, the indexer and the deliveries in
+      // a worker process of their own (RELAYER_ROLE): the request thread carries only requests.
+      await stopRelayers(cluster);
+      const api = await cluster.spawn({ RELAYER_ROLE: "api" });
+      const worker = await cluster.spawn({ RELAYER_ROLE: "worker" });
+      ROLES.set(api, "api");
+      ROLES.set(worker, "worker");
+      console.log(
+        `\nSplit: one API process (RELAYER_ROLE=api) and one worker (RELAYER_ROLE=worker), ${maxOrgs} orgs, ${SECONDS} s; CPU summed over both, event loop of the API process:`,
+      );
+      const orgs = allOrgs.slice(0, maxOrgs);
+      // In the order of the one-process phases above, so the arrivals meet warm caches there too.
+      report(
+        await measure(
+          cluster,
+          provider,
+          `${maxOrgs} orgs × ${WRITERS} sync split`,
+          maxOrgs,
+          "sync",
+          () => syncPhase([api.baseUrl], orgs),
+        ),
+      );
+      report(
+        await measure(
+          cluster,
+          provider,
+          `${maxOrgs} orgs × ${WRITERS} async split`,
+          maxOrgs,
+          "async",
+          () => asyncPhase(cluster, [api.baseUrl], orgs),
+        ),
+      );
+      for (const multiple of ARRIVALS) {
+        const rate = Math.round(limit * multiple);
+        report(
+          await measure(
+            cluster,
+            provider,
+            `${maxOrgs} orgs async ${rate}/s split`,
+            maxOrgs,
+            "async",
+            () => arrivalPhase(cluster, api.baseUrl, orgs, rate),
+          ),
+        );
+      }
+      await stopRelayers(cluster);
+      if (PHASES.has("crash")) await cluster.spawn();
     }
 
     // No duplicate, no loss: one token per confirmed issuance row (batch items included), and

@@ -133,7 +133,16 @@ export interface EnvSettings {
   consoleBuild: "auto" | "off";
   /** Where custodial keys are made and kept (SIGNER, PKCS11_MODULE, PKCS11_TOKEN_LABEL, PKCS11_PIN). */
   signer: SignerSettings;
+  /**
+   * RELAYER_ROLE: what this process runs (docs/scaling.md). `all`: everything. `api`: the HTTP API
+   * only (writes are recorded and left to a worker). `worker`: the transaction engine, the indexer,
+   * webhook and pin delivery, with only `/healthz` and `/metrics` over HTTP.
+   */
+  role: RelayerRole;
 }
+
+/** What one relayer process runs (RELAYER_ROLE). */
+export type RelayerRole = "all" | "api" | "worker";
 
 /** Secrets generated in development and kept under DATA_DIR (see `infra/dev-secrets.ts`). */
 export interface DevSecrets {
@@ -291,6 +300,9 @@ const variables = {
     .refine((label) => Buffer.byteLength(label, "utf8") <= 32, "must be at most 32 bytes")
     .optional(),
   PKCS11_PIN: z.string().min(1).optional(),
+  RELAYER_ROLE: z
+    .enum(["all", "api", "worker"], { message: "must be all, api or worker" })
+    .default("all"),
 } as const;
 
 type VariableName = keyof typeof variables;
@@ -391,7 +403,27 @@ export function parseEnv(
       get("PKCS11_TOKEN_LABEL"),
       get("PKCS11_PIN"),
     ),
+    role: relayerRole(get("RELAYER_ROLE"), env),
   };
+}
+
+/**
+ * The embedded chain and database serve one process: a process that runs only part of the
+ * service shares them with the others, so it needs RPC_URL and DATABASE_URL.
+ */
+function relayerRole(role: RelayerRole, env: NodeJS.ProcessEnv): RelayerRole {
+  if (role === "all") return role;
+  const missing = (["RPC_URL", "DATABASE_URL"] as const).filter(
+    (name) => optionalText.parse(env[name]) === undefined,
+  );
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `Missing ${missing.join(", ")}: required with RELAYER_ROLE=${role} (the embedded chain and ` +
+        `database serve one process; the processes of a split share a node and a database)`,
+      { details: { variable: missing[0] } },
+    );
+  }
+  return role;
 }
 
 /**

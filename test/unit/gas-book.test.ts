@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { GasBook, limitFromUsed, ranOutOfGas, shapeKey } from "../../relayer/src/chain/gas-book.js";
+import {
+  decodeGasChange,
+  encodeGasChange,
+  GasBook,
+  limitFromUsed,
+  ranOutOfGas,
+  shapeKey,
+  type GasChange,
+} from "../../relayer/src/chain/gas-book.js";
 
 describe("gas book (learned gas per write shape)", () => {
   const mint = { kind: "issue-asset", to: "0xAbC", data: "0x12345678" + "00".repeat(96) };
@@ -35,5 +43,35 @@ describe("gas book (learned gas per write shape)", () => {
     assert.equal(ranOutOfGas(0, 40_000n, 64_000n), false, "a plain revert");
     assert.equal(ranOutOfGas(1, 64_000n, 64_000n), false, "succeeded");
     assert.equal(ranOutOfGas(0, 64_000n, null), false);
+  });
+
+  it("publishes what it learns and forgets, applies what others publish without echoing it", () => {
+    const published: GasChange[] = [];
+    const book = new GasBook(25, (change) => published.push(change));
+    const other = new GasBook(25);
+    const key = shapeKey(mint);
+    book.learn(mint, 150_000n);
+    book.learn(mint, 140_000n); // not a rise: nothing to tell
+    book.forget(mint);
+    book.forget(mint); // nothing left to forget
+    assert.deepEqual(published, [
+      { key, used: 150_000n },
+      { key, used: undefined },
+    ]);
+
+    for (const change of published) {
+      const decoded = decodeGasChange(encodeGasChange("host:12:ab", change));
+      assert.deepEqual(decoded, { from: "host:12:ab", change });
+    }
+    other.apply({ key, used: 150_000n });
+    assert.equal(other.limitFor(mint), 187_500n);
+    other.apply({ key, used: 100_000n }); // a lower figure never lowers the limit
+    assert.equal(other.limitFor(mint), 187_500n);
+    other.apply({ key, used: undefined });
+    assert.equal(other.limitFor(mint), undefined);
+    assert.equal(published.length, 2, "applied changes are not published again");
+
+    for (const bad of ["", "host 12", "host abc key", "host - ", "a b c d"])
+      assert.equal(decodeGasChange(bad), undefined, bad);
   });
 });

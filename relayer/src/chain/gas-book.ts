@@ -3,7 +3,10 @@
  * depends on its kind and the shape of its call: the contract, the function, and the calldata's
  * length (a longer asset-type name is more words to hash and store). The book keeps, per shape,
  * the most gas any receipt of that shape used in this process, and gives a write of a known
- * shape a limit from it without asking the node.
+ * shape a limit from it without asking the node. Figures are shared between processes through
+ * notifications (`GasChange`), so a process that only records writes (RELAYER_ROLE=api) knows
+ * what the engine's receipts taught; a process started later learns a shape from its first
+ * estimate.
  *
  * A shape not seen yet is estimated (never sent with a guess). What varies within a shape
  * (a first mint of a type, a transfer to an address that held nothing) is covered by the margin
@@ -42,12 +45,43 @@ export function ranOutOfGas(status: number, gasUsed: bigint, gasLimit: bigint | 
   return gasUsed * 64n >= gasLimit * 63n;
 }
 
+/**
+ * A shape's figure changed in one process: `used` is its new figure, undefined when it was
+ * forgotten. Published to the other processes (`TxRuntime`), which apply it with `apply`: an
+ * API-only process learns from the engine's receipts, and forgets a shape that ran out of gas.
+ */
+export interface GasChange {
+  key: string;
+  used: bigint | undefined;
+}
+
+/**
+ * A change as a notification payload, `<from> <used or -> <shape key>`: `from` names the
+ * process that made it, which ignores its own (none of the three holds a space).
+ */
+export function encodeGasChange(from: string, change: GasChange): string {
+  return `${from} ${change.used?.toString() ?? "-"} ${change.key}`;
+}
+
+/** The change a payload names, and who made it; undefined for a malformed one. */
+export function decodeGasChange(payload: string): { from: string; change: GasChange } | undefined {
+  const match = /^(\S+) (-|\d{1,30}) (\S+)$/.exec(payload);
+  if (match === null) return undefined;
+  return {
+    from: match[1]!,
+    change: { key: match[3]!, used: match[2] === "-" ? undefined : BigInt(match[2]!) },
+  };
+}
+
 export class GasBook {
   readonly #used = new Map<string, bigint>();
   readonly #marginPercent: number;
+  readonly #onChange: ((change: GasChange) => void) | undefined;
 
-  constructor(marginPercent: number) {
+  /** `onChange` hears every change made here (not those `apply` brings from elsewhere). */
+  constructor(marginPercent: number, onChange?: (change: GasChange) => void) {
     this.#marginPercent = marginPercent;
+    this.#onChange = onChange;
   }
 
   /** The limit for a call of a shape seen before; undefined: estimate it. */
@@ -56,15 +90,32 @@ export class GasBook {
     return used === undefined ? undefined : limitFromUsed(used, this.#marginPercent);
   }
 
-  /** A successful receipt's gas: the shape's figure is the most any of its receipts used. */
+  /**
+   * Gas a call of this shape needs: a successful receipt's gas, or the node's estimate for a shape
+   * not known yet (an estimate covers what the call uses). The shape's figure is the most any of
+   * them said.
+   */
   learn(call: CallShape, gasUsed: bigint): void {
     const key = shapeKey(call);
-    const known = this.#used.get(key);
-    if (known === undefined || gasUsed > known) this.#used.set(key, gasUsed);
+    if (this.#raise(key, gasUsed)) this.#onChange?.({ key, used: gasUsed });
   }
 
   /** A call of this shape ran out of gas: estimate the next ones until a receipt teaches again. */
   forget(call: CallShape): void {
-    this.#used.delete(shapeKey(call));
+    const key = shapeKey(call);
+    if (this.#used.delete(key)) this.#onChange?.({ key, used: undefined });
+  }
+
+  /** A change another process made. */
+  apply(change: GasChange): void {
+    if (change.used === undefined) this.#used.delete(change.key);
+    else this.#raise(change.key, change.used);
+  }
+
+  #raise(key: string, used: bigint): boolean {
+    const known = this.#used.get(key);
+    if (known !== undefined && used <= known) return false;
+    this.#used.set(key, used);
+    return true;
   }
 }

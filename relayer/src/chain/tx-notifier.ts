@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import pg from "pg";
 import type { Logger } from "pino";
+import { decodeGasChange, type GasChange } from "./gas-book.js";
 import { TX_CHANNELS } from "./tx-store.js";
 
 /** Channel of the indexer's progress: payload = the last block number applied. */
@@ -12,6 +13,9 @@ export const INDEXED_CHANNEL = "rwa_indexed";
  */
 export const ORG_CHANGED_CHANNEL = "rwa_org_changed";
 
+/** Channel of learned gas figures: payload = an encoded `GasChange` (`chain/gas-book.ts`). */
+export const GAS_CHANNEL = "rwa_gas";
+
 interface NotifierEvents {
   /** A row became final (in this process or another). */
   final: [id: string];
@@ -21,6 +25,8 @@ interface NotifierEvents {
   indexed: [block: number];
   /** Operator staff changed an organization (in this process or another). */
   orgChanged: [orgId: string];
+  /** A process's gas book learned or forgot a shape's figure. */
+  gas: [change: GasChange, from: string];
 }
 
 /**
@@ -65,7 +71,7 @@ export class TxNotifier extends EventEmitter<NotifierEvents> {
     client.on("notification", (message) => this.#onNotification(message));
     await client.connect();
     await client.query(
-      `LISTEN ${TX_CHANNELS.final}; LISTEN ${TX_CHANNELS.queued}; LISTEN ${INDEXED_CHANNEL}; LISTEN ${ORG_CHANGED_CHANNEL}`,
+      `LISTEN ${TX_CHANNELS.final}; LISTEN ${TX_CHANNELS.queued}; LISTEN ${INDEXED_CHANNEL}; LISTEN ${ORG_CHANGED_CHANNEL}; LISTEN ${GAS_CHANNEL}`,
     );
     this.#client = client;
   }
@@ -96,6 +102,11 @@ export class TxNotifier extends EventEmitter<NotifierEvents> {
       case ORG_CHANGED_CHANNEL:
         if (payload !== "") this.emit("orgChanged", payload);
         break;
+      case GAS_CHANNEL: {
+        const decoded = decodeGasChange(payload);
+        if (decoded !== undefined) this.emit("gas", decoded.change, decoded.from);
+        break;
+      }
     }
   }
 

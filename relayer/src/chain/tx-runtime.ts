@@ -9,12 +9,12 @@ import type { ContractAddresses } from "./contracts.js";
 import { BlockWatcher } from "./block-watcher.js";
 import { ChainReader } from "./chain-reader.js";
 import { DEFAULT_SEQUENCER_OPTIONS } from "./engine/engine-context.js";
-import { GasBook } from "./gas-book.js";
+import { encodeGasChange, GasBook } from "./gas-book.js";
 import { HeadReads } from "./head-reads.js";
 import { describeFeeModel, FeeOracle } from "./fee-oracle.js";
 import type { RpcClient } from "./rpc-client.js";
 import { isFinal } from "./tx-lifecycle.js";
-import { TxNotifier } from "./tx-notifier.js";
+import { GAS_CHANNEL, TxNotifier } from "./tx-notifier.js";
 import { TxSequencer, type TxSequencerOptions } from "./tx-sequencer.js";
 import { TxStore, type TxRow } from "./tx-store.js";
 import { isGroupRow } from "./tx-rows.js";
@@ -99,9 +99,22 @@ export class TxRuntime {
     });
     this.#purgeMs = options.purgeMs ?? 600_000;
     this.head = new HeadReads(this.reader, this.blocks);
+    // What this process learns, the others learn too (and the other way round): a process that
+    // only records writes knows the figures of the engine's receipts. Published one after the
+    // other, so the others see a shape's changes in the order they were made.
+    let published: Promise<unknown> = Promise.resolve();
     this.gas = new GasBook(
       options.sequencer?.gasMarginPercent ?? DEFAULT_SEQUENCER_OPTIONS.gasMarginPercent,
+      (change) => {
+        const payload = encodeGasChange(this.owner, change);
+        published = published
+          .then(() => deps.database.pool.query("SELECT pg_notify($1, $2)", [GAS_CHANNEL, payload]))
+          .catch((err: unknown) => logger.warn({ err }, "publishing a gas figure failed"));
+      },
     );
+    this.notifier.on("gas", (change, from) => {
+      if (from !== this.owner) this.gas.apply(change);
+    });
     this.sequencer = new TxSequencer({
       store: this.store,
       rpc: this.rpc,
@@ -125,9 +138,12 @@ export class TxRuntime {
 
   /**
    * Starts the notifier, the block watcher, the sequencer and the idempotency purge, and detects
-   * the node's fee model (docs/transactions.md "Fees").
+   * the node's fee model (docs/transactions.md "Fees"). Without `engine` (RELAYER_ROLE=api) only
+   * what requests use starts: the notifier and the block watcher (the chain views per block);
+   * recorded writes are sent by the processes that run the engine, woken by the record's
+   * notification.
    */
-  async start(): Promise<void> {
+  async start(options: { engine: boolean } = { engine: true }): Promise<void> {
     void this.fees.detect().then(
       (model) =>
         this.#deps.logger.info({ feeModel: describeFeeModel(model) }, "fee model detected"),
@@ -136,6 +152,7 @@ export class TxRuntime {
     );
     await this.#startNotifier();
     this.blocks.start();
+    if (!options.engine) return;
     this.sequencer.start();
     this.#purgeTimer ??= setInterval(() => {
       void this.store

@@ -8,6 +8,7 @@ import { requestContext } from "./request-context.js";
 import { mountRoutes, type AnyRouteDefinition } from "./route-definition.js";
 import { createDocsRouter } from "./routes/docs.js";
 import { ROUTES } from "./routes/index.js";
+import { healthRoute } from "./routes/health.js";
 import { ipfsGatewayRouter } from "./routes/ipfs-gateway.js";
 
 /** Options of `createApp`. */
@@ -54,6 +55,27 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Expr
   app.use(ipfsGatewayRouter(ctx)); // GET /ipfs/<cid>: metadata documents by CID
   app.use(consoleRouter()); // static export under /console (503 page when not built)
 
+  app.use(notFound);
+  app.use(errorHandler(ctx.logger));
+  return app;
+}
+
+/**
+ * The HTTP side of a worker process (RELAYER_ROLE=worker): `/healthz` for the orchestrator and
+ * `/metrics` (admin or metrics token); everything else answers 404, so a balancer pointed at a
+ * worker by mistake gets a clear refusal rather than a partial API.
+ */
+export function createWorkerApp(ctx: AppContext): Express {
+  const { metrics } = ctx;
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.use(requestContext(ctx.logger, metrics));
+  app.get("/metrics", requireMetricsToken(ctx), async (_req, res) => {
+    res.setHeader("Content-Type", metrics.registry.contentType);
+    res.send(await metrics.registry.metrics());
+  });
+  app.use(mountRoutes(ctx, [healthRoute]));
   app.use(notFound);
   app.use(errorHandler(ctx.logger));
   return app;

@@ -294,28 +294,41 @@ export async function startRelayer(options: StartRelayerOptions = {}): Promise<R
       run: () => disposeAppContext(ctx),
     });
 
-    const app = httpApp.createApp(ctx);
+    // RELAYER_ROLE (docs/scaling.md): `api` serves requests and leaves recorded writes to the
+    // processes that run the engine; `worker` runs the engine, the indexer and the deliveries and
+    // serves only /healthz and /metrics; `all` runs both halves.
+    const role = settings.role;
+    const serveApi = role !== "worker";
+    const runWorkers = role !== "api";
+    const app = serveApi ? httpApp.createApp(ctx) : httpApp.createWorkerApp(ctx);
     // Background workers, stopped (in reverse) after the HTTP server has closed and before the
     // database pool ends: transactions first (routes enqueue into it), then the indexer (which
     // writes webhook events), then webhook delivery.
-    const txWorkers = await step("Starting transaction workers", () => startTxWorkers(ctx));
-    cleanups.push({ label: "transaction workers", run: () => txWorkers.stop() });
-    const indexer = await step("Starting the indexer", () => startIndexer(ctx));
-    cleanups.push({ label: "indexer", run: () => indexer.stop() });
-    const webhookWorkers = await step("Starting webhook delivery workers", () =>
-      startWebhookWorkers(ctx),
+    const txWorkers = await step(
+      runWorkers
+        ? "Starting transaction workers"
+        : "Following the chain head (no engine: RELAYER_ROLE=api)",
+      () => startTxWorkers(ctx, { engine: runWorkers }),
     );
-    cleanups.push({ label: "webhook workers", run: () => webhookWorkers.stop() });
-    const pinWorkers = await step("Starting metadata pin workers", () => startPinWorkers(ctx));
-    cleanups.push({ label: "metadata pin workers", run: () => pinWorkers.stop() });
-    // Operator acts a killed relayer left without an outcome row (docs/audit-log.md "Acts on
-    // chain"): settled in the background now and every 5 minutes.
-    const settler = startOperatorAttemptSettler(ctx);
-    cleanups.push({ label: "operator attempt settler", run: () => settler.stop() });
+    cleanups.push({ label: "transaction workers", run: () => txWorkers.stop() });
+    if (runWorkers) {
+      const indexer = await step("Starting the indexer", () => startIndexer(ctx));
+      cleanups.push({ label: "indexer", run: () => indexer.stop() });
+      const webhookWorkers = await step("Starting webhook delivery workers", () =>
+        startWebhookWorkers(ctx),
+      );
+      cleanups.push({ label: "webhook workers", run: () => webhookWorkers.stop() });
+      const pinWorkers = await step("Starting metadata pin workers", () => startPinWorkers(ctx));
+      cleanups.push({ label: "metadata pin workers", run: () => pinWorkers.stop() });
+      // Operator acts a killed relayer left without an outcome row (docs/audit-log.md "Acts on
+      // chain"): settled in the background now and every 5 minutes.
+      const settler = startOperatorAttemptSettler(ctx);
+      cleanups.push({ label: "operator attempt settler", run: () => settler.stop() });
+    }
 
     // Console: rebuild its static export when missing or stale; a failure only disables
     // /console (503 page), never the API. CONSOLE_BUILD=off skips the check.
-    if (settings.consoleBuild !== "off") {
+    if (serveApi && settings.consoleBuild !== "off") {
       await step("Checking the console build", () => ensureConsoleBuilt({ print }));
     }
 
@@ -327,6 +340,7 @@ export async function startRelayer(options: StartRelayerOptions = {}): Promise<R
     const baseUrl = `http://${displayHost(config.host)}:${port}`;
 
     printBanner(print, {
+      role,
       baseUrl,
       rpcUrl: chainUrl,
       chainLabel:
@@ -515,6 +529,7 @@ function closeServer(server: Server): Promise<void> {
 export function printBanner(
   print: (line: string) => void,
   info: {
+    role: EnvSettings["role"];
     baseUrl: string;
     rpcUrl: string;
     chainLabel: string;
@@ -538,9 +553,16 @@ export function printBanner(
   if (info.pids.anvil !== undefined) processes.push(`anvil ${info.pids.anvil}`);
   if (info.pids.postgres !== undefined) processes.push(`postgres ${info.pids.postgres}`);
   print("");
-  print(`RWA relayer ready in ${info.seconds.toFixed(1)} s`);
-  print(`  Base URL     ${info.baseUrl}`);
-  print(`  Console      ${info.baseUrl}/console`);
+  const part = {
+    all: "",
+    api: " (API only: RELAYER_ROLE=api)",
+    worker: " (worker: RELAYER_ROLE=worker)",
+  };
+  print(`RWA relayer ready in ${info.seconds.toFixed(1)} s${part[info.role]}`);
+  print(
+    `  Base URL     ${info.baseUrl}${info.role === "worker" ? " (/healthz and /metrics only)" : ""}`,
+  );
+  if (info.role !== "worker") print(`  Console      ${info.baseUrl}/console`);
   print(`  RPC URL      ${redactUrl(info.rpcUrl)} (${info.chainLabel}, chain ${TARGET_CHAIN_ID})`);
   print(`  Database     ${info.databaseLabel}`);
   print(`  Admin token  ${adminLine}`);

@@ -52,7 +52,7 @@ const FALLBACK_GAS = 300_000n;
  *    sign (503 `HSM unavailable: ...` while its PKCS#11 token is known to be away);
  * 3. `prepare` validates and builds the calls (against the read model, the registry cache and
  *    the chain); a call of a shape seen before gets its gas limit from earlier receipts
- *    (`chain/gas-book.ts`), any other is gas-estimated (a revert fails fast with
+ *    (`chain/gas-book.ts`), any other is gas-estimated, and the estimate teaches the book (a revert fails fast with
  *    `failedWriteError(<reason>)`: 500 `Transaction failed: <reason>`, or 400
  *    `Listing not active` for a lost race; nothing signed, no nonce used; in a batch the item
  *    fails). A learned limit that runs out of gas is estimated again and sent once more;
@@ -109,10 +109,15 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
     balanceRead,
     Promise.all(
       calls.map(async (call): Promise<{ limit?: bigint; gas?: bigint; revert?: string }> => {
-        const limit = runtime.gas.limitFor({ kind: callKind, to: call.to, data: call.data });
+        const shape = { kind: callKind, to: call.to, data: call.data };
+        const limit = runtime.gas.limitFor(shape);
         if (limit !== undefined) return { limit };
         try {
-          return { gas: await runtime.reader.estimateGas({ from: wallet.address, ...call }) };
+          const gas = await runtime.reader.estimateGas({ from: wallet.address, ...call });
+          // The shape is known from now on, here and in the other processes; the first receipt
+          // that uses more raises it.
+          if (gas !== undefined) runtime.gas.learn(shape, gas);
+          return gas === undefined ? {} : { gas };
         } catch (error) {
           if (!(error instanceof TransactionFailedError)) throw error;
           // The state changed after `prepare` checked it: a batch item fails alone; a single

@@ -56,6 +56,21 @@ describe("parseEnv", () => {
     assert.equal(settings.embeddedPostgresPort, undefined);
     assert.equal(settings.webhookAllowLocal, false);
     assert.equal(settings.devFaucetAmountWei, undefined);
+    assert.equal(settings.role, "all");
+  });
+
+  test("RELAYER_ROLE: all, api or worker; a split needs the shared node and database", () => {
+    assert.equal(parseEnv({ ...FULL, RELAYER_ROLE: "api" }).role, "api");
+    assert.equal(parseEnv({ ...FULL, RELAYER_ROLE: "worker" }).role, "worker");
+    assertConfigError(() => parseEnv({ ...FULL, RELAYER_ROLE: "engine" }), "RELAYER_ROLE");
+    assertConfigError(
+      () => parseEnv({ ...FULL, RPC_URL: "", RELAYER_ROLE: "worker" }),
+      "Missing RPC_URL: required with RELAYER_ROLE=worker",
+    );
+    assertConfigError(
+      () => parseEnv({ RELAYER_ROLE: "api" }),
+      "Missing RPC_URL, DATABASE_URL: required with RELAYER_ROLE=api",
+    );
   });
 
   test("treats empty strings as unset", () => {

@@ -9,6 +9,7 @@ const RPC_URL = `https://rpcuser:rpc-pass-Secret1@rpc.example.com/v3/${API_KEY}?
 function banner(rpcUrl: string): string {
   const lines: string[] = [];
   printBanner((line) => lines.push(line), {
+    role: "all",
     baseUrl: "http://127.0.0.1:8080",
     rpcUrl,
     chainLabel: "RPC_URL",
