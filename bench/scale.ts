@@ -108,6 +108,9 @@ interface PhaseResult {
   /** Share of one core over the phase. */
   relayerCpu: number;
   postgresCpu: number;
+  /** The load generator's (this process's) share of one core, and the machine's busy share of all its cores. */
+  loadCpu: number;
+  machineBusy: number;
 }
 
 /**
@@ -176,6 +179,19 @@ function bucketP99(before: Map<number, number>, after: Map<number, number>): num
     if (count >= total * 0.99) return bound * 1000;
   }
   return undefined;
+}
+
+/** The machine's busy and total CPU time over all cores (/proc/stat's first line, in ticks). */
+function machineTicks(): { busy: number; total: number } {
+  const fields = readFileSync("/proc/stat", "utf8")
+    .split("\n")[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  const total = fields.reduce((sum, n) => sum + n, 0);
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0); // idle + iowait
+  return { busy: total - idle, total };
 }
 
 /** CPU seconds (user + system) of a process, from /proc. */
@@ -387,6 +403,8 @@ async function measure(
   const urls = relayers.filter((r) => ROLES.get(r) !== "worker").map((r) => r.baseUrl);
   const serverBefore = await serverBuckets(cluster, urls, answerStatus);
   const before = {
+    machine: machineTicks(),
+    load: process.cpuUsage(),
     db: await databaseCounters(cluster),
     cpu: relayerCpu(),
     node: cpuSeconds(nodePid),
@@ -397,6 +415,8 @@ async function measure(
   const outcome = await run();
   const seconds = (performance.now() - t0) / 1000;
   const after = {
+    machine: machineTicks(),
+    load: process.cpuUsage(before.load),
     db: await databaseCounters(cluster),
     cpu: relayerCpu(),
     node: cpuSeconds(nodePid),
@@ -450,6 +470,10 @@ async function measure(
         }
       : {}),
     relayerCpu: (after.cpu - before.cpu) / seconds,
+    loadCpu: (after.load.user + after.load.system) / 1e6 / seconds,
+    machineBusy:
+      (after.machine.busy - before.machine.busy) /
+      Math.max(1, after.machine.total - before.machine.total),
     postgresCpu: postgresSeconds / seconds,
   };
   return result;
@@ -854,7 +878,7 @@ export async function runScaleBench(): Promise<void> {
             ? ""
             : `(API ${r.roleCpuMs.api.toFixed(1)} + worker ${r.roleCpuMs.worker.toFixed(1)}) `) +
           `postgres ${r.postgresCpuMs.toFixed(1)} node ${r.nodeCpuMs.toFixed(1)}; statements ${r.statementsPerIssuance.toFixed(1)} ` +
-          `commits ${r.commitsPerIssuance.toFixed(1)}  (CPU relayer ${(r.relayerCpu * 100).toFixed(0)}% postgres ${(r.postgresCpu * 100).toFixed(0)}% of a core)` +
+          `commits ${r.commitsPerIssuance.toFixed(1)}  (CPU relayer ${(r.relayerCpu * 100).toFixed(0)}% postgres ${(r.postgresCpu * 100).toFixed(0)}% load generator ${(r.loadCpu * 100).toFixed(0)}% of a core; machine ${(r.machineBusy * 100).toFixed(0)}% busy)` +
           (errors === "" ? "" : `  errors ${errors}`),
       );
     };
