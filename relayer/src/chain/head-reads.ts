@@ -9,10 +9,9 @@ import type { ChainReader } from "./chain-reader.js";
  * requests share one read. Before the watcher has seen a block (it is not started), every call
  * reads.
  *
- * - Wallet balances. The funds check stays exact: the node's `latest` balance cannot change
- *   within a block, and the watcher sees a new head before the engine settles the writes mined
- *   in it (it follows the same watcher), so a write's cost never leaves the reservations before
- *   it leaves the balance.
+ * - Wallet balances. The funds check stays exact: a balance is known to include every block up
+ *   to the head it was read at (`balanceAt`), and a write mined after that block keeps its
+ *   reservation in the check, settled or not, so its cost is never counted as available twice.
  * - AssetToken's compliance views a mint is checked against (paused, a type's restriction). A
  *   change is mined in a new block, so it is seen with that block; a write that slips between
  *   the block and the watcher's next look is refused by the contract and answered with the same
@@ -32,7 +31,22 @@ export class HeadReads {
   }
 
   balanceOf(address: string): Promise<bigint> {
-    return this.#atHead(`balance:${address.toLowerCase()}`, () => this.#reader.balanceOf(address));
+    return this.balanceAt(address).wei;
+  }
+
+  /**
+   * The wallet's balance, and the block it includes for certain: the head when it was read
+   * (undefined before the watcher has seen one). The node's `latest` at the read is that block or
+   * a later one, so every write mined up to it is paid out of it; a write mined later may not
+   * be, and the funds check keeps its reservation (`TxStore.writerState`). That holds however
+   * the processes share the work: another process's engine may settle a write before this
+   * process's watcher sees its block.
+   */
+  balanceAt(address: string): { wei: Promise<bigint>; block: number | undefined } {
+    const key = `balance:${address.toLowerCase()}`;
+    const wei = this.#atHead(key, () => this.#reader.balanceOf(address));
+    const block = this.#known.get(key)?.head;
+    return { wei, block };
   }
 
   paused(): Promise<boolean> {

@@ -122,7 +122,10 @@ export interface WriterState {
   wallet: OrgWalletRef & { signerBackend: string };
   /** How many of the org's writes are live (the queue length used for 429). */
   liveRoots: number;
-  /** The wei its live writes reserved (value + gas limit × fee cap). */
+  /**
+   * The wei its live writes reserved (value + gas limit × fee cap), and what writes mined after
+   * the block the balance is known at reserved (`writerState`'s `balanceBlock`).
+   */
   reservedWei: bigint;
 }
 
@@ -142,7 +145,7 @@ export class TxStore {
   readonly #database: Database;
   /** `getSoon`, `writerState`, `record` without a claim and `liveRowsOfWallet`: one statement per turn for all. */
   readonly #soon: Batcher<string, TxRow | undefined>;
-  readonly #writers: Batcher<string, WriterState | undefined>;
+  readonly #writers: Batcher<{ orgId: string; balanceBlock: number }, WriterState | undefined>;
   /** Each org's wallet id and address, as `writerState` read them (they never change). */
   readonly #wallets = new Map<string, OrgWalletRef>();
   readonly #records: Batcher<{ walletId: string; rows: readonly RecordedRow[] }, true>;
@@ -254,9 +257,17 @@ export class TxStore {
    * What a new write of an org is checked against: its wallet, how many of its writes are live
    * (the queue length used for 429), and the wei its live writes reserved (value + gas limit ×
    * fee cap). The writes of one turn share one statement.
+   *
+   * `balanceBlock`: the block the wallet's balance is known to include (the head when it was
+   * read). A write mined after it may already be settled (by another process's engine, or
+   * before this one's head moved) while its cost is not yet in that balance: such writes still
+   * count as reserved, so the funds check never counts their wei twice as available.
    */
-  writerState(orgId: string): Promise<WriterState | undefined> {
-    return this.#writers.add(orgId);
+  writerState(
+    orgId: string,
+    balanceBlock = Number.MAX_SAFE_INTEGER,
+  ): Promise<WriterState | undefined> {
+    return this.#writers.add({ orgId, balanceBlock });
   }
 
   /**
@@ -268,7 +279,13 @@ export class TxStore {
     return this.#wallets.get(orgId);
   }
 
-  async #readWriterStates(orgIds: readonly string[]): Promise<Array<WriterState | undefined>> {
+  async #readWriterStates(
+    asks: ReadonlyArray<{ orgId: string; balanceBlock: number }>,
+  ): Promise<Array<WriterState | undefined>> {
+    const orgIds = asks.map((ask) => ask.orgId);
+    // One statement for the turn: the lowest block asked for (an ask at a later block then also
+    // counts writes its balance already paid: more reserved, never less).
+    const after = Math.min(...asks.map((ask) => ask.balanceBlock));
     const result = await this.#database.pool.query<{
       id: string;
       org_id: string;
@@ -277,15 +294,19 @@ export class TxStore {
       live_roots: number;
       reserved: string;
     }>(
+      // Writes mined after the block: a range of transactions_wallet_receipt_block_idx, a
+      // block's rows of the wallet at most (none while the head is current).
       `SELECT w.id, w.org_id, w.address, w.signer_backend,
               (SELECT count(*) FROM transactions t
                 WHERE t.org_id = w.org_id AND t.parent_id IS NULL AND t.state IN ('queued', 'sent', 'mined'))::int AS live_roots,
               (SELECT coalesce(sum(t.value::numeric + coalesce(t.gas_limit, '0')::numeric
                                    * coalesce(t.fee_cap, t.max_fee_per_gas, '0')::numeric), 0)
                  FROM transactions t
-                WHERE t.wallet_id = w.id AND t.state IN ('queued', 'sent'))::text AS reserved
+                WHERE t.wallet_id = w.id
+                  AND (t.state IN ('queued', 'sent')
+                       OR (t.receipt IS NOT NULL AND (t.receipt->>'blockNumber')::bigint > $2)))::text AS reserved
          FROM wallets w WHERE w.org_id = ANY($1::text[])`,
-      [[...new Set(orgIds)]],
+      [[...new Set(orgIds)], after],
     );
     const byOrg = new Map(
       result.rows.map((row) => [

@@ -82,18 +82,28 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
   // The org's queue and reservations are read while the write is prepared against its wallet
   // (known from an earlier write; the first write of an org in this process reads it first), and
   // the fee quote and the balance are asked for at the same time: one wait instead of three.
-  const writerRead = runtime.store.writerState(request.orgId);
-  const wallet: OrgWallet | undefined =
-    runtime.store.knownWallet(request.orgId) ?? (await writerRead)?.wallet;
+  // The balance is asked for first when the wallet is known: the reservations are then counted
+  // from the block it includes (`TxStore.writerState`).
+  const known = runtime.store.knownWallet(request.orgId);
+  const knownBalance = known === undefined ? undefined : runtime.head.balanceAt(known.address);
+  const writerRead = runtime.store.writerState(request.orgId, knownBalance?.block);
+  const wallet: OrgWallet | undefined = known ?? (await writerRead)?.wallet;
   if (wallet === undefined) throw new NotFoundError("Wallet not found");
   const quoteRead = runtime.fees.quote();
-  const balanceRead = runtime.head.balanceOf(wallet.address);
+  const balanceAt = knownBalance ?? runtime.head.balanceAt(wallet.address);
+  const balanceRead = balanceAt.wei;
   const prepared = request.prepare(wallet);
   // Settled below in order, or not at all when an earlier check refuses: never unhandled.
   for (const pending of [quoteRead, balanceRead, prepared]) pending.catch(() => {});
 
-  const writer = await writerRead;
+  let writer = await writerRead;
   if (writer === undefined) throw new NotFoundError("Wallet not found");
+  // The org's first write in this process: its balance's block was not known when the
+  // reservations were read, so they are read again from it.
+  if (knownBalance === undefined && balanceAt.block !== undefined) {
+    writer = await runtime.store.writerState(request.orgId, balanceAt.block);
+    if (writer === undefined) throw new NotFoundError("Wallet not found");
+  }
   if (writer.liveRoots >= WRITE_LIMITS.maxQueuedPerOrg) {
     throw new RateLimitError(5, "Too many queued write transactions for this organization");
   }

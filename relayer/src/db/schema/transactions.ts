@@ -83,6 +83,10 @@ export const transactions = pgTable(
     index("transactions_receipt_block_idx")
       .on(sql`((${t.receipt}->>'blockNumber')::bigint)`)
       .where(sql`${t.receipt} is not null`),
+    // A wallet's writes mined after a block, for the funds check (`TxStore.writerState`).
+    index("transactions_wallet_receipt_block_idx")
+      .on(t.walletId, sql`((${t.receipt}->>'blockNumber')::bigint)`)
+      .where(sql`${t.receipt} is not null`),
     uniqueIndex("transactions_wallet_nonce_live_key")
       .on(t.walletId, t.nonce)
       .where(

@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { TestOrg } from "../../support/stack.js";
+import { assetBody, startWriteStackWithOrgs, type WriteStack } from "./helpers.js";
+
+// The funds check's reservations against the block the balance includes (TxStore.writerState,
+// HeadReads.balanceAt), on a real anvil and PostgreSQL. A write mined after the balance's block
+// may already be settled (by another process's engine) while its cost is not in that balance: it
+// keeps its reservation, so its wei is never counted as available twice.
+
+describe("funds check: reservations from the balance's block", () => {
+  let stack: WriteStack;
+  let org: TestOrg;
+
+  before(async () => {
+    [stack, org] = await startWriteStackWithOrgs(1);
+  });
+  after(() => stack?.stop());
+
+  it("a settled write mined after the balance's block still counts as reserved", async () => {
+    const res = await org.api("POST", "/api/v1/write/issue-asset", { body: assetBody() });
+    assert.equal(res.status, 200, res.text);
+    const { rows } = await stack.database.pool.query<{
+      state: string;
+      value: string;
+      gas_limit: string;
+      fee_cap: string;
+      block: string;
+    }>(
+      `SELECT state, value, gas_limit, fee_cap, receipt->>'blockNumber' AS block
+         FROM transactions WHERE id = $1`,
+      [res.headers.get("x-transaction-id")],
+    );
+    const row = rows[0]!;
+    assert.equal(row.state, "confirmed");
+    const block = Number(row.block);
+    const reservation = BigInt(row.value) + BigInt(row.gas_limit) * BigInt(row.fee_cap);
+    assert.ok(reservation > 0n);
+
+    const store = stack.ctx.tx.store;
+    const before = await store.writerState(org.orgId, block - 1);
+    assert.equal(before?.reservedWei, reservation, "a balance from before its block: reserved");
+    assert.equal(before?.liveRoots, 0, "it is not live: the queue bound does not count it");
+    assert.equal((await store.writerState(org.orgId, block))?.reservedWei, 0n, "paid by then");
+    assert.equal((await store.writerState(org.orgId))?.reservedWei, 0n, "no block given");
+  });
+});
