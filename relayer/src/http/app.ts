@@ -35,6 +35,29 @@ export interface CreateAppOptions {
  * const server = app.listen(ctx.config.port, ctx.config.host);
  */
 export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Express {
+  return assemble(ctx, (app) => {
+    app.use(jsonBody(ctx.config.bodyLimitBytes));
+
+    // Routes: the route registry, then the plain routers (documentation, the console's files).
+    app.use(mountRoutes(ctx, ROUTES));
+    if (options.extraRoutes !== undefined) app.use(mountRoutes(ctx, options.extraRoutes));
+    app.use(createDocsRouter(ctx));
+    app.use(ipfsGatewayRouter(ctx)); // GET /ipfs/<cid>: metadata documents by CID
+    app.use(consoleRouter()); // static export under /console (503 page when not built)
+  });
+}
+
+/**
+ * The HTTP side of a worker process (RELAYER_ROLE=worker): `/healthz` for the orchestrator and
+ * `/metrics` (admin or metrics token); everything else answers 404, so a balancer pointed at a
+ * worker by mistake gets a clear refusal rather than a partial API.
+ */
+export function createWorkerApp(ctx: AppContext): Express {
+  return assemble(ctx, (app) => app.use(mountRoutes(ctx, [healthRoute])));
+}
+
+/** What every app has: request id + access log + metrics, `/metrics`, then `mount`'s routes, 404, errors. */
+function assemble(ctx: AppContext, mount: (app: Express) => void): Express {
   const { metrics } = ctx;
   const app = express();
   app.disable("x-powered-by");
@@ -46,36 +69,8 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Expr
     res.setHeader("Content-Type", metrics.registry.contentType);
     res.send(await metrics.registry.metrics());
   });
-  app.use(jsonBody(ctx.config.bodyLimitBytes));
+  mount(app);
 
-  // Routes: the route registry, then the plain routers (documentation, the console's files).
-  app.use(mountRoutes(ctx, ROUTES));
-  if (options.extraRoutes !== undefined) app.use(mountRoutes(ctx, options.extraRoutes));
-  app.use(createDocsRouter(ctx));
-  app.use(ipfsGatewayRouter(ctx)); // GET /ipfs/<cid>: metadata documents by CID
-  app.use(consoleRouter()); // static export under /console (503 page when not built)
-
-  app.use(notFound);
-  app.use(errorHandler(ctx.logger));
-  return app;
-}
-
-/**
- * The HTTP side of a worker process (RELAYER_ROLE=worker): `/healthz` for the orchestrator and
- * `/metrics` (admin or metrics token); everything else answers 404, so a balancer pointed at a
- * worker by mistake gets a clear refusal rather than a partial API.
- */
-export function createWorkerApp(ctx: AppContext): Express {
-  const { metrics } = ctx;
-  const app = express();
-  app.disable("x-powered-by");
-  app.set("etag", false);
-  app.use(requestContext(ctx.logger, metrics));
-  app.get("/metrics", requireMetricsToken(ctx), async (_req, res) => {
-    res.setHeader("Content-Type", metrics.registry.contentType);
-    res.send(await metrics.registry.metrics());
-  });
-  app.use(mountRoutes(ctx, [healthRoute]));
   app.use(notFound);
   app.use(errorHandler(ctx.logger));
   return app;
