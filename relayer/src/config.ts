@@ -141,8 +141,9 @@ export interface EnvSettings {
   role: RelayerRole;
 }
 
-/** What one relayer process runs (RELAYER_ROLE). */
-export type RelayerRole = "all" | "api" | "worker";
+/** What one relayer process may run (RELAYER_ROLE). */
+const RELAYER_ROLES = ["all", "api", "worker"] as const;
+export type RelayerRole = (typeof RELAYER_ROLES)[number];
 
 /** Secrets generated in development and kept under DATA_DIR (see `infra/dev-secrets.ts`). */
 export interface DevSecrets {
@@ -300,9 +301,7 @@ const variables = {
     .refine((label) => Buffer.byteLength(label, "utf8") <= 32, "must be at most 32 bytes")
     .optional(),
   PKCS11_PIN: z.string().min(1).optional(),
-  RELAYER_ROLE: z
-    .enum(["all", "api", "worker"], { message: "must be all, api or worker" })
-    .default("all"),
+  RELAYER_ROLE: z.enum(RELAYER_ROLES, { message: "must be all, api or worker" }).default("all"),
 } as const;
 
 type VariableName = keyof typeof variables;
@@ -358,7 +357,7 @@ export function parseEnv(
   const deploymentsFile = get("DEPLOYMENTS_FILE");
   const allowLocal = get("WEBHOOK_ALLOW_LOCAL");
   const nodeEnv = get("NODE_ENV");
-  return {
+  const settings: EnvSettings = {
     nodeEnv,
     host: get("HOST"),
     port: get("PORT"),
@@ -403,18 +402,21 @@ export function parseEnv(
       get("PKCS11_TOKEN_LABEL"),
       get("PKCS11_PIN"),
     ),
-    role: relayerRole(get("RELAYER_ROLE"), env),
+    role: get("RELAYER_ROLE"),
   };
+  checkRole(settings);
+  return settings;
 }
 
 /**
  * The embedded chain and database serve one process: a process that runs only part of the
  * service shares them with the others, so it needs RPC_URL and DATABASE_URL.
  */
-function relayerRole(role: RelayerRole, env: NodeJS.ProcessEnv): RelayerRole {
-  if (role === "all") return role;
-  const missing = (["RPC_URL", "DATABASE_URL"] as const).filter(
-    (name) => optionalText.parse(env[name]) === undefined,
+function checkRole({ role, rpcUrl, databaseUrl }: EnvSettings): void {
+  if (role === "all") return;
+  const given = { RPC_URL: rpcUrl, DATABASE_URL: databaseUrl };
+  const missing = Object.entries(given).flatMap(([name, value]) =>
+    value === undefined ? [name] : [],
   );
   if (missing.length > 0) {
     throw new ConfigError(
@@ -423,7 +425,6 @@ function relayerRole(role: RelayerRole, env: NodeJS.ProcessEnv): RelayerRole {
       { details: { variable: missing[0] } },
     );
   }
-  return role;
 }
 
 /**
