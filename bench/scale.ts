@@ -882,24 +882,27 @@ export async function runScaleBench(): Promise<void> {
           (errors === "" ? "" : `  errors ${errors}`),
       );
     };
+    /** Measures one phase (`measure`) and prints it. */
+    const phase = async (
+      name: string,
+      orgs: number,
+      mode: PhaseResult["mode"],
+      run: Parameters<typeof measure>[5],
+    ) => report(await measure(cluster, provider, name, orgs, mode, run));
 
     if (PHASES.has("sync")) console.log(`\nSynchronous issue-asset, ${SECONDS} s per phase:`);
     for (const n of PHASES.has("sync") ? ORG_COUNTS : []) {
       const orgs = allOrgs.slice(0, n);
-      report(
-        await measure(cluster, provider, `${n} orgs × ${WRITERS} sync`, n, "sync", () =>
-          syncPhase([relayer.baseUrl], orgs),
-        ),
+      await phase(`${n} orgs × ${WRITERS} sync`, n, "sync", () =>
+        syncPhase([relayer.baseUrl], orgs),
       );
     }
     if (PHASES.has("async"))
       console.log(`\nPrefer: respond-async, ${SECONDS} s of sending, until all are final:`);
     for (const n of PHASES.has("async") ? ORG_COUNTS.filter((n) => n >= 10) : []) {
       const orgs = allOrgs.slice(0, n);
-      report(
-        await measure(cluster, provider, `${n} orgs × ${WRITERS} async`, n, "async", () =>
-          asyncPhase(cluster, [relayer.baseUrl], orgs),
-        ),
+      await phase(`${n} orgs × ${WRITERS} async`, n, "async", () =>
+        asyncPhase(cluster, [relayer.baseUrl], orgs),
       );
     }
     if (PHASES.has("arrivals")) {
@@ -908,15 +911,8 @@ export async function runScaleBench(): Promise<void> {
       );
       for (const multiple of ARRIVALS) {
         const rate = Math.round(limit * multiple);
-        report(
-          await measure(
-            cluster,
-            provider,
-            `${maxOrgs} orgs async ${rate}/s`,
-            maxOrgs,
-            "async",
-            () => arrivalPhase(cluster, relayer.baseUrl, allOrgs.slice(0, maxOrgs), rate),
-          ),
+        await phase(`${maxOrgs} orgs async ${rate}/s`, maxOrgs, "async", () =>
+          arrivalPhase(cluster, relayer.baseUrl, allOrgs.slice(0, maxOrgs), rate),
         );
       }
     }
@@ -927,39 +923,18 @@ export async function runScaleBench(): Promise<void> {
       const urls = cluster.relayers.map((r) => r.baseUrl);
       console.log(`\n${PROCESSES} relayer processes, writers spread round-robin, ${SECONDS} s:`);
       const orgs = allOrgs.slice(0, maxOrgs);
-      report(
-        await measure(
-          cluster,
-          provider,
-          `${maxOrgs} orgs sync × ${PROCESSES} proc`,
-          maxOrgs,
-          "sync",
-          () => syncPhase(urls, orgs),
-        ),
+      await phase(`${maxOrgs} orgs sync × ${PROCESSES} proc`, maxOrgs, "sync", () =>
+        syncPhase(urls, orgs),
       );
-      report(
-        await measure(
-          cluster,
-          provider,
-          `${maxOrgs} orgs async × ${PROCESSES} proc`,
-          maxOrgs,
-          "async",
-          () => asyncPhase(cluster, urls, orgs),
-        ),
+      await phase(`${maxOrgs} orgs async × ${PROCESSES} proc`, maxOrgs, "async", () =>
+        asyncPhase(cluster, urls, orgs),
       );
     }
     const batchOrgs = Math.min(50, maxOrgs);
     if (PHASES.has("batch")) {
       console.log(`\nBatches: ${batchOrgs} orgs × one 50-item batch-issue:`);
-      report(
-        await measure(
-          cluster,
-          provider,
-          `${batchOrgs} orgs × 50-item batch`,
-          batchOrgs,
-          "batch",
-          () => batchPhase(relayer.baseUrl, allOrgs.slice(0, batchOrgs)),
-        ),
+      await phase(`${batchOrgs} orgs × 50-item batch`, batchOrgs, "batch", () =>
+        batchPhase(relayer.baseUrl, allOrgs.slice(0, batchOrgs)),
       );
     }
 
@@ -976,37 +951,16 @@ export async function runScaleBench(): Promise<void> {
       );
       const orgs = allOrgs.slice(0, maxOrgs);
       // In the order of the one-process phases above, so the arrivals meet warm caches there too.
-      report(
-        await measure(
-          cluster,
-          provider,
-          `${maxOrgs} orgs × ${WRITERS} sync split`,
-          maxOrgs,
-          "sync",
-          () => syncPhase([api.baseUrl], orgs),
-        ),
+      await phase(`${maxOrgs} orgs × ${WRITERS} sync split`, maxOrgs, "sync", () =>
+        syncPhase([api.baseUrl], orgs),
       );
-      report(
-        await measure(
-          cluster,
-          provider,
-          `${maxOrgs} orgs × ${WRITERS} async split`,
-          maxOrgs,
-          "async",
-          () => asyncPhase(cluster, [api.baseUrl], orgs),
-        ),
+      await phase(`${maxOrgs} orgs × ${WRITERS} async split`, maxOrgs, "async", () =>
+        asyncPhase(cluster, [api.baseUrl], orgs),
       );
       for (const multiple of ARRIVALS) {
         const rate = Math.round(limit * multiple);
-        report(
-          await measure(
-            cluster,
-            provider,
-            `${maxOrgs} orgs async ${rate}/s split`,
-            maxOrgs,
-            "async",
-            () => arrivalPhase(cluster, api.baseUrl, orgs, rate),
-          ),
+        await phase(`${maxOrgs} orgs async ${rate}/s split`, maxOrgs, "async", () =>
+          arrivalPhase(cluster, api.baseUrl, orgs, rate),
         );
       }
       await stopRelayers(cluster);
