@@ -5,6 +5,7 @@ import type { AssetToken } from "../../typechain-types/AssetToken.js";
 import { AssetToken__factory } from "../../typechain-types/factories/AssetToken__factory.js";
 import { startReceiver, type Receiver } from "../relayer/webhooks/receiver.js";
 import {
+  indexerLockHolders,
   localPortsOf,
   startCluster,
   waitUntil,
@@ -19,7 +20,6 @@ import {
  * indexing process is SIGKILLed the other takes over without losing a webhook event.
  */
 
-const INDEXER_LOCK_ID = 0x7277_6932; // relayer/src/indexer/start-indexer.ts
 const ORGS = 5;
 const REQUESTS_PER_ORG = 10;
 describe("two relayer processes on one database and one chain", { timeout: 240_000 }, () => {
@@ -55,22 +55,6 @@ describe("two relayer processes on one database and one chain", { timeout: 240_0
     await cluster?.stop();
   });
 
-  /** Which relayer's connection holds the indexer's advisory lock (undefined: nobody). */
-  async function indexerLockHolders(): Promise<string[]> {
-    const { rows } = await cluster.pool.query<{ client_port: number }>(
-      `SELECT a.client_port FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-        WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 0 AND l.objid = $1
-          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
-      [INDEXER_LOCK_ID],
-    );
-    const alive = relayers.filter(
-      (r) => r.process.child.exitCode === null && !r.process.child.signalCode,
-    );
-    return rows.map(
-      (row) => alive.find((r) => localPortsOf(r.pid).has(row.client_port))?.name ?? "unknown",
-    );
-  }
-
   /** Issues one asset for `org` through `relayer`; returns its tokenId (polling a 202). */
   async function issue(relayer: ClusterRelayer, org: ClusterOrg, n: number): Promise<string> {
     const res = await relayer.call("POST", "/api/v1/write/issue-asset", {
@@ -99,7 +83,7 @@ describe("two relayer processes on one database and one chain", { timeout: 240_0
 
   test("exactly one of the two processes holds the indexer lock", async () => {
     const holders = await waitUntil("an indexer leader", async () => {
-      const h = await indexerLockHolders();
+      const h = await indexerLockHolders(cluster);
       return h.length > 0 ? h : undefined;
     });
     assert.equal(holders.length, 1);
@@ -199,7 +183,7 @@ describe("two relayer processes on one database and one chain", { timeout: 240_0
   });
 
   test("when the indexing process is SIGKILLed the other takes over and no asset.issued event is lost", async () => {
-    const [leader] = await indexerLockHolders();
+    const [leader] = await indexerLockHolders(cluster);
     const victim = relayers.find((r) => r.name === leader);
     const survivor = relayers.find((r) => r.name !== leader);
     assert.ok(victim !== undefined && survivor !== undefined);
@@ -213,7 +197,7 @@ describe("two relayer processes on one database and one chain", { timeout: 240_0
     const takeover = await waitUntil(
       "the survivor to take the indexer lock",
       async () => {
-        const holders = await indexerLockHolders();
+        const holders = await indexerLockHolders(cluster);
         return holders.includes(survivor.name) ? Date.now() - killedAt : undefined;
       },
       15_000,

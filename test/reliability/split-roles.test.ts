@@ -9,7 +9,7 @@ import type { AssetToken } from "../../typechain-types/AssetToken.js";
 import { startRpcFaultProxy, type RpcFaultProxy } from "../support/rpc-fault-proxy.js";
 import {
   call,
-  localPortsOf,
+  indexerLockHolders,
   startCluster,
   type Cluster,
   type ClusterOrg,
@@ -25,7 +25,6 @@ import {
  * reaches the API. The API process talks to the node through a proxy that counts its estimates.
  */
 
-const INDEXER_LOCK_ID = 0x7277_6932; // relayer/src/indexer/start-indexer.ts
 const MARGIN = DEFAULT_SEQUENCER_OPTIONS.gasMarginPercent;
 
 describe("an API-only process and a worker process", { timeout: 240_000 }, () => {
@@ -133,13 +132,7 @@ describe("an API-only process and a worker process", { timeout: 240_000 }, () =>
       return rows[0]!.n === ids.length ? true : undefined;
     });
 
-    const { rows: locks } = await cluster.pool.query<{ client_port: number }>(
-      `SELECT a.client_port FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-        WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 0 AND l.objid = $1`,
-      [INDEXER_LOCK_ID],
-    );
-    assert.equal(locks.length, 1);
-    assert.ok(localPortsOf(worker.pid).has(locks[0]!.client_port), "the worker indexes");
+    assert.deepEqual(await indexerLockHolders(cluster), [worker.name], "the worker indexes");
   });
 
   test("a figure too low reaches both; the worker's out-of-gas and its receipt reach the API", async () => {

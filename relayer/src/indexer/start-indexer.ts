@@ -36,7 +36,7 @@ export interface IndexerHandle {
 }
 
 // Any constant: the same for every relayer process of one database.
-const INDEXER_LOCK_ID = 0x7277_6932; // "rwi2"
+export const INDEXER_LOCK_ID = 0x7277_6932; // "rwi2"
 
 /** `rwa_reorgs_deeper_than_confirmations_total`, registered once per registry. */
 function deepReorgCounter(registry: Registry): Counter {

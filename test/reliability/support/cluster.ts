@@ -10,6 +10,7 @@ import { ANVIL_DEV_PRIVATE_KEY } from "../../../deploy/rpc.js";
 import { httpRequest, type ApiCallOptions, type ApiResponse } from "../../support/http-request.js";
 import { createTestDatabase, stopTestServer, type TestDatabase } from "../../support/postgres.js";
 import { killAll, spawnRelayer, type RelayerProcess } from "../../relayer/start/relayer-process.js";
+import { INDEXER_LOCK_ID } from "../../../relayer/src/indexer/start-indexer.js";
 
 /**
  * Reliability harness: one anvil (1 s blocks by default), one database, the contracts deployed,
@@ -258,4 +259,23 @@ export function localPortsOf(pid: number): Set<number> {
     }
   }
   return ports;
+}
+
+/**
+ * Which live relayers' connections hold the indexer's advisory lock (by name; "unknown" for a
+ * holder that is none of them): the one process that indexes.
+ */
+export async function indexerLockHolders(cluster: Cluster): Promise<string[]> {
+  const { rows } = await cluster.pool.query<{ client_port: number }>(
+    `SELECT a.client_port FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 0 AND l.objid = $1
+        AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    [INDEXER_LOCK_ID],
+  );
+  const alive = cluster.relayers.filter(
+    (r) => r.process.child.exitCode === null && !r.process.child.signalCode,
+  );
+  return rows.map(
+    (row) => alive.find((r) => localPortsOf(r.pid).has(row.client_port))?.name ?? "unknown",
+  );
 }
