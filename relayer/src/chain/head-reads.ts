@@ -30,10 +30,6 @@ export class HeadReads {
     this.#blocks = blocks;
   }
 
-  balanceOf(address: string): Promise<bigint> {
-    return this.balanceAt(address).wei;
-  }
-
   /**
    * The wallet's balance, and the block it includes for certain: the head when it was read
    * (undefined before the watcher has seen one). The node's `latest` at the read is that block or

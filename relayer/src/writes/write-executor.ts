@@ -52,10 +52,10 @@ const FALLBACK_GAS = 300_000n;
  *    sign (503 `HSM unavailable: ...` while its PKCS#11 token is known to be away);
  * 3. `prepare` validates and builds the calls (against the read model, the registry cache and
  *    the chain); a call of a shape seen before gets its gas limit from earlier receipts
- *    (`chain/gas-book.ts`), any other is gas-estimated, and the estimate teaches the book (a revert fails fast with
- *    `failedWriteError(<reason>)`: 500 `Transaction failed: <reason>`, or 400
- *    `Listing not active` for a lost race; nothing signed, no nonce used; in a batch the item
- *    fails). A learned limit that runs out of gas is estimated again and sent once more;
+ *    (`chain/gas-book.ts`), any other is gas-estimated and its estimate teaches the book (a
+ *    revert fails fast with `failedWriteError(<reason>)`: 500 `Transaction failed: <reason>`,
+ *    or 400 `Listing not active` for a lost race; nothing signed, no nonce used; in a batch the
+ *    item fails). A learned limit that runs out of gas is estimated again and sent once more;
  *    a revert that slips past the checks is decoded from its receipt to the same words;
  * 4. the wallet must hold value + gas × fee cap for everything plus what live writes reserved
  *    (400 `Insufficient funds: need ..., wallet has ... (short ...)`); the fee cap is twice the
@@ -127,7 +127,7 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
           // The shape is known from now on, here and in the other processes; the first receipt
           // that uses more raises it.
           if (gas !== undefined) runtime.gas.learn(shape, gas);
-          return gas === undefined ? {} : { gas };
+          return { gas };
         } catch (error) {
           if (!(error instanceof TransactionFailedError)) throw error;
           // The state changed after `prepare` checked it: a batch item fails alone; a single
