@@ -7,6 +7,7 @@ import {
 } from "./fee-policy.js";
 import { readFeeSignals } from "./node-dialect.js";
 import type { RpcClient } from "./rpc-client.js";
+import { STAND_IN_MAX_AGE_MS, withStandIn } from "./stand-in.js";
 
 export { bumpFees, describeFeeModel, type FeeModel, type FeeQuote } from "./fee-policy.js";
 
@@ -31,7 +32,16 @@ export class FeeOracle {
   readonly #rpc: RpcClient;
   readonly #ttlMs: number;
   readonly #redetectMs: number;
-  #cached: { at: number; quote: Promise<FeeQuote> } | undefined;
+  #cached:
+    | {
+        at: number;
+        quote: Promise<FeeQuote>;
+        /** Raced against the last quote (`quoteForCheck`), shared by its callers. */
+        raced?: Promise<FeeQuote>;
+      }
+    | undefined;
+  /** The last quote read, and when it was asked for. */
+  #answered: { at: number; quote: FeeQuote } | undefined;
   #model: Promise<DetectedFeeModel> | undefined;
   #known: DetectedFeeModel | undefined;
 
@@ -59,6 +69,7 @@ export class FeeOracle {
   redetect(): void {
     this.#model = undefined;
     this.#cached = undefined;
+    this.#answered = undefined;
   }
 
   /** The current quote (cached for `ttlMs`). */
@@ -68,10 +79,33 @@ export class FeeOracle {
       return this.#cached.quote;
     const quote = this.#fetch();
     this.#cached = { at: now, quote };
-    quote.catch(() => {
-      if (this.#cached?.quote === quote) this.#cached = undefined;
-    });
+    quote.then(
+      (answer) => {
+        if (this.#cached?.quote === quote) this.#answered = { at: now, quote: answer };
+      },
+      () => {
+        if (this.#cached?.quote === quote) this.#cached = undefined;
+      },
+    );
     return quote;
+  }
+
+  /**
+   * The quote a new write is checked and capped against: the current one, or, while the next
+   * one is being read (the node answers slowly while it mines), the last one (`stand-in.ts`).
+   * A write reserves
+   * twice its quote (`reservedFeeCap`) and the engine prices each send with `quote()`, so a
+   * quote one block old only moves that reservation by one block's change of the base fee (at
+   * most 12.5%).
+   */
+  quoteForCheck(): Promise<FeeQuote> {
+    const quote = this.quote();
+    const cached = this.#cached;
+    const last = this.#answered;
+    if (cached === undefined || last === undefined || last.at === cached.at) return quote;
+    if (Date.now() - last.at >= STAND_IN_MAX_AGE_MS) return quote;
+    cached.raced ??= withStandIn(quote, last.quote);
+    return cached.raced;
   }
 
   #detect(): Promise<DetectedFeeModel> {

@@ -1,5 +1,6 @@
 import type { BlockWatcher } from "./block-watcher.js";
 import type { ChainReader } from "./chain-reader.js";
+import { STAND_IN_MAX_AGE_MS, withStandIn } from "./stand-in.js";
 
 /**
  * Chain views a write is checked against, as of the chain head: each read at most once per key
@@ -9,21 +10,75 @@ import type { ChainReader } from "./chain-reader.js";
  * requests share one read. Before the watcher has seen a block (it is not started), every call
  * reads.
  *
- * - Wallet balances. The funds check stays exact: a balance is known to include every block up
- *   to the head it was read at (`balanceAt`), and a write mined after that block keeps its
+ * While a new head's read is slow (the node answers slowly while it mines), the last block's
+ * value stands in for it (`stand-in.ts`):
+ * - Wallet balances (`balanceAt`). The funds check stays exact: a balance is known to include
+ *   every block up to the head it was read at, and a write mined after that block keeps its
  *   reservation in the check, settled or not, so its cost is never counted as available twice.
+ *   The last block's balance with that block's reservations is a floor of what the wallet
+ *   holds: only the wallet's own transactions (reserved until mined) take coin out of it. A
+ *   refusal is decided on the head's own balance (`BalanceRead.head`), so coin just received
+ *   counts. Only a dev chain can lower a custodial wallet's balance behind its back
+ *   (`anvil_setBalance`); the node then refuses a write accepted against the older figure, and
+ *   the write fails with `Insufficient funds for gas and value`, as one whose coin left after it
+ *   was accepted.
  * - AssetToken's compliance views a mint is checked against (paused, a type's restriction). A
- *   change is mined in a new block, so it is seen with that block; a write that slips between
- *   the block and the watcher's next look is refused by the contract and answered with the same
- *   words (`writes/write-failure.ts`). The process that made the change forgets at once
- *   (`forgetCompliance`).
+ *   change is mined in a new block, so it is seen with that block (or the next, while the node
+ *   is slow); a write that slips between the block and this process's next look is refused by
+ *   the contract and answered with the same words (`writes/write-failure.ts`). The process that
+ *   made the change forgets at once (`forgetCompliance`).
  */
 const MAX_AGE_MS = 1_000;
+
+/** A value and the block it is known to include (undefined: no head seen yet). */
+interface AtBlock<T> {
+  value: T;
+  block: number | undefined;
+}
+
+/** A look-up at the head: the head's value, or the last block's while the head's is slow. */
+interface HeadLook<T> {
+  /** The oldest block `read` may answer at. */
+  floor: number | undefined;
+  read: Promise<AtBlock<T>>;
+  /** The head's value itself. */
+  head: Promise<AtBlock<T>>;
+}
+
+/** A wallet's balance and the block it is known to include. */
+export interface BalanceAt {
+  wei: bigint;
+  block: number | undefined;
+}
+
+/** A balance look-up for the funds check (`HeadReads.balanceAt`). */
+export interface BalanceRead {
+  /**
+   * The oldest block `read` may answer at: the reservations the balance is checked against are
+   * counted from it (a later answer then has more reserved than it needs, never less).
+   */
+  floor: number | undefined;
+  /** The head's balance, or the last block's if the head's is slow. */
+  read: Promise<BalanceAt>;
+  /** The head's balance itself (a refusal is decided on it). */
+  head: Promise<BalanceAt>;
+}
+
+interface Read {
+  head: number;
+  at: number;
+  value: Promise<AtBlock<unknown>>;
+  /** Set once the read answered: what may stand in for a later head's read. */
+  settled?: AtBlock<unknown>;
+  /** The read raced against the stand-in, shared by the requests that wait for it. */
+  raced?: { floor: number | undefined; read: Promise<AtBlock<unknown>> };
+}
 
 export class HeadReads {
   readonly #reader: ChainReader;
   readonly #blocks: BlockWatcher;
-  readonly #known = new Map<string, { head: number; at: number; value: Promise<unknown> }>();
+  /** Per key: the newest read, and the newest one answered. */
+  readonly #reads = new Map<string, { newest: Read; answered?: Read }>();
 
   constructor(reader: ChainReader, blocks: BlockWatcher) {
     this.#reader = reader;
@@ -31,48 +86,82 @@ export class HeadReads {
   }
 
   /**
-   * The wallet's balance, and the block it includes for certain: the head when it was read
-   * (undefined before the watcher has seen one). The node's `latest` at the read is that block or
-   * a later one, so every write mined up to it is paid out of it; a write mined later may not
-   * be, and the funds check keeps its reservation (`TxStore.writerState`). That holds however
-   * the processes share the work: another process's engine may settle a write before this
-   * process's watcher sees its block.
+   * The wallet's balance, and the block it includes for certain: the head when it was read. The
+   * node's `latest` at the read is that block or a later one, so every write mined up to it is
+   * paid out of it; a write mined later may not be, and the funds check keeps its reservation
+   * (`TxStore.writerState`). That holds however the processes share the work: another
+   * process's engine may settle a write before this process's watcher sees its block.
    */
-  balanceAt(address: string): { wei: Promise<bigint>; block: number | undefined } {
-    const key = `balance:${address.toLowerCase()}`;
-    const wei = this.#atHead(key, () => this.#reader.balanceOf(address));
-    const block = this.#known.get(key)?.head;
-    return { wei, block };
+  balanceAt(address: string): BalanceRead {
+    const look = this.#look(`balance:${address.toLowerCase()}`, () =>
+      this.#reader.balanceOf(address),
+    );
+    const wei = (at: AtBlock<bigint>): BalanceAt => ({ wei: at.value, block: at.block });
+    return { floor: look.floor, read: look.read.then(wei), head: look.head.then(wei) };
   }
 
-  paused(): Promise<boolean> {
-    return this.#atHead("compliance:paused", () => this.#reader.paused());
+  async paused(): Promise<boolean> {
+    return (await this.#look("compliance:paused", () => this.#reader.paused()).read).value;
   }
 
-  isTypeRestricted(name: string): Promise<boolean> {
-    return this.#atHead(`compliance:restricted:${name}`, () => this.#reader.isTypeRestricted(name));
+  async isTypeRestricted(name: string): Promise<boolean> {
+    const look = this.#look(`compliance:restricted:${name}`, () =>
+      this.#reader.isTypeRestricted(name),
+    );
+    return (await look.read).value;
   }
 
   /** Drops the compliance views, after this process changed them (the next check reads). */
   forgetCompliance(): void {
-    for (const key of this.#known.keys())
-      if (key.startsWith("compliance:")) this.#known.delete(key);
+    for (const key of this.#reads.keys())
+      if (key.startsWith("compliance:")) this.#reads.delete(key);
   }
 
-  #atHead<T>(key: string, read: () => Promise<T>): Promise<T> {
+  #look<T>(key: string, read: () => Promise<T>): HeadLook<T> {
     const head = this.#blocks.head;
-    const known = this.#known.get(key);
-    const now = Date.now();
-    if (head >= 0 && known !== undefined && known.head === head && now - known.at < MAX_AGE_MS)
-      return known.value as Promise<T>;
-    const value = read();
-    if (head >= 0) {
-      this.#known.set(key, { head, at: now, value });
-      // A failed read is not kept: the next request asks again.
-      value.catch(() => {
-        if (this.#known.get(key)?.value === value) this.#known.delete(key);
-      });
+    if (head < 0) {
+      const value = read().then((v) => ({ value: v, block: undefined }));
+      return { floor: undefined, read: value, head: value };
     }
-    return value;
+    const now = Date.now();
+    let entry = this.#reads.get(key);
+    if (entry === undefined || entry.newest.head !== head || now - entry.newest.at >= MAX_AGE_MS) {
+      const newest: Read = {
+        head,
+        at: now,
+        value: read().then((v) => ({ value: v, block: head })),
+      };
+      entry = { newest, ...(entry?.answered === undefined ? {} : { answered: entry.answered }) };
+      this.#reads.set(key, entry);
+      const current = entry;
+      newest.value.then(
+        (answer) => {
+          newest.settled = answer;
+          if (current.answered === undefined || current.answered.head <= newest.head)
+            current.answered = newest;
+        },
+        // A failed read is not kept: the next request asks again.
+        () => {
+          if (this.#reads.get(key) !== current) return;
+          if (current.answered === undefined) this.#reads.delete(key);
+          else this.#reads.set(key, { newest: current.answered, answered: current.answered });
+        },
+      );
+    }
+    const { newest, answered } = entry;
+    const own = { floor: head, read: newest.value, head: newest.value } as HeadLook<T>;
+    if (newest.settled !== undefined) return own;
+    if (newest.raced === undefined) {
+      const standIn =
+        answered?.settled !== undefined && now - answered.at < STAND_IN_MAX_AGE_MS
+          ? answered.settled
+          : undefined;
+      if (standIn === undefined) return own;
+      newest.raced = {
+        floor: standIn.block,
+        read: withStandIn(newest.value, standIn),
+      };
+    }
+    return { ...newest.raced, head: newest.value } as HeadLook<T>;
   }
 }

@@ -42,6 +42,11 @@ export type WriteOutcome =
   | { status: "final"; row: TxRow; children: TxRow[] }
   | { status: "accepted"; transactionId: string; state: string };
 
+/** What a wallet holding `balance` can still spend beside its reservations. */
+function availableWei(balance: bigint, reserved: bigint): bigint {
+  return balance > reserved ? balance - reserved : 0n;
+}
+
 /** Gas assumed per call when the node cannot estimate because the wallet is short of coin. */
 const FALLBACK_GAS = 300_000n;
 
@@ -59,7 +64,9 @@ const FALLBACK_GAS = 300_000n;
  *    a revert that slips past the checks is decoded from its receipt to the same words;
  * 4. the wallet must hold value + gas × fee cap for everything plus what live writes reserved
  *    (400 `Insufficient funds: need ..., wallet has ... (short ...)`); the fee cap is twice the
- *    current quote (room for re-pricing), never above `MAX_FEE_PER_GAS_GWEI`;
+ *    current quote (room for re-pricing), never above `MAX_FEE_PER_GAS_GWEI`. While the head's
+ *    balance is slow to come, the last block's stands in (`HeadReads.balanceAt`); a refusal
+ *    is decided on the head's;
  * 5. rows (and the idempotency record, and `alongside`) are written in one database
  *    transaction, and the wallet's sequencer is woken;
  * 6. sync: wait for the receipt(s) and for the indexer to apply their block, so reads show the
@@ -83,25 +90,25 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
   // (known from an earlier write; the first write of an org in this process reads it first), and
   // the fee quote and the balance are asked for at the same time: one wait instead of three.
   // The balance is asked for first when the wallet is known: the reservations are then counted
-  // from the block it includes (`TxStore.writerState`).
+  // from the oldest block it may answer at (`HeadReads.balanceAt`, `TxStore.writerState`).
   const known = runtime.store.knownWallet(request.orgId);
-  const knownBalance = known === undefined ? undefined : runtime.head.balanceAt(known.address);
-  const writerRead = runtime.store.writerState(request.orgId, knownBalance?.block);
+  const knownFunds = known === undefined ? undefined : runtime.head.balanceAt(known.address);
+  const writerRead = runtime.store.writerState(request.orgId, knownFunds?.floor);
   const wallet: OrgWallet | undefined = known ?? (await writerRead)?.wallet;
   if (wallet === undefined) throw new NotFoundError("Wallet not found");
-  const quoteRead = runtime.fees.quote();
-  const balanceAt = knownBalance ?? runtime.head.balanceAt(wallet.address);
-  const balanceRead = balanceAt.wei;
+  const quoteRead = runtime.fees.quoteForCheck();
+  const funds = knownFunds ?? runtime.head.balanceAt(wallet.address);
+  const balanceRead = funds.read;
   const prepared = request.prepare(wallet);
   // Settled below in order, or not at all when an earlier check refuses: never unhandled.
-  for (const pending of [quoteRead, balanceRead, prepared]) pending.catch(() => {});
+  for (const pending of [quoteRead, balanceRead, funds.head, prepared]) pending.catch(() => {});
 
   let writer = await writerRead;
   if (writer === undefined) throw new NotFoundError("Wallet not found");
   // The org's first write in this process: its balance's block was not known when the
   // reservations were read, so they are read again from it.
-  if (knownBalance === undefined && balanceAt.block !== undefined) {
-    writer = await runtime.store.writerState(request.orgId, balanceAt.block);
+  if (knownFunds === undefined && funds.floor !== undefined) {
+    writer = await runtime.store.writerState(request.orgId, funds.floor);
     if (writer === undefined) throw new NotFoundError("Wallet not found");
   }
   if (writer.liveRoots >= WRITE_LIMITS.maxQueuedPerOrg) {
@@ -149,8 +156,17 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
     need += calls[i]!.value + limit * feeCap;
     return e.limit ?? (e.gas === undefined ? undefined : limit);
   });
-  const reserved = writer.reservedWei;
-  const available = balance > reserved ? balance - reserved : 0n;
+  let available = availableWei(balance.wei, writer.reservedWei);
+  if (need > available) {
+    // Refused only on the head's own balance, with the reservations from its block: the
+    // last block's balance (standing in while the head's was slow) may miss coin just received,
+    // and reservations from an older block count writes the head's balance already paid.
+    const head = await funds.head;
+    if (head !== balance || funds.floor !== head.block) {
+      const exact = await runtime.store.writerState(request.orgId, head.block);
+      if (exact !== undefined) available = availableWei(head.wei, exact.reservedWei);
+    }
+  }
   if (need > available) {
     const symbol = ctx.config.coinSymbol;
     throw new ValidationError(

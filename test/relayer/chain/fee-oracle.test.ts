@@ -8,6 +8,7 @@ import { FeeOracle, type FeeQuote } from "../../../relayer/src/chain/fee-oracle.
 import { RpcClient } from "../../../relayer/src/chain/rpc-client.js";
 import { isTxTypeUnsupported } from "../../../relayer/src/chain/rpc-errors.js";
 import { startDialectProxy, type DialectProxyOptions } from "../../support/dialect-proxy.js";
+import { startRpcFaultProxy } from "../../support/rpc-fault-proxy.js";
 
 const GWEI = 10n ** 9n;
 
@@ -158,5 +159,27 @@ describe("FeeOracle on anvil at other hardforks and behind a proxy", () => {
     oracle.redetect();
     assert.deepEqual(await oracle.quote(), { type: 2, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n });
     assert.equal(oracle.model?.source, "free");
+  });
+
+  it("quoteForCheck: while the next quote is slow the last one stands in; quote() itself waits for it", async () => {
+    const chain = await anvil();
+    const node = await startRpcFaultProxy({ target: chain.rpcUrl });
+    cleanups.push(() => node.close());
+    const oracle = new FeeOracle(new RpcClient(node.url), { ttlMs: 50 });
+    await oracle.detect();
+    const first = await oracle.quote();
+    assert.deepEqual(await oracle.quoteForCheck(), first, "current: the quote itself");
+    await new Promise((resolve) => setTimeout(resolve, 60));
+
+    // The next quote's reads take a second (the node busy mining).
+    node.addRule({ method: "*", action: { kind: "delay", ms: 1_000 } });
+    const forwarded = node.counts().forwarded;
+    const sum = (counts: Record<string, number>) =>
+      Object.values(counts).reduce((a, b) => a + b, 0);
+    assert.deepEqual(await oracle.quoteForCheck(), first, "the last quote stands in");
+    assert.equal(sum(node.counts().forwarded), sum(forwarded), "before the new one was read");
+    const next = await oracle.quote();
+    assert.ok(sum(node.counts().forwarded) > sum(forwarded), "quote() waited for the node");
+    assert.deepEqual(await oracle.quoteForCheck(), next, "and the new quote is current");
   });
 });
