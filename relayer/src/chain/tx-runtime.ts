@@ -10,6 +10,7 @@ import { BlockWatcher } from "./block-watcher.js";
 import { ChainReader } from "./chain-reader.js";
 import { DEFAULT_SEQUENCER_OPTIONS } from "./engine/engine-context.js";
 import { encodeGasChange, GasBook } from "./gas-book.js";
+import { UnrecordedWrites } from "./unrecorded-writes.js";
 import { HeadReads } from "./head-reads.js";
 import { describeFeeModel, FeeOracle } from "./fee-oracle.js";
 import type { RpcClient } from "./rpc-client.js";
@@ -66,6 +67,8 @@ export class TxRuntime {
   readonly gas: GasBook;
   /** Balances and compliance views as of the head block, read once per key per block. */
   readonly head: HeadReads;
+  /** Writes that passed their org's checks here and are being recorded (`unrecorded-writes.ts`). */
+  readonly unrecorded = new UnrecordedWrites();
   readonly owner: string;
   readonly #deps: TxRuntimeDeps;
   /** Synchronous writes waiting for their rows, woken by row id (`final-waiters.ts`). */

@@ -10,6 +10,7 @@ import { reservedFeeCap } from "../chain/fee-policy.js";
 import { isFinal } from "../chain/tx-lifecycle.js";
 import { isGroupRow } from "../chain/tx-rows.js";
 import type { RecordedRow, TxRow } from "../chain/tx-store.js";
+import type { WriteCheck } from "../chain/unrecorded-writes.js";
 import type { DbTransaction } from "../db/client.js";
 import { formatCoinShort } from "./amounts.js";
 import { findIdempotent, requestHashes } from "./idempotency.js";
@@ -53,8 +54,10 @@ const FALLBACK_GAS = 300_000n;
 /**
  * Executes a write the same way for every endpoint:
  * 1. `Idempotency-Key` seen before → the first request's transaction (409 if the body differs);
- * 2. the org's queue is not over its limit (429 otherwise), and its wallet's signer backend can
- *    sign (503 `HSM unavailable: ...` while its PKCS#11 token is known to be away);
+ * 2. the org's queue is not over its limit (429 otherwise), and its wallet's signer backend
+ *    can sign (503 `HSM unavailable: ...` while its PKCS#11 token is known to be away); the
+ *    org's writes checked in this process at the same moment count each other in this step
+ *    and in step 4 (`chain/unrecorded-writes.ts`);
  * 3. `prepare` validates and builds the calls (against the read model, the registry cache and
  *    the chain); a call of a shape seen before gets its gas limit from earlier receipts
  *    (`chain/gas-book.ts`), any other is gas-estimated and its estimate teaches the book (a
@@ -86,6 +89,30 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
     if (existing !== undefined) return outcomeOf(ctx, existing, request.respondAsync);
   }
 
+  // Writes of this org checked in this process at the same time count each other
+  // (`chain/unrecorded-writes.ts`); the check ends once the write is recorded or refused.
+  const check = runtime.unrecorded.open(request.orgId);
+  let written: { txId: string; justRecorded: boolean };
+  try {
+    written = await checkAndRecord(ctx, request, check, hash, accepted);
+  } finally {
+    check.close();
+  }
+  return outcomeOf(ctx, written.txId, request.respondAsync, written.justRecorded);
+}
+
+/**
+ * Steps 2-5 of `executeWrite`: the write's checks and its rows. Returns the id of the write
+ * recorded, or of the one that holds the same `Idempotency-Key` (a race lost to it).
+ */
+async function checkAndRecord(
+  ctx: AppContext,
+  request: WriteRequest,
+  check: WriteCheck,
+  hash: string,
+  accepted: readonly string[],
+): Promise<{ txId: string; justRecorded: boolean }> {
+  const runtime = ctx.tx;
   // The org's queue and reservations are read while the write is prepared against its wallet
   // (known from an earlier write; the first write of an org in this process reads it first), and
   // the fee quote and the balance are asked for at the same time: one wait instead of three.
@@ -111,9 +138,11 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
     writer = await runtime.store.writerState(request.orgId, funds.floor);
     if (writer === undefined) throw new NotFoundError("Wallet not found");
   }
-  if (writer.liveRoots >= WRITE_LIMITS.maxQueuedPerOrg) {
-    throw new RateLimitError(5, "Too many queued write transactions for this organization");
-  }
+  const queueFull = (live: number) => {
+    if (live + check.unrecorded().roots >= WRITE_LIMITS.maxQueuedPerOrg)
+      throw new RateLimitError(5, "Too many queued write transactions for this organization");
+  };
+  queueFull(writer.liveRoots);
   await ctx.signers.ensureAvailable(writer.wallet.signerBackend);
   const calls = await prepared;
   const batch = request.kind === "batch-issue";
@@ -156,15 +185,20 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
     need += calls[i]!.value + limit * feeCap;
     return e.limit ?? (e.gas === undefined ? undefined : limit);
   });
-  let available = availableWei(balance.wei, writer.reservedWei);
+  // Decided with no wait between the decision and `hold`: the writes held meanwhile are counted.
+  let available = availableWei(balance.wei, writer.reservedWei + check.unrecorded().wei);
   if (need > available) {
     // Refused only on the head's own balance, with the reservations from its block: the
     // last block's balance (standing in while the head's was slow) may miss coin just received,
     // and reservations from an older block count writes the head's balance already paid.
     const head = await funds.head;
-    if (head !== balance || funds.floor !== head.block) {
+    const recheck = runtime.unrecorded.open(request.orgId);
+    try {
       const exact = await runtime.store.writerState(request.orgId, head.block);
-      if (exact !== undefined) available = availableWei(head.wei, exact.reservedWei);
+      if (exact !== undefined)
+        available = availableWei(head.wei, exact.reservedWei + recheck.unrecorded().wei);
+    } finally {
+      recheck.close();
     }
   }
   if (need > available) {
@@ -173,6 +207,8 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
       `Insufficient funds: need ${formatCoinShort(need, true)} ${symbol}, wallet has ${formatCoinShort(available)} ${symbol} (short ${formatCoinShort(need - available, true)})`,
     );
   }
+  queueFull(writer.liveRoots);
+  const held = check.hold(need);
 
   const rootId = newTxId();
   const base = {
@@ -228,20 +264,27 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
     });
   }
 
-  const inserted = await runtime.store.record(
-    wallet.id,
-    rows,
-    request.idempotencyKey === undefined
-      ? undefined
-      : {
-          orgId: request.orgId,
-          key: request.idempotencyKey,
-          requestHash: hash,
-          ttlMs: WRITE_LIMITS.idempotencyTtlMs,
-        },
-    request.alongside,
-  );
+  let inserted: boolean;
+  try {
+    inserted = await runtime.store.record(
+      wallet.id,
+      rows,
+      request.idempotencyKey === undefined
+        ? undefined
+        : {
+            orgId: request.orgId,
+            key: request.idempotencyKey,
+            requestHash: hash,
+            ttlMs: WRITE_LIMITS.idempotencyTtlMs,
+          },
+      request.alongside,
+    );
+  } catch (error) {
+    held.release();
+    throw error;
+  }
   if (!inserted) {
+    held.release();
     // Another request with the same key won the race.
     const existing = await findIdempotent(
       ctx.database,
@@ -251,10 +294,11 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
     );
     if (existing === undefined)
       throw new ValidationError("Idempotency-Key is being reused too early; retry later");
-    return outcomeOf(ctx, existing, request.respondAsync);
+    return { txId: existing, justRecorded: false };
   }
+  held.recorded();
   runtime.submit(wallet.id);
-  return outcomeOf(ctx, rootId, request.respondAsync, true);
+  return { txId: rootId, justRecorded: true };
 }
 
 /**

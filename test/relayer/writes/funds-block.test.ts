@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { TestOrg } from "../../support/stack.js";
-import { assetBody, startWriteStackWithOrgs, type WriteStack } from "./helpers.js";
+import { parseEther, toBeHex } from "ethers";
+import { assetBody, startWriteStackWithOrgs, waitForStatus, type WriteStack } from "./helpers.js";
 
 // The funds check's reservations against the block the balance includes (TxStore.writerState,
 // HeadReads.balanceAt), on a real anvil and PostgreSQL. A write mined after the balance's block
@@ -43,5 +44,33 @@ describe("funds check: reservations from the balance's block", () => {
     assert.equal(before?.liveRoots, 0, "it is not live: the queue bound does not count it");
     assert.equal((await store.writerState(org.orgId, block))?.reservedWei, 0n, "paid by then");
     assert.equal((await store.writerState(org.orgId))?.reservedWei, 0n, "no block given");
+  });
+
+  it("writes of one org checked at the same moment count each other: only the affordable ones pass", async () => {
+    // 35 coin: three stakes of 10 and their gas, not four.
+    await stack.rpc("anvil_setBalance", [org.walletAddress, toBeHex(parseEther("35"))]);
+    await stack.rpc("evm_mine");
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        org.api("POST", "/api/v1/write/issue-asset", {
+          body: assetBody({ name: `Stake ${i}`, stakedAmount: "10" }),
+          headers: { Prefer: "respond-async" },
+        }),
+      ),
+    );
+    const accepted = answers.filter((res) => res.status === 202);
+    const refused = answers.filter((res) => res.status === 400);
+    assert.equal(accepted.length, 3, answers.map((res) => `${res.status} ${res.text}`).join("\n"));
+    assert.equal(refused.length, 3);
+    for (const res of refused)
+      assert.match(res.body.error as string, /^Insufficient funds: need 10\./);
+    for (const res of accepted) {
+      const done = await waitForStatus(
+        org,
+        res.body.transactionId as string,
+        (b) => b.status === "confirmed" || b.status === "failed",
+      );
+      assert.equal(done.status, "confirmed", JSON.stringify(done));
+    }
   });
 });
