@@ -92,11 +92,10 @@ export class FeeOracle {
 
   /**
    * The quote a new write is checked and capped against: the current one, or, while the next
-   * one is being read (the node answers slowly while it mines), the last one (`stand-in.ts`).
-   * A write reserves
-   * twice its quote (`reservedFeeCap`) and the engine prices each send with `quote()`, so a
-   * quote one block old only moves that reservation by one block's change of the base fee (at
-   * most 12.5%).
+   * one is being read (the node answers slowly while it mines), the last one (`stand-in.ts`). A
+   * write reserves twice its quote (`reservedFeeCap`) and the engine prices each send with
+   * `quote()`, so a quote one block old only moves that reservation by one block's change of
+   * the base fee (at most 12.5%).
    */
   quoteForCheck(): Promise<FeeQuote> {
     const quote = this.quote();

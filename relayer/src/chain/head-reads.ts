@@ -17,7 +17,7 @@ import { STAND_IN_MAX_AGE_MS, withStandIn } from "./stand-in.js";
  *   reservation in the check, settled or not, so its cost is never counted as available twice.
  *   The last block's balance with that block's reservations is a floor of what the wallet
  *   holds: only the wallet's own transactions (reserved until mined) take coin out of it. A
- *   refusal is decided on the head's own balance (`BalanceRead.head`), so coin just received
+ *   refusal is decided on the head's own balance (`HeadLook.head`), so coin just received
  *   counts. Only a dev chain can lower a custodial wallet's balance behind its back
  *   (`anvil_setBalance`); the node then refuses a write accepted against the older figure, and
  *   the write fails with `Insufficient funds for gas and value`, as one whose coin left after it
@@ -31,37 +31,23 @@ import { STAND_IN_MAX_AGE_MS, withStandIn } from "./stand-in.js";
 const MAX_AGE_MS = 1_000;
 
 /** A value and the block it is known to include (undefined: no head seen yet). */
-interface AtBlock<T> {
+export interface AtBlock<T> {
   value: T;
   block: number | undefined;
 }
 
 /** A look-up at the head: the head's value, or the last block's while the head's is slow. */
-interface HeadLook<T> {
-  /** The oldest block `read` may answer at. */
-  floor: number | undefined;
-  read: Promise<AtBlock<T>>;
-  /** The head's value itself. */
-  head: Promise<AtBlock<T>>;
-}
-
-/** A wallet's balance and the block it is known to include. */
-export interface BalanceAt {
-  wei: bigint;
-  block: number | undefined;
-}
-
-/** A balance look-up for the funds check (`HeadReads.balanceAt`). */
-export interface BalanceRead {
+export interface HeadLook<T> {
   /**
-   * The oldest block `read` may answer at: the reservations the balance is checked against are
-   * counted from it (a later answer then has more reserved than it needs, never less).
+   * The oldest block `read` may answer at. For a balance, the reservations it is checked
+   * against are counted from it (a later answer then has more reserved than it needs, never
+   * less).
    */
   floor: number | undefined;
-  /** The head's balance, or the last block's if the head's is slow. */
-  read: Promise<BalanceAt>;
-  /** The head's balance itself (a refusal is decided on it). */
-  head: Promise<BalanceAt>;
+  /** The head's value, or the last block's if the head's is slow. */
+  read: Promise<AtBlock<T>>;
+  /** The head's value itself (a refusal for funds is decided on it). */
+  head: Promise<AtBlock<T>>;
 }
 
 interface Read {
@@ -92,12 +78,8 @@ export class HeadReads {
    * (`TxStore.writerState`). That holds however the processes share the work: another
    * process's engine may settle a write before this process's watcher sees its block.
    */
-  balanceAt(address: string): BalanceRead {
-    const look = this.#look(`balance:${address.toLowerCase()}`, () =>
-      this.#reader.balanceOf(address),
-    );
-    const wei = (at: AtBlock<bigint>): BalanceAt => ({ wei: at.value, block: at.block });
-    return { floor: look.floor, read: look.read.then(wei), head: look.head.then(wei) };
+  balanceAt(address: string): HeadLook<bigint> {
+    return this.#look(`balance:${address.toLowerCase()}`, () => this.#reader.balanceOf(address));
   }
 
   async paused(): Promise<boolean> {

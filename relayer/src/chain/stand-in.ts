@@ -5,7 +5,7 @@
  * (about two blocks at 1 s). Used by `HeadReads` (balances, compliance views) and
  * `FeeOracle.quoteForCheck` (the fee quote); each says why its stand-in is safe.
  */
-export const STAND_IN_AFTER_MS = 20;
+const STAND_IN_AFTER_MS = 20;
 export const STAND_IN_MAX_AGE_MS = 2_000;
 
 /**

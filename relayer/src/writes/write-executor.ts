@@ -186,7 +186,7 @@ async function checkAndRecord(
     return e.limit ?? (e.gas === undefined ? undefined : limit);
   });
   // Decided with no wait between the decision and `hold`: the writes held meanwhile are counted.
-  let available = availableWei(balance.wei, writer.reservedWei + check.unrecorded().wei);
+  let available = availableWei(balance.value, writer.reservedWei + check.unrecorded().wei);
   if (need > available) {
     // Refused only on the head's own balance, with the reservations from its block: the
     // last block's balance (standing in while the head's was slow) may miss coin just received,
@@ -196,7 +196,7 @@ async function checkAndRecord(
     try {
       const exact = await runtime.store.writerState(request.orgId, head.block);
       if (exact !== undefined)
-        available = availableWei(head.wei, exact.reservedWei + recheck.unrecorded().wei);
+        available = availableWei(head.value, exact.reservedWei + recheck.unrecorded().wei);
     } finally {
       recheck.close();
     }

@@ -3,31 +3,29 @@ import { after, before, describe, it } from "node:test";
 import { parseEther, toBeHex } from "ethers";
 import { eventually } from "../../support/eventually.js";
 import type { TestOrg } from "../../support/stack.js";
-import { startRpcFaultProxy, type RpcFaultProxy } from "../../support/rpc-fault-proxy.js";
-import { assetBody, startWriteStack, waitForStatus, type WriteStack } from "./helpers.js";
+import type { RpcFaultProxy } from "../../support/rpc-fault-proxy.js";
+import {
+  assetBody,
+  startWriteStackBehindProxy,
+  waitForStatus,
+  type ProxiedWriteStack,
+} from "./helpers.js";
 
 // The last block's balance standing in while the head's is slow (HeadReads.balanceAt), on a real
 // anvil and PostgreSQL. The relayer reaches anvil through the fault proxy, which delays the
 // head's eth_getBalance.
 
 describe("funds check: the last block's balance stands in while the head's is slow", () => {
-  let stack: WriteStack;
+  let stack: ProxiedWriteStack;
   let proxy: RpcFaultProxy;
   let org: TestOrg;
 
   before(async () => {
-    stack = await startWriteStack({
-      relayerRpcUrl: async (nodeUrl) => {
-        proxy = await startRpcFaultProxy({ target: nodeUrl });
-        return proxy.url;
-      },
-    });
+    stack = await startWriteStackBehindProxy();
+    proxy = stack.proxy;
     org = await stack.registerOrg();
   });
-  after(async () => {
-    await stack?.stop();
-    await proxy?.close();
-  });
+  after(() => stack?.stop());
 
   const blocks = () => stack.ctx.tx.blocks;
   /** Sets the wallet's balance, mines it into a block, and waits for the relayer to see it. */
@@ -74,7 +72,10 @@ describe("funds check: the last block's balance stands in while the head's is sl
   it("a refusal is decided on the head's balance: coin received in the new block is counted", async () => {
     // The wallet holds 1 coin at block `poor`; then 100 in the next block.
     const poor = await setBalance("1");
-    assert.equal((await stack.ctx.tx.head.balanceAt(org.walletAddress).head).wei, parseEther("1"));
+    assert.equal(
+      (await stack.ctx.tx.head.balanceAt(org.walletAddress).head).value,
+      parseEther("1"),
+    );
     await setBalance("100");
     const slow = proxy.addRule({
       method: "eth_getBalance",
@@ -83,13 +84,13 @@ describe("funds check: the last block's balance stands in while the head's is sl
     });
     const look = stack.ctx.tx.head.balanceAt(org.walletAddress);
     assert.equal(look.floor, poor, "the head's read is slow: block `poor`'s balance stands in");
-    assert.equal((await look.read).wei, parseEther("1"));
+    assert.equal((await look.read).value, parseEther("1"));
 
     // A stake of 5 coin: more than the stand-in, less than the head's balance.
     const res = await issueAsync({ name: "Funded in the new block", stakedAmount: "5" });
     assert.equal(res.status, 202, res.text);
     assert.equal(slow.hits, 1);
-    assert.equal((await look.head).wei, parseEther("100"));
+    assert.equal((await look.head).value, parseEther("100"));
 
     // Short at the head too: refused, naming the head's balance less the 5 coin reserved.
     const refused = await issueAsync({ name: "Too dear", stakedAmount: "200" });

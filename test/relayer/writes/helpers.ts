@@ -5,6 +5,7 @@ import { AssetToken__factory } from "../../../typechain-types/factories/AssetTok
 import type { TxRuntimeOptions } from "../../../relayer/src/chain/tx-runtime.js";
 import { startTxWorkers } from "../../../relayer/src/chain/tx-workers.js";
 import { startIndexer, type IndexerHandle } from "../../../relayer/src/indexer/start-indexer.js";
+import { startRpcFaultProxy, type RpcFaultProxy } from "../../support/rpc-fault-proxy.js";
 import {
   startTestStack,
   type TestOrg,
@@ -68,6 +69,41 @@ export async function startWriteStack(
       await stop();
       if (process.env.STACK_TIMING === "1")
         console.error(`workers.stop ${t1 - t0} ms, stack.stop ${Date.now() - t1} ms`);
+    },
+  });
+}
+
+/** A write stack whose relayer reaches anvil through `proxy` (`startWriteStackBehindProxy`). */
+export type ProxiedWriteStack = WriteStack & { proxy: RpcFaultProxy };
+
+/**
+ * `startWriteStack` with the relayer reaching anvil through the fault proxy
+ * (`test/support/rpc-fault-proxy.ts`), which forwards everything until a test adds a rule;
+ * `stop()` closes the proxy after the stack.
+ */
+export async function startWriteStackBehindProxy(
+  options: TestStackOptions = {},
+  tx: TxRuntimeOptions = {},
+): Promise<ProxiedWriteStack> {
+  let proxy: RpcFaultProxy | undefined;
+  const stack = await startWriteStack(
+    {
+      ...options,
+      relayerRpcUrl: async (nodeUrl) => {
+        proxy = await startRpcFaultProxy({ target: nodeUrl });
+        return proxy.url;
+      },
+    },
+    tx,
+  );
+  if (proxy === undefined) throw new Error("the stack did not ask for the relayer's RPC URL");
+  const started = proxy;
+  const stop = stack.stop.bind(stack);
+  return Object.assign(stack, {
+    proxy: started,
+    stop: async () => {
+      await stop();
+      await started.close();
     },
   });
 }

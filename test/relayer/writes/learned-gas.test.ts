@@ -1,30 +1,23 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { TestOrg } from "../../support/stack.js";
-import { startRpcFaultProxy, type RpcFaultProxy } from "../../support/rpc-fault-proxy.js";
-import { assetBody, startWriteStack, type WriteStack } from "./helpers.js";
+import type { RpcFaultProxy } from "../../support/rpc-fault-proxy.js";
+import { assetBody, startWriteStackBehindProxy, type ProxiedWriteStack } from "./helpers.js";
 
 // Gas learned from receipts (relayer/src/chain/gas-book.ts), against a real anvil and PostgreSQL.
 // The relayer talks to anvil through the fault proxy, which here only counts what it forwards.
 
 describe("gas learned from receipts (anvil + PostgreSQL)", () => {
-  let stack: WriteStack;
+  let stack: ProxiedWriteStack;
   let proxy: RpcFaultProxy;
   let org: TestOrg;
 
   before(async () => {
-    stack = await startWriteStack({
-      relayerRpcUrl: async (nodeUrl) => {
-        proxy = await startRpcFaultProxy({ target: nodeUrl });
-        return proxy.url;
-      },
-    });
+    stack = await startWriteStackBehindProxy();
+    proxy = stack.proxy;
     org = await stack.registerOrg({ scopes: ["read", "write:all", "admin:types"] });
   });
-  after(async () => {
-    await stack?.stop();
-    await proxy?.close();
-  });
+  after(() => stack?.stop());
 
   const estimates = () => proxy.forwarded("eth_estimateGas");
   const issue = async (overrides: Record<string, unknown> = {}) => {
