@@ -2,53 +2,30 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { UnrecordedWrites } from "../../relayer/src/chain/unrecorded-writes.js";
 
-describe("UnrecordedWrites: writes of one org checked at the same moment count each other", () => {
-  it("a held write counts for every check of its org until it is recorded, and not for other orgs", () => {
+describe("UnrecordedWrites: the writes of an org whose statements are running", () => {
+  it("a held write is listed for its org until it is let go, and never for another org", () => {
     const ledger = new UnrecordedWrites();
-    const first = ledger.open("org-a");
-    const held = first.hold(5n);
-    first.close();
-
-    const second = ledger.open("org-a");
-    assert.deepEqual(second.unrecorded(), { wei: 5n, roots: 1 });
-    assert.deepEqual(ledger.open("org-b").unrecorded(), { wei: 0n, roots: 0 });
-    held.recorded();
-    assert.deepEqual(
-      second.unrecorded(),
-      { wei: 5n, roots: 1 },
-      "opened before the record: its read may not have seen the rows",
-    );
-    assert.deepEqual(ledger.open("org-a").unrecorded(), { wei: 0n, roots: 0 }, "opened after");
-    second.close();
+    const releaseA = ledger.hold("org-a", "tx_1", 5n);
+    const releaseB = ledger.hold("org-a", "tx_2", 7n);
+    assert.deepEqual(ledger.held("org-a"), [
+      { id: "tx_1", wei: 5n },
+      { id: "tx_2", wei: 7n },
+    ]);
+    assert.deepEqual(ledger.held("org-b"), []);
+    releaseA();
+    assert.deepEqual(ledger.held("org-a"), [{ id: "tx_2", wei: 7n }]);
+    releaseA(); // idempotent
+    releaseB();
+    assert.deepEqual(ledger.held("org-a"), []);
   });
 
-  it("a released write counts for nobody", () => {
+  it("a write held again after its org's ledger emptied is listed", () => {
     const ledger = new UnrecordedWrites();
-    const check = ledger.open("org-a");
-    const held = check.hold(7n);
-    const other = ledger.open("org-a");
-    assert.deepEqual(other.unrecorded(), { wei: 7n, roots: 1 });
-    held.release();
-    assert.deepEqual(other.unrecorded(), { wei: 0n, roots: 0 });
-    check.close();
-    other.close();
-  });
-
-  it("a recorded write is kept while a check opened before its record is open, then forgotten", () => {
-    const ledger = new UnrecordedWrites();
-    const old = ledger.open("org-a");
-    const writer = ledger.open("org-a");
-    const held = writer.hold(3n);
-    writer.close();
-    held.recorded();
-    const newer = ledger.open("org-a");
-    assert.deepEqual(old.unrecorded(), { wei: 3n, roots: 1 });
-    assert.deepEqual(newer.unrecorded(), { wei: 0n, roots: 0 });
-    old.close();
-    old.close(); // idempotent
-    assert.deepEqual(newer.unrecorded(), { wei: 0n, roots: 0 });
-    newer.close();
-    // Nothing left behind: a later check of the org starts from nothing.
-    assert.deepEqual(ledger.open("org-a").unrecorded(), { wei: 0n, roots: 0 });
+    const release = ledger.hold("org-a", "tx_1", 1n);
+    release();
+    const again = ledger.hold("org-a", "tx_3", 2n);
+    release(); // a stale release does not drop the new ledger
+    assert.deepEqual(ledger.held("org-a"), [{ id: "tx_3", wei: 2n }]);
+    again();
   });
 });

@@ -75,7 +75,7 @@ export class HeadReads {
    * The wallet's balance, and the block it includes for certain: the head when it was read. The
    * node's `latest` at the read is that block or a later one, so every write mined up to it is
    * paid out of it; a write mined later may not be, and the funds check keeps its reservation
-   * (`TxStore.writerState`). That holds however the processes share the work: another
+   * (`TxStore.record`). That holds however the processes share the work: another
    * process's engine may settle a write before this process's watcher sees its block.
    */
   balanceAt(address: string): HeadLook<bigint> {

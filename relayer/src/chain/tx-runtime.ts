@@ -67,7 +67,7 @@ export class TxRuntime {
   readonly gas: GasBook;
   /** Balances and compliance views as of the head block, read once per key per block. */
   readonly head: HeadReads;
-  /** Writes that passed their org's checks here and are being recorded (`unrecorded-writes.ts`). */
+  /** Writes whose checked records are running here (`unrecorded-writes.ts`). */
   readonly unrecorded = new UnrecordedWrites();
   readonly owner: string;
   readonly #deps: TxRuntimeDeps;

@@ -5,10 +5,20 @@ import {
   eachAloneOnDataError,
   inTransaction,
   retryOnDeadlock,
+  withParams,
   type Database,
   type DbTransaction,
 } from "../db/client.js";
 import { idempotencyKeys, transactions } from "../db/schema/index.js";
+import {
+  CHECKED_RECORD_SQL,
+  checkedRecordParams,
+  verdictOf,
+  type CheckedWrite,
+  type OrgWalletRef,
+  type RecordVerdict,
+  type VerdictRow,
+} from "./checked-record.js";
 import { LeasedTxWrites } from "./leased-tx-writes.js";
 import { LIVE_STATES, REORG_REOPENS, sourcesOf, type TxState } from "./tx-lifecycle.js";
 
@@ -18,62 +28,8 @@ export type { Finalisation, SentEntry } from "./leased-tx-writes.js";
 import type { TxRow } from "./tx-rows.js";
 
 export type { TxRow } from "./tx-rows.js";
-/** Fields to insert a new row. */
-export type NewTxRow = typeof transactions.$inferInsert;
-
-/** The fields a write is recorded with (`TxStore.record`); every other column starts at its default. */
-const RECORDED_FIELDS = [
-  "id",
-  "orgId",
-  "walletId",
-  "parentId",
-  "itemIndex",
-  "kind",
-  "mode",
-  "requestHash",
-  "fromAddress",
-  "toAddress",
-  "data",
-  "value",
-  "gasLimit",
-  "feeCap",
-  "context",
-  "state",
-  "error",
-  "errorKind",
-  "failedAt",
-] as const satisfies ReadonlyArray<keyof NewTxRow>;
-export type RecordedRow = Pick<NewTxRow, (typeof RECORDED_FIELDS)[number]>;
-
-/**
- * `RecordedRow`s in one statement, `INSERT ... SELECT FROM unnest(...)` with one array parameter
- * per field (so its text is the same whatever the number of rows), and the NOTIFY of their
- * wallets, sent on commit. Column names and SQL types come from the Drizzle schema.
- */
-const RECORD_SQL = (() => {
-  const columns = RECORDED_FIELDS.map((field) => transactions[field]);
-  const names = columns.map((column) => column.name).join(", ");
-  const n = columns.length;
-  return `WITH recorded AS (
-     INSERT INTO transactions (${names})
-     SELECT * FROM unnest(${columns.map((column, i) => `$${i + 1}::${column.getSQLType()}[]`).join(", ")})
-     RETURNING 1)
-   SELECT pg_notify($${n + 1}, wallet_id) FROM unnest($${n + 2}::text[]) AS wallet_id`;
-})();
-
-/**
- * The array parameters of `RECORD_SQL`, one per field: each value (or the schema's default of a
- * field a row leaves out) as the Drizzle column sends it to the driver.
- */
-function recordParams(rows: readonly RecordedRow[]): unknown[][] {
-  return RECORDED_FIELDS.map((field) => {
-    const column = transactions[field];
-    return rows.map((row) => {
-      const value: unknown = row[field] ?? column.default;
-      return value === undefined || value === null ? null : column.mapToDriverValue(value);
-    });
-  });
-}
+export type { NewTxRow, OrgWalletRef, RecordedRow } from "./checked-record.js";
+export type { CheckedWrite, RecordVerdict } from "./checked-record.js";
 
 /** Channels of PostgreSQL notifications the store sends (see `tx-notifier.ts`). */
 /**
@@ -110,30 +66,11 @@ export interface IdempotencyClaim {
   ttlMs: number;
 }
 
-/** An org's custodial wallet: what never changes of it. */
-export interface OrgWalletRef {
-  id: string;
-  orgId: string;
-  address: string;
-}
-
-/** What a new write of an org is checked against (`TxStore.writerState`). */
-export interface WriterState {
-  wallet: OrgWalletRef & { signerBackend: string };
-  /** How many of the org's writes are live (the queue length used for 429). */
-  liveRoots: number;
-  /**
-   * The wei its live writes reserved (value + gas limit × fee cap), and what writes mined after
-   * the block the balance is known at reserved (`writerState`'s `balanceBlock`).
-   */
-  reservedWei: bigint;
-}
+/** NOTIFY payloads are limited to 8000 bytes: ids are sent in chunks of this many. */
+const NOTIFY_CHUNK = 200;
 
 /** Rows per statement when writes are recorded together (a bound on the statement's size). */
 const RECORD_ROWS = 1_000;
-
-/** NOTIFY payloads are limited to 8000 bytes: ids are sent in chunks of this many. */
-const NOTIFY_CHUNK = 200;
 
 /**
  * Data access for `transactions`: the only place that writes the table. Every change of state is
@@ -143,12 +80,12 @@ const NOTIFY_CHUNK = 200;
  */
 export class TxStore {
   readonly #database: Database;
-  /** `getSoon`, `writerState`, `record` without a claim and `liveRowsOfWallet`: one statement per turn for all. */
+  /** `getSoon`, `walletOf`, `record` without a claim and `liveRowsOfWallet`: one statement per turn for all. */
   readonly #soon: Batcher<string, TxRow | undefined>;
-  readonly #writers: Batcher<{ orgId: string; balanceBlock: number }, WriterState | undefined>;
-  /** Each org's wallet id and address, as `writerState` read them (they never change). */
+  readonly #walletReads: Batcher<string, OrgWalletRef | undefined>;
+  /** Each org's wallet as `walletOf` read it (a wallet never changes). */
   readonly #wallets = new Map<string, OrgWalletRef>();
-  readonly #records: Batcher<{ walletId: string; rows: readonly RecordedRow[] }, true>;
+  readonly #records: Batcher<CheckedWrite, RecordVerdict>;
   readonly #liveRows: Batcher<string, TxRow[]>;
 
   constructor(database: Database) {
@@ -161,7 +98,7 @@ export class TxStore {
       const byId = new Map(rows.map((row) => [row.id, row]));
       return ids.map((id) => byId.get(id));
     });
-    this.#writers = new Batcher((orgIds) => this.#readWriterStates(orgIds));
+    this.#walletReads = new Batcher((orgIds) => this.#readWallets(orgIds));
     this.#records = new Batcher((writes) => this.#recordMany(writes));
     this.#liveRows = new Batcher((walletIds) => this.#readLiveRows(walletIds));
   }
@@ -202,162 +139,126 @@ export class TxStore {
   }
 
   /**
-   * Records a write's rows (and its `Idempotency-Key` claim) in one database transaction and
-   * tells every relayer process that the wallet has work (`NOTIFY`, sent on commit). Without a
-   * claim nor `alongside` that is one statement.
+   * Records a write if its org's checks pass as the statement runs (`CheckedWrite`): its rows,
+   * its `Idempotency-Key` claim and `alongside` in one database transaction, and the wake-up of
+   * every relayer process for its wallet (`NOTIFY`, sent on commit). Without a claim nor
+   * `alongside`, the writes of one turn share one statement (one round trip, one commit for the
+   * check and the rows). Nothing is written for a write refused.
    *
    * @param alongside more of the same act, written in the same transaction after the rows (a
    *   management act's audit row): both are stored or neither
-   * @returns false when another request holds the idempotency key (nothing was written)
    */
   async record(
-    walletId: string,
-    rows: readonly RecordedRow[],
+    write: CheckedWrite,
     claim: IdempotencyClaim | undefined,
     alongside?: (tx: DbTransaction, rootId: string) => Promise<unknown>,
-  ): Promise<boolean> {
-    const rootId = rows[0]?.id;
+  ): Promise<RecordVerdict> {
+    const rootId = write.rows[0]?.id;
     if (rootId === undefined) throw new Error("record: no rows");
-    if (claim === undefined && alongside === undefined)
-      return this.#records.add({ walletId, rows });
-    return this.#database.db.transaction(async (tx) => {
-      if (claim !== undefined) {
-        const claimed = await tx
-          .insert(idempotencyKeys)
-          .values({
-            orgId: claim.orgId,
-            key: claim.key,
-            requestHash: claim.requestHash,
-            transactionId: rootId,
-            // From the database clock, like created_at: exactly the TTL apart.
-            expiresAt: sql`now() + ${claim.ttlMs} * interval '1 millisecond'`,
-          })
-          // An expired record (kept past its TTL until the purge removes it) is taken over.
-          .onConflictDoUpdate({
-            target: [idempotencyKeys.orgId, idempotencyKeys.key],
-            set: {
+    if (claim === undefined && alongside === undefined) return this.#records.add(write);
+    const refused = new Error("refused");
+    let verdict: RecordVerdict = { outcome: "key-taken" };
+    try {
+      await this.#database.db.transaction(async (tx) => {
+        if (claim !== undefined) {
+          const claimed = await tx
+            .insert(idempotencyKeys)
+            .values({
+              orgId: claim.orgId,
+              key: claim.key,
               requestHash: claim.requestHash,
               transactionId: rootId,
-              createdAt: sql`now()`,
-              expiresAt: sql`excluded.expires_at`,
-            },
-            setWhere: sql`${idempotencyKeys.expiresAt} <= now()`,
-          })
-          .returning({ key: idempotencyKeys.key });
-        if (claimed.length === 0) return false;
-      }
-      await tx.insert(transactions).values([...rows]);
-      await alongside?.(tx, rootId);
-      await tx.execute(sql`SELECT pg_notify(${TX_CHANNELS.queued}, ${walletId})`);
-      return true;
-    });
+              // From the database clock, like created_at: exactly the TTL apart.
+              expiresAt: sql`now() + ${claim.ttlMs} * interval '1 millisecond'`,
+            })
+            // An expired record (kept past its TTL until the purge removes it) is taken over.
+            .onConflictDoUpdate({
+              target: [idempotencyKeys.orgId, idempotencyKeys.key],
+              set: {
+                requestHash: claim.requestHash,
+                transactionId: rootId,
+                createdAt: sql`now()`,
+                expiresAt: sql`excluded.expires_at`,
+              },
+              setWhere: sql`${idempotencyKeys.expiresAt} <= now()`,
+            })
+            .returning({ key: idempotencyKeys.key });
+          if (claimed.length === 0) return;
+        }
+        const params = checkedRecordParams([{ i: 0, write }], TX_CHANNELS.queued);
+        const result = await tx.execute<VerdictRow & Record<string, unknown>>(
+          withParams(CHECKED_RECORD_SQL, params),
+        );
+        verdict = verdictOf(result.rows[0]);
+        // A refusal undoes the claim with the rest.
+        if (verdict.outcome !== "recorded") throw refused;
+        await alongside?.(tx, rootId);
+      });
+    } catch (error) {
+      if (error !== refused) throw error;
+    }
+    return verdict;
   }
 
   /**
-   * What a new write of an org is checked against: its wallet, how many of its writes are live
-   * (the queue length used for 429), and the wei its live writes reserved (value + gas limit ×
-   * fee cap). The writes of one turn share one statement.
-   *
-   * `balanceBlock`: the block the wallet's balance is known to include (the head when it was
-   * read). A write mined after it may already be settled (by another process's engine, or
-   * before this one's head moved) while its cost is not yet in that balance: such writes still
-   * count as reserved, so the funds check never counts their wei twice as available.
+   * The org's wallet: read once per process (a wallet never changes), the orgs asked for in one
+   * turn in one statement.
    */
-  writerState(
-    orgId: string,
-    balanceBlock = Number.MAX_SAFE_INTEGER,
-  ): Promise<WriterState | undefined> {
-    return this.#writers.add({ orgId, balanceBlock });
+  async walletOf(orgId: string): Promise<OrgWalletRef | undefined> {
+    return this.#wallets.get(orgId) ?? this.#walletReads.add(orgId);
   }
 
-  /**
-   * The org's wallet as an earlier `writerState` read it, if this process has read it: a wallet's
-   * id and address never change, so a write can be prepared against them while its org's queue
-   * and reservations are read (its signer backend comes from that fresh read).
-   */
-  knownWallet(orgId: string): OrgWalletRef | undefined {
-    return this.#wallets.get(orgId);
-  }
-
-  async #readWriterStates(
-    asks: ReadonlyArray<{ orgId: string; balanceBlock: number }>,
-  ): Promise<Array<WriterState | undefined>> {
-    const orgIds = asks.map((ask) => ask.orgId);
-    // One statement for the turn: the lowest block asked for (an ask at a later block then also
-    // counts writes its balance already paid: more reserved, never less).
-    const after = Math.min(...asks.map((ask) => ask.balanceBlock));
+  async #readWallets(orgIds: readonly string[]): Promise<Array<OrgWalletRef | undefined>> {
     const result = await this.#database.pool.query<{
       id: string;
       org_id: string;
       address: string;
       signer_backend: string;
-      live_roots: number;
-      reserved: string;
-    }>(
-      // Writes mined after the block: a range of transactions_wallet_receipt_block_idx, a
-      // block's rows of the wallet at most (none while the head is current).
-      `SELECT w.id, w.org_id, w.address, w.signer_backend,
-              (SELECT count(*) FROM transactions t
-                WHERE t.org_id = w.org_id AND t.parent_id IS NULL AND t.state IN ('queued', 'sent', 'mined'))::int AS live_roots,
-              (SELECT coalesce(sum(t.value::numeric + coalesce(t.gas_limit, '0')::numeric
-                                   * coalesce(t.fee_cap, t.max_fee_per_gas, '0')::numeric), 0)
-                 FROM transactions t
-                WHERE t.wallet_id = w.id
-                  AND (t.state IN ('queued', 'sent')
-                       OR (t.receipt IS NOT NULL AND (t.receipt->>'blockNumber')::bigint > $2)))::text AS reserved
-         FROM wallets w WHERE w.org_id = ANY($1::text[])`,
-      [[...new Set(orgIds)], after],
-    );
-    const byOrg = new Map(
-      result.rows.map((row) => [
-        row.org_id,
-        {
-          wallet: {
-            id: row.id,
-            orgId: row.org_id,
-            address: row.address,
-            signerBackend: row.signer_backend,
-          },
-          liveRoots: row.live_roots,
-          reservedWei: BigInt(row.reserved.split(".")[0] ?? "0"),
-        },
-      ]),
-    );
-    for (const [orgId, state] of byOrg) {
-      const { id, address } = state.wallet;
-      this.#wallets.set(orgId, { id, orgId, address });
-    }
-    return orgIds.map((orgId) => byOrg.get(orgId));
+    }>(`SELECT id, org_id, address, signer_backend FROM wallets WHERE org_id = ANY($1::text[])`, [
+      [...new Set(orgIds)],
+    ]);
+    for (const row of result.rows)
+      this.#wallets.set(row.org_id, {
+        id: row.id,
+        orgId: row.org_id,
+        address: row.address,
+        signerBackend: row.signer_backend,
+      });
+    return orgIds.map((orgId) => this.#wallets.get(orgId));
   }
 
   /**
-   * The writes of one turn (no idempotency claim) in one statement, so one round trip and one
-   * commit: their rows, and the wake-ups of their wallets sent when they commit. A statement
-   * refused for its data is tried again write by write (`eachAloneOnDataError`), so one bad write
-   * fails alone.
+   * The writes of one turn (no idempotency claim) checked and recorded in one statement, so one
+   * round trip and one commit. A statement refused for its data is tried again write by write
+   * (`eachAloneOnDataError`), so one bad write fails alone.
    */
-  async #recordMany(
-    writes: ReadonlyArray<{ walletId: string; rows: readonly RecordedRow[] }>,
-  ): Promise<Array<true | Error>> {
-    const insert = async (group: typeof writes) => {
-      const params = [
-        ...recordParams(group.flatMap((w) => [...w.rows])),
-        TX_CHANNELS.queued,
-        [...new Set(group.map((w) => w.walletId))],
-      ];
-      await retryOnDeadlock(() => this.#database.pool.query(RECORD_SQL, params));
+  async #recordMany(writes: readonly CheckedWrite[]): Promise<Array<RecordVerdict | Error>> {
+    const check = async (group: ReadonlyArray<{ i: number; write: CheckedWrite }>) => {
+      const params = checkedRecordParams(group, TX_CHANNELS.queued);
+      const result = await retryOnDeadlock(() =>
+        this.#database.pool.query<VerdictRow>(CHECKED_RECORD_SQL, params),
+      );
+      return new Map(result.rows.map((row) => [row.i, row]));
     };
-    const results: Array<true | Error> = [];
+    const indexed = writes.map((write, i) => ({ i, write }));
+    const results: Array<RecordVerdict | Error> = [];
     // At most RECORD_ROWS rows per statement.
-    for (let i = 0; i < writes.length; ) {
-      const group = [writes[i]!];
-      let size = writes[i]!.rows.length;
-      for (i++; i < writes.length && size + writes[i]!.rows.length <= RECORD_ROWS; i++) {
-        group.push(writes[i]!);
-        size += writes[i]!.rows.length;
+    for (let at = 0; at < indexed.length; ) {
+      const group = [indexed[at]!];
+      let size = indexed[at]!.write.rows.length;
+      for (
+        at++;
+        at < indexed.length && size + indexed[at]!.write.rows.length <= RECORD_ROWS;
+        at++
+      ) {
+        group.push(indexed[at]!);
+        size += indexed[at]!.write.rows.length;
       }
-      for (const answer of await eachAloneOnDataError(group, insert))
-        results.push(answer instanceof Error ? answer : true);
+      const answers = await eachAloneOnDataError(group, check);
+      group.forEach(({ i }, k) => {
+        const answer = answers[k]!;
+        results.push(answer instanceof Error ? answer : verdictOf(answer.get(i)));
+      });
     }
     return results;
   }

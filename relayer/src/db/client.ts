@@ -1,3 +1,4 @@
+import { sql, type SQL, type SQLChunk } from "drizzle-orm";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "./schema/index.js";
@@ -157,4 +158,19 @@ export async function eachAloneOnDataError<I, R>(
       );
     return answers;
   }
+}
+
+/**
+ * A parameterised statement (`$1`, `$2`, ... in `text`) as Drizzle's `SQL`, to run it on a Drizzle
+ * transaction (`tx.execute`) as `pool.query(text, params)` runs it on the pool.
+ */
+export function withParams(text: string, params: readonly unknown[]): SQL {
+  const chunks: SQLChunk[] = [];
+  let last = 0;
+  for (const match of text.matchAll(/\$(\d+)/g)) {
+    chunks.push(sql.raw(text.slice(last, match.index)), sql.param(params[Number(match[1]) - 1]));
+    last = match.index + match[0].length;
+  }
+  chunks.push(sql.raw(text.slice(last)));
+  return sql.fromList(chunks);
 }

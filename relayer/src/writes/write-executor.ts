@@ -9,8 +9,13 @@ import { newTxId } from "../chain/tx-ids.js";
 import { reservedFeeCap } from "../chain/fee-policy.js";
 import { isFinal } from "../chain/tx-lifecycle.js";
 import { isGroupRow } from "../chain/tx-rows.js";
-import type { RecordedRow, TxRow } from "../chain/tx-store.js";
-import type { WriteCheck } from "../chain/unrecorded-writes.js";
+import type {
+  CheckedWrite,
+  IdempotencyClaim,
+  RecordedRow,
+  RecordVerdict,
+  TxRow,
+} from "../chain/tx-store.js";
 import type { DbTransaction } from "../db/client.js";
 import { formatCoinShort } from "./amounts.js";
 import { findIdempotent, requestHashes } from "./idempotency.js";
@@ -54,10 +59,8 @@ const FALLBACK_GAS = 300_000n;
 /**
  * Executes a write the same way for every endpoint:
  * 1. `Idempotency-Key` seen before → the first request's transaction (409 if the body differs);
- * 2. the org's queue is not over its limit (429 otherwise), and its wallet's signer backend
- *    can sign (503 `HSM unavailable: ...` while its PKCS#11 token is known to be away); the
- *    org's writes checked in this process at the same moment count each other in this step
- *    and in step 4 (`chain/unrecorded-writes.ts`);
+ * 2. its wallet's signer backend can sign (503 `HSM unavailable: ...` while its PKCS#11 token is
+ *    known to be away);
  * 3. `prepare` validates and builds the calls (against the read model, the registry cache and
  *    the chain); a call of a shape seen before gets its gas limit from earlier receipts
  *    (`chain/gas-book.ts`), any other is gas-estimated and its estimate teaches the book (a
@@ -65,19 +68,20 @@ const FALLBACK_GAS = 300_000n;
  *    or 400 `Listing not active` for a lost race; nothing signed, no nonce used; in a batch the
  *    item fails). A learned limit that runs out of gas is estimated again and sent once more;
  *    a revert that slips past the checks is decoded from its receipt to the same words;
- * 4. the wallet must hold value + gas × fee cap for everything plus what live writes reserved
- *    (400 `Insufficient funds: need ..., wallet has ... (short ...)`); the fee cap is twice the
- *    current quote (room for re-pricing), never above `MAX_FEE_PER_GAS_GWEI`. While the head's
- *    balance is slow to come, the last block's stands in (`HeadReads.balanceAt`); a refusal
- *    is decided on the head's;
- * 5. rows (and the idempotency record, and `alongside`) are written in one database
- *    transaction, and the wallet's sequencer is woken;
- * 6. sync: wait for the receipt(s) and for the indexer to apply their block, so reads show the
+ * 4. checked and recorded in one statement (`TxStore.record`): the org's queue is under its
+ *    bound (429 otherwise), and the wallet holds value + gas × fee cap for everything plus what
+ *    live writes reserved (400 `Insufficient funds: need ..., wallet has ... (short ...)`); the
+ *    fee cap is twice the current quote (room for re-pricing), never above
+ *    `MAX_FEE_PER_GAS_GWEI`. While the head's balance is slow to come, the last block's stands
+ *    in (`HeadReads.balanceAt`); a refusal is decided on the head's. The org's writes held in
+ *    this process meanwhile count against it (`chain/unrecorded-writes.ts`). The rows, the
+ *    idempotency record and `alongside` are written in one database transaction, or nothing
+ *    is, and the wallet's sequencer is woken;
+ * 5. sync: wait for the receipt(s) and for the indexer to apply their block, so reads show the
  *    write; after `syncWaitMs`, or if the wait itself fails, 202 with the transaction id (never
  *    a bare error once the write is recorded). `Prefer: respond-async`: 202 at once.
  */
 export async function executeWrite(ctx: AppContext, request: WriteRequest): Promise<WriteOutcome> {
-  const runtime = ctx.tx;
   const { hash, accepted } = requestHashes(request.kind, request.body, ctx.config);
   if (request.idempotencyKey !== undefined) {
     const existing = await findIdempotent(
@@ -89,61 +93,32 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
     if (existing !== undefined) return outcomeOf(ctx, existing, request.respondAsync);
   }
 
-  // Writes of this org checked in this process at the same time count each other
-  // (`chain/unrecorded-writes.ts`); the check ends once the write is recorded or refused.
-  const check = runtime.unrecorded.open(request.orgId);
-  let written: { txId: string; justRecorded: boolean };
-  try {
-    written = await checkAndRecord(ctx, request, check, hash, accepted);
-  } finally {
-    check.close();
-  }
+  const written = await checkAndRecord(ctx, request, hash, accepted);
   return outcomeOf(ctx, written.txId, request.respondAsync, written.justRecorded);
 }
 
 /**
- * Steps 2-5 of `executeWrite`: the write's checks and its rows. Returns the id of the write
+ * Steps 2-4 of `executeWrite`: the write's checks and its rows. Returns the id of the write
  * recorded, or of the one that holds the same `Idempotency-Key` (a race lost to it).
  */
 async function checkAndRecord(
   ctx: AppContext,
   request: WriteRequest,
-  check: WriteCheck,
   hash: string,
   accepted: readonly string[],
 ): Promise<{ txId: string; justRecorded: boolean }> {
   const runtime = ctx.tx;
-  // The org's queue and reservations are read while the write is prepared against its wallet
-  // (known from an earlier write; the first write of an org in this process reads it first), and
-  // the fee quote and the balance are asked for at the same time: one wait instead of three.
-  // The balance is asked for first when the wallet is known: the reservations are then counted
-  // from the oldest block it may answer at (`HeadReads.balanceAt`, `TxStore.writerState`).
-  const known = runtime.store.knownWallet(request.orgId);
-  const knownFunds = known === undefined ? undefined : runtime.head.balanceAt(known.address);
-  const writerRead = runtime.store.writerState(request.orgId, knownFunds?.floor);
-  const wallet: OrgWallet | undefined = known ?? (await writerRead)?.wallet;
+  // The wallet is read once per process (it never changes); the fee quote and the balance are
+  // asked for while the write is prepared against it: one wait instead of three.
+  const wallet = await runtime.store.walletOf(request.orgId);
   if (wallet === undefined) throw new NotFoundError("Wallet not found");
   const quoteRead = runtime.fees.quoteForCheck();
-  const funds = knownFunds ?? runtime.head.balanceAt(wallet.address);
-  const balanceRead = funds.read;
+  const funds = runtime.head.balanceAt(wallet.address);
   const prepared = request.prepare(wallet);
   // Settled below in order, or not at all when an earlier check refuses: never unhandled.
-  for (const pending of [quoteRead, balanceRead, funds.head, prepared]) pending.catch(() => {});
+  for (const pending of [quoteRead, funds.read, funds.head, prepared]) pending.catch(() => {});
 
-  let writer = await writerRead;
-  if (writer === undefined) throw new NotFoundError("Wallet not found");
-  // The org's first write in this process: its balance's block was not known when the
-  // reservations were read, so they are read again from it.
-  if (knownFunds === undefined && funds.floor !== undefined) {
-    writer = await runtime.store.writerState(request.orgId, funds.floor);
-    if (writer === undefined) throw new NotFoundError("Wallet not found");
-  }
-  const queueFull = (live: number) => {
-    if (live + check.unrecorded().roots >= WRITE_LIMITS.maxQueuedPerOrg)
-      throw new RateLimitError(5, "Too many queued write transactions for this organization");
-  };
-  queueFull(writer.liveRoots);
-  await ctx.signers.ensureAvailable(writer.wallet.signerBackend);
+  await ctx.signers.ensureAvailable(wallet.signerBackend);
   const calls = await prepared;
   const batch = request.kind === "batch-issue";
 
@@ -152,7 +127,7 @@ async function checkAndRecord(
   const callKind = batch ? "issue-asset" : request.kind;
   const [quote, balance, estimates] = await Promise.all([
     quoteRead,
-    balanceRead,
+    funds.read,
     Promise.all(
       calls.map(async (call): Promise<{ limit?: bigint; gas?: bigint; revert?: string }> => {
         const shape = { kind: callKind, to: call.to, data: call.data };
@@ -185,31 +160,95 @@ async function checkAndRecord(
     need += calls[i]!.value + limit * feeCap;
     return e.limit ?? (e.gas === undefined ? undefined : limit);
   });
-  // Decided with no wait between the decision and `hold`: the writes held meanwhile are counted.
-  let available = availableWei(balance.value, writer.reservedWei + check.unrecorded().wei);
-  if (need > available) {
-    // Refused only on the head's own balance, with the reservations from its block: the
-    // last block's balance (standing in while the head's was slow) may miss coin just received,
-    // and reservations from an older block count writes the head's balance already paid.
+  const rows = writeRows(request, wallet, hash, feeCap, calls, estimates, gasLimits);
+  const claim =
+    request.idempotencyKey === undefined
+      ? undefined
+      : {
+          orgId: request.orgId,
+          key: request.idempotencyKey,
+          requestHash: hash,
+          ttlMs: WRITE_LIMITS.idempotencyTtlMs,
+        };
+
+  // Checked and recorded in one statement (`TxStore.record`). A refusal for funds on the last
+  // block's balance (standing in while the head's was slow) is decided again on the head's own
+  // balance: coin just received counts.
+  let verdict = await recordChecked(ctx, request, { wallet, rows, needWei: need, balance }, claim);
+  if (verdict.outcome === "short") {
     const head = await funds.head;
-    const recheck = runtime.unrecorded.open(request.orgId);
-    try {
-      const exact = await runtime.store.writerState(request.orgId, head.block);
-      if (exact !== undefined)
-        available = availableWei(head.value, exact.reservedWei + recheck.unrecorded().wei);
-    } finally {
-      recheck.close();
+    verdict = await recordChecked(
+      ctx,
+      request,
+      { wallet, rows, needWei: need, balance: head },
+      claim,
+    );
+    if (verdict.outcome === "short") {
+      const symbol = ctx.config.coinSymbol;
+      const available = availableWei(head.value, verdict.reservedWei);
+      throw new ValidationError(
+        `Insufficient funds: need ${formatCoinShort(need, true)} ${symbol}, wallet has ${formatCoinShort(available)} ${symbol} (short ${formatCoinShort(need - available, true)})`,
+      );
     }
   }
-  if (need > available) {
-    const symbol = ctx.config.coinSymbol;
-    throw new ValidationError(
-      `Insufficient funds: need ${formatCoinShort(need, true)} ${symbol}, wallet has ${formatCoinShort(available)} ${symbol} (short ${formatCoinShort(need - available, true)})`,
-    );
+  switch (verdict.outcome) {
+    case "recorded":
+      runtime.submit(wallet.id);
+      return { txId: rows[0]!.id, justRecorded: true };
+    case "no-wallet":
+      throw new NotFoundError("Wallet not found");
+    case "queue-full":
+      throw new RateLimitError(5, "Too many queued write transactions for this organization");
+    case "key-taken": {
+      // Another request with the same key won the race.
+      const existing = await findIdempotent(
+        ctx.database,
+        request.orgId,
+        request.idempotencyKey!,
+        accepted,
+      );
+      if (existing === undefined)
+        throw new ValidationError("Idempotency-Key is being reused too early; retry later");
+      return { txId: existing, justRecorded: false };
+    }
   }
-  queueFull(writer.liveRoots);
-  const held = check.hold(need);
+}
 
+/**
+ * One checked record of a write (`TxStore.record`). The org's writes held in this process count
+ * against it where the statement does not see their rows (`chain/unrecorded-writes.ts`): they
+ * are read, and this write held, in the same synchronous step as the statement is sent.
+ */
+async function recordChecked(
+  ctx: AppContext,
+  request: WriteRequest,
+  write: Pick<CheckedWrite, "wallet" | "rows" | "needWei" | "balance">,
+  claim: IdempotencyClaim | undefined,
+): Promise<RecordVerdict> {
+  const ledger = ctx.tx.unrecorded;
+  const held = ledger.held(request.orgId);
+  const release = ledger.hold(request.orgId, write.rows[0]!.id, write.needWei);
+  try {
+    return await ctx.tx.store.record(
+      { ...write, held, maxLiveRoots: WRITE_LIMITS.maxQueuedPerOrg },
+      claim,
+      request.alongside,
+    );
+  } finally {
+    release();
+  }
+}
+
+/** The rows of a write: its root, and a batch's items after it (items a revert failed, failed). */
+function writeRows(
+  request: WriteRequest,
+  wallet: OrgWallet,
+  hash: string,
+  feeCap: bigint,
+  calls: readonly PreparedCall[],
+  estimates: ReadonlyArray<{ revert?: string }>,
+  gasLimits: ReadonlyArray<bigint | undefined>,
+): RecordedRow[] {
   const rootId = newTxId();
   const base = {
     orgId: request.orgId,
@@ -219,86 +258,48 @@ async function checkAndRecord(
     fromAddress: wallet.address,
     feeCap: feeCap.toString(),
   };
-  const rows: RecordedRow[] = [];
-  if (batch) {
-    rows.push({
+  if (request.kind !== "batch-issue") {
+    const call = calls[0]!;
+    return [
+      {
+        ...base,
+        id: rootId,
+        kind: request.kind,
+        toAddress: call.to,
+        data: call.data,
+        value: call.value.toString(),
+        gasLimit: gasLimits[0]?.toString() ?? null,
+        context: call.context,
+      },
+    ];
+  }
+  const rows: RecordedRow[] = [
+    {
       ...base,
       id: rootId,
       kind: "batch-issue",
       context: { wallet: wallet.address, owner: wallet.address },
-    });
-    calls.forEach((call, index) => {
-      const estimate = estimates[index]!;
-      rows.push({
-        ...base,
-        id: newTxId(),
-        parentId: rootId,
-        itemIndex: index,
-        kind: "issue-asset",
-        toAddress: call.to,
-        data: call.data,
-        value: call.value.toString(),
-        gasLimit: gasLimits[index]?.toString() ?? null,
-        context: call.context,
-        ...(estimate.revert === undefined
-          ? {}
-          : {
-              state: "failed" as const,
-              error: estimate.revert,
-              errorKind: "revert",
-              failedAt: new Date(),
-            }),
-      });
-    });
-  } else {
-    const call = calls[0]!;
+    },
+  ];
+  calls.forEach((call, index) => {
+    const revert = estimates[index]!.revert;
     rows.push({
       ...base,
-      id: rootId,
-      kind: request.kind,
+      id: newTxId(),
+      parentId: rootId,
+      itemIndex: index,
+      kind: "issue-asset",
       toAddress: call.to,
       data: call.data,
       value: call.value.toString(),
-      gasLimit: gasLimits[0]?.toString() ?? null,
+      gasLimit: gasLimits[index]?.toString() ?? null,
       context: call.context,
+      ...(revert === undefined
+        ? {}
+        : { state: "failed" as const, error: revert, errorKind: "revert", failedAt: new Date() }),
     });
-  }
-
-  let inserted: boolean;
-  try {
-    inserted = await runtime.store.record(
-      wallet.id,
-      rows,
-      request.idempotencyKey === undefined
-        ? undefined
-        : {
-            orgId: request.orgId,
-            key: request.idempotencyKey,
-            requestHash: hash,
-            ttlMs: WRITE_LIMITS.idempotencyTtlMs,
-          },
-      request.alongside,
-    );
-  } catch (error) {
-    held.release();
-    throw error;
-  }
-  if (!inserted) {
-    held.release();
-    // Another request with the same key won the race.
-    const existing = await findIdempotent(
-      ctx.database,
-      request.orgId,
-      request.idempotencyKey!,
-      accepted,
-    );
-    if (existing === undefined)
-      throw new ValidationError("Idempotency-Key is being reused too early; retry later");
-    return { txId: existing, justRecorded: false };
-  }
-  held.recorded();
-  runtime.submit(wallet.id);
-  return { txId: rootId, justRecorded: true };
+  });
+  return rows;
 }
 
 /**

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { IllegalTransitionError } from "../../../relayer/src/chain/tx-lifecycle.js";
-import { LeaseLostError, TxStore } from "../../../relayer/src/chain/tx-store.js";
+import { LeaseLostError, TxStore, type RecordedRow } from "../../../relayer/src/chain/tx-store.js";
+import type { HeldWrite } from "../../../relayer/src/chain/unrecorded-writes.js";
 import { createDatabase, type Database } from "../../../relayer/src/db/client.js";
 import { runMigrations } from "../../../relayer/src/db/migrate.js";
 import { orgs, wallets } from "../../../relayer/src/db/schema/index.js";
@@ -20,6 +21,22 @@ describe("transaction store (PostgreSQL)", () => {
     requestHash: "",
     fromAddress: address,
   });
+  /** Records `rows` of `walletId` (org `orgId`) as a write that passes its checks. */
+  const recordRows = async (walletId: string, orgId: string, rows: RecordedRow[]) => {
+    const wallet = { id: walletId, orgId, address, signerBackend: "local" };
+    const verdict = await store.record(
+      {
+        wallet,
+        rows,
+        needWei: 0n,
+        balance: { value: 0n, block: undefined },
+        held: [],
+        maxLiveRoots: 1_000,
+      },
+      undefined,
+    );
+    assert.deepEqual(verdict, { outcome: "recorded" });
+  };
   const attempt = (hash: string) => ({
     hash,
     maxFeePerGas: "2",
@@ -68,7 +85,7 @@ describe("transaction store (PostgreSQL)", () => {
 
   it("records first attempts with their nonces in one write, and refuses rows that are not queued", async () => {
     const ids = ["tx_a00000000000000000000001", "tx_a00000000000000000000002"];
-    assert.equal(await store.record("wal_1", ids.map(row), undefined), true);
+    await recordRows("wal_1", "org_1", ids.map(row));
     const [held] = await store.claimWallets("owner-a", ["wal_1"], 60_000);
     assert.ok(held, "owner-a leases wal_1");
     const writes = store.leasedBy("owner-a");
@@ -134,9 +151,9 @@ describe("transaction store (PostgreSQL)", () => {
     const mine = "tx_b00000000000000000000001";
     const lost = "tx_b00000000000000000000002";
     const third = "tx_b00000000000000000000003";
-    await store.record("wal_2", [{ ...row(mine), orgId: "org_2", walletId: "wal_2" }], undefined);
-    await store.record("wal_3", [{ ...row(lost), orgId: "org_3", walletId: "wal_3" }], undefined);
-    await store.record("wal_3", [{ ...row(third), orgId: "org_3", walletId: "wal_3" }], undefined);
+    await recordRows("wal_2", "org_2", [{ ...row(mine), orgId: "org_2", walletId: "wal_2" }]);
+    await recordRows("wal_3", "org_3", [{ ...row(lost), orgId: "org_3", walletId: "wal_3" }]);
+    await recordRows("wal_3", "org_3", [{ ...row(third), orgId: "org_3", walletId: "wal_3" }]);
     assert.equal((await store.claimWallets("owner-c", ["wal_2"], 60_000)).length, 1);
     assert.equal((await store.claimWallets("owner-d", ["wal_3"], 60_000)).length, 1);
     const writes = store.leasedBy("owner-c");
@@ -162,9 +179,61 @@ describe("transaction store (PostgreSQL)", () => {
     assert.equal((await store.get(lost))?.nonce, 0);
     assert.equal((await store.get(third))?.state, "queued", "rows not in the round are untouched");
   });
+  it("records a write only if its checks pass, the writes of one turn in one statement", async () => {
+    const nine = "0x" + "99".repeat(20);
+    await database.db.insert(orgs).values({ id: "org_9", name: "Nine", scopes: [] });
+    await database.db
+      .insert(wallets)
+      .values({ id: "wal_9", orgId: "org_9", address: nine, encryptedKey: "x" });
+    const wallet = { id: "wal_9", orgId: "org_9", address: nine, signerBackend: "local" };
+    const write = (id: string, needWei: bigint, value: string, held: HeldWrite[] = []) =>
+      store.record(
+        {
+          wallet,
+          rows: [{ ...row(id), orgId: "org_9", walletId: "wal_9", value, gasLimit: "0" }],
+          needWei,
+          balance: { value: 100n, block: undefined },
+          held,
+          maxLiveRoots: 3,
+        },
+        undefined,
+      );
+    const ids = Array.from({ length: 5 }, (_, i) => `tx_c0000000000000000000000${i}`);
+    const statements = database.statements();
+    // Each write of the turn counts the ones held before it (as UnrecordedWrites hands them).
+    const verdicts = await Promise.all([
+      write(ids[0]!, 40n, "40"),
+      write(ids[1]!, 40n, "40", [{ id: ids[0]!, wei: 40n }]),
+      write(ids[2]!, 40n, "40", [
+        { id: ids[0]!, wei: 40n },
+        { id: ids[1]!, wei: 40n },
+      ]),
+    ]);
+    assert.equal(database.statements() - statements, 1, "one statement for the turn");
+    assert.deepEqual(verdicts[0], { outcome: "recorded" });
+    assert.deepEqual(verdicts[1], { outcome: "recorded" });
+    assert.deepEqual(verdicts[2], { outcome: "short", liveRoots: 2, reservedWei: 80n });
+    assert.equal(await store.get(ids[2]!), undefined, "a refused write is not recorded");
+    // Recorded now: two live writes that reserve 80 of the 100. A held write whose rows the
+    // statement sees counts once.
+    assert.deepEqual(await write(ids[3]!, 30n, "30", [{ id: ids[0]!, wei: 40n }]), {
+      outcome: "short",
+      liveRoots: 2,
+      reservedWei: 80n,
+    });
+    assert.deepEqual(await write(ids[3]!, 20n, "20"), { outcome: "recorded" });
+    assert.deepEqual(await write(ids[4]!, 0n, "0"), {
+      outcome: "queue-full",
+      liveRoots: 3,
+      reservedWei: 100n,
+    });
+    assert.equal(await store.get(ids[4]!), undefined);
+    assert.equal((await store.get(ids[3]!))?.value, "20");
+  });
+
   it("a process that lost the wallet's lease changes none of its rows", async () => {
     const id = "tx_a00000000000000000000009";
-    assert.equal(await store.record("wal_1", [row(id)], undefined), true);
+    await recordRows("wal_1", "org_1", [row(id)]);
     await store.releaseLeases("owner-a");
     assert.equal((await store.claimWallets("owner-b", ["wal_1"], 60_000)).length, 1);
     const stale = store.leasedBy("owner-a");

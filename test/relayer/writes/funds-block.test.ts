@@ -2,9 +2,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { TestOrg } from "../../support/stack.js";
 import { parseEther, toBeHex } from "ethers";
+import { newTxId } from "../../../relayer/src/chain/tx-ids.js";
 import { assetBody, startWriteStackWithOrgs, waitForStatus, type WriteStack } from "./helpers.js";
 
-// The funds check's reservations against the block the balance includes (TxStore.writerState,
+// The funds check's reservations against the block the balance includes (TxStore.record,
 // HeadReads.balanceAt), on a real anvil and PostgreSQL. A write mined after the balance's block
 // may already be settled (by another process's engine) while its cost is not in that balance: it
 // keeps its reservation, so its wei is never counted as available twice.
@@ -38,12 +39,40 @@ describe("funds check: reservations from the balance's block", () => {
     const reservation = BigInt(row.value) + BigInt(row.gas_limit) * BigInt(row.fee_cap);
     assert.ok(reservation > 0n);
 
+    // A write the wallet cannot afford (an empty balance) is refused, and the verdict tells what
+    // the wallet's writes reserve against a balance known at each block.
     const store = stack.ctx.tx.store;
-    const before = await store.writerState(org.orgId, block - 1);
+    const wallet = await store.walletOf(org.orgId);
+    assert.ok(wallet);
+    const reservedAt = async (balanceBlock: number | undefined) => {
+      const verdict = await store.record(
+        {
+          wallet,
+          rows: [
+            {
+              id: newTxId(),
+              orgId: org.orgId,
+              walletId: wallet.id,
+              kind: "issue-asset",
+              requestHash: "",
+              fromAddress: wallet.address,
+            },
+          ],
+          needWei: 1n,
+          balance: { value: 0n, block: balanceBlock },
+          held: [],
+          maxLiveRoots: 1_000,
+        },
+        undefined,
+      );
+      assert.equal(verdict.outcome, "short");
+      return verdict.outcome === "short" ? verdict : undefined;
+    };
+    const before = await reservedAt(block - 1);
     assert.equal(before?.reservedWei, reservation, "a balance from before its block: reserved");
     assert.equal(before?.liveRoots, 0, "it is not live: the queue bound does not count it");
-    assert.equal((await store.writerState(org.orgId, block))?.reservedWei, 0n, "paid by then");
-    assert.equal((await store.writerState(org.orgId))?.reservedWei, 0n, "no block given");
+    assert.equal((await reservedAt(block))?.reservedWei, 0n, "paid by then");
+    assert.equal((await reservedAt(undefined))?.reservedWei, 0n, "no block given");
   });
 
   it("writes of one org checked at the same moment count each other: only the affordable ones pass", async () => {

@@ -83,7 +83,7 @@ export const transactions = pgTable(
     index("transactions_receipt_block_idx")
       .on(sql`((${t.receipt}->>'blockNumber')::bigint)`)
       .where(sql`${t.receipt} is not null`),
-    // A wallet's writes mined after a block, for the funds check (`TxStore.writerState`).
+    // A wallet's writes mined after a block, for the funds check (`TxStore.record`).
     index("transactions_wallet_receipt_block_idx")
       .on(t.walletId, sql`((${t.receipt}->>'blockNumber')::bigint)`)
       .where(sql`${t.receipt} is not null`),
