@@ -236,7 +236,12 @@ export class TxStore {
     const check = async (group: ReadonlyArray<{ i: number; write: CheckedWrite }>) => {
       const params = checkedRecordParams(group, TX_CHANNELS.queued);
       const result = await retryOnDeadlock(() =>
-        this.#database.pool.query<VerdictRow>(CHECKED_RECORD_SQL, params),
+        // Named: each connection plans it once, not on every write.
+        this.#database.pool.query<VerdictRow>({
+          name: "rwa-checked-record",
+          text: CHECKED_RECORD_SQL,
+          values: params,
+        }),
       );
       return new Map(result.rows.map((row) => [row.i, row]));
     };
