@@ -32,6 +32,7 @@ import {
 } from "../../relayer/src/services/app-context-factory.js";
 import type { TxRuntimeOptions } from "../../relayer/src/chain/tx-runtime.js";
 import { httpRequest, type ApiCallOptions, type ApiResponse } from "./http-request.js";
+import { startIntervalMining } from "./interval-mining.js";
 import { createTestDatabase, stopTestServer, type TestDatabase } from "./postgres.js";
 
 export type { ApiCallOptions, ApiResponse } from "./http-request.js";
@@ -161,13 +162,19 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     const tmpDir = mkdtempSync(path.join(os.tmpdir(), "rwa-stack-"));
     cleanups.push(() => rmSync(tmpDir, { recursive: true, force: true }));
 
+    const blockTime = options.blockTime ?? 0;
+    const deploy = options.deploy ?? true;
+    // With interval mining, each deploy transaction would wait for the next block (about 6 s in
+    // all): anvil starts on automine, the contracts go in, then it mines every `blockTime` s
+    // (`evm_setIntervalMining`, the mode `--block-time` starts it in) before the relayer starts.
+    const mineAfterDeploy = deploy && blockTime > 0 && options.startChain === undefined;
     const [anvil, testDatabase] = await Promise.all([
       findFreePort().then((port) =>
         options.startChain !== undefined
           ? options.startChain(port)
           : startAnvil({
               port,
-              blockTime: options.blockTime ?? 0,
+              blockTime: mineAfterDeploy ? 0 : blockTime,
               reuseExisting: false,
               ...options.anvil,
             }),
@@ -205,7 +212,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     await runMigrations(database);
 
     let contracts = { assetTypeRegistry: "", assetToken: "", marketplace: "", deployBlock: 0 };
-    if (options.deploy ?? true) {
+    if (deploy) {
       const { deployment } = await deployAll({
         rpcUrl: relayerRpcUrl,
         deployerPrivateKey: ANVIL_DEV_PRIVATE_KEY,
@@ -215,6 +222,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       });
       contracts = { ...deployment.addresses, deployBlock: deployment.blockNumber };
     }
+    if (mineAfterDeploy) await startIntervalMining(anvil.rpcUrl, blockTime);
 
     const adminToken = `ent_admin_${randomBytes(32).toString("hex")}`;
     const config: Config = {

@@ -8,6 +8,7 @@ import { deployAll } from "../../../deploy/deploy.js";
 import { findFreePort, startAnvil, type AnvilHandle } from "../../../deploy/local-chain.js";
 import { ANVIL_DEV_PRIVATE_KEY } from "../../../deploy/rpc.js";
 import { httpRequest, type ApiCallOptions, type ApiResponse } from "../../support/http-request.js";
+import { startIntervalMining } from "../../support/interval-mining.js";
 import { createTestDatabase, stopTestServer, type TestDatabase } from "../../support/postgres.js";
 import { killAll, spawnRelayer, type RelayerProcess } from "../../relayer/start/relayer-process.js";
 import { INDEXER_LOCK_ID } from "../../../relayer/src/indexer/start-indexer.js";
@@ -103,10 +104,10 @@ export interface ClusterOptions {
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const root = mkdtempSync(path.join(os.tmpdir(), "rwa-reliability-"));
   await ensureArtifacts({ mode: "auto" });
+  const blockTime = options.blockTime ?? 1;
+  // Deployed on automine (each deploy transaction would wait for a block), then interval mining.
   const [anvil, database] = await Promise.all([
-    findFreePort().then((port) =>
-      startAnvil({ port, blockTime: options.blockTime ?? 1, reuseExisting: false }),
-    ),
+    findFreePort().then((port) => startAnvil({ port, blockTime: 0, reuseExisting: false })),
     createTestDatabase(),
   ]);
   const deploymentsFile = path.join(root, "deployments", "1236.json");
@@ -116,6 +117,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     outFile: deploymentsFile,
     log: () => {},
   });
+  if (blockTime > 0) await startIntervalMining(anvil.rpcUrl, blockTime);
   const adminToken = `ent_admin_${randomBytes(32).toString("hex")}`;
   const masterKey = randomBytes(32).toString("hex");
   const env: Record<string, string> = {
