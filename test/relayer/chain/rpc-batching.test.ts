@@ -7,6 +7,7 @@ import { RpcClient } from "../../../relayer/src/chain/rpc-client.js";
 import { RpcClientProvider } from "../../../relayer/src/chain/rpc-provider.js";
 import { isAnswerLost, RpcAnswerLostError } from "../../../relayer/src/chain/rpc-errors.js";
 import { startDialectProxy, type DialectProxyOptions } from "../../support/dialect-proxy.js";
+import { eventually } from "../../support/eventually.js";
 
 const FIVE_CALLS = [
   { method: "eth_chainId", params: [] },
@@ -137,10 +138,18 @@ describe("RpcClient batches against anvil behind a proxy that speaks other nodes
       raws.map((raw) => ({ method: "eth_sendRawTransaction", params: [raw] })),
     );
     for (const hash of hashes) assert.match(String(hash), /^0x[0-9a-f]{64}$/);
-    const after = BigInt(
-      await rpc.call<string>("eth_getTransactionCount", [wallet.address, "latest"]),
+    // Automine mines after the node has answered the broadcast: on a busy machine the block may
+    // come a moment after the last hash.
+    await eventually(
+      async () => {
+        const after = BigInt(
+          await rpc.call<string>("eth_getTransactionCount", [wallet.address, "latest"]),
+        );
+        assert.equal(after, BigInt(nonce + 3));
+      },
+      5_000,
+      50,
     );
-    assert.equal(after, BigInt(nonce + 3));
   });
 
   it("the ethers provider over the client (npm run deploy's path) works when batches are refused", async () => {
