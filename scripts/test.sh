@@ -64,27 +64,52 @@ if node --import tsx --test --experimental-test-isolation=none 'test/unit/**/*.t
 echo "== Contracts: hardhat test"
 if hardhat test 2>&1 | tee "$summary_dir/hardhat.log"; then :; else status=1; fi
 
-# node:test files outside test/contracts, one folder per concern.
-globs=()
+# node:test files outside test/contracts, one folder per concern. Two files run at a time, each in
+# a process of its own with its own anvil, database, ports and temporary folders: most of a file's
+# time is spent waiting on blocks, timers and the database, not on the CPU. A file whose first line
+# is
+#   // npm test: alone (why)
+# runs afterwards, one at a time with nothing beside it: it asserts on elapsed time, or it runs
+# relayer processes (npm start, the reliability cluster) whose start-up and PostgreSQL connections
+# would crowd another file. NODE_TEST_CONCURRENCY=1 runs every file one at a time.
+paired=()
+alone=()
 for dir in test/*/; do
   dir="${dir%/}"
   [ "$dir" = "test/contracts" ] && continue
   [ "$dir" = "test/unit" ] && continue
   [ -d "$dir" ] || continue
-  files=("$dir"/**/*.test.ts)
-  if [ "${#files[@]}" -gt 0 ]; then
-    globs+=("$dir/**/*.test.ts")
-  fi
+  for file in "$dir"/**/*.test.ts; do
+    if head -n 1 "$file" | grep -q '^// npm test: alone'; then alone+=("$file"); else paired+=("$file"); fi
+  done
 done
+concurrency="${NODE_TEST_CONCURRENCY:-2}"
+# TEST_TIMINGS_FILE=/tmp/t: seconds per file in /tmp/t.paired.tsv and /tmp/t.alone.tsv.
+timings() {
+  [ -n "${TEST_TIMINGS_FILE:-}" ] || return 0
+  echo --test-reporter=tap --test-reporter-destination=stdout \
+    --test-reporter=./test/support/file-timing-reporter.ts \
+    "--test-reporter-destination=$TEST_TIMINGS_FILE.$1.tsv"
+}
 
-if [ "${#globs[@]}" -gt 0 ]; then
-  echo "== node:test: ${globs[*]}"
-  if node --import tsx --test --test-concurrency=1 "${globs[@]}" 2>&1 | tee "$summary_dir/node.log"; then
+: > "$summary_dir/node.log"
+if [ "${#paired[@]}" -gt 0 ]; then
+  echo "== node:test, $concurrency at a time: ${#paired[@]} files"
+  if node --import tsx --test --test-concurrency="$concurrency" $(timings paired) "${paired[@]}" 2>&1 | tee -a "$summary_dir/node.log"; then
     :
   else
     status=1
   fi
-else
+fi
+if [ "${#alone[@]}" -gt 0 ]; then
+  echo "== node:test, one at a time: ${alone[*]}"
+  if node --import tsx --test --test-concurrency=1 $(timings alone) "${alone[@]}" 2>&1 | tee -a "$summary_dir/node.log"; then
+    :
+  else
+    status=1
+  fi
+fi
+if [ "${#paired[@]}" -eq 0 ] && [ "${#alone[@]}" -eq 0 ]; then
   echo "== node:test: no test files outside test/contracts"
 fi
 

@@ -1,3 +1,4 @@
+// npm test: alone (several relayer processes, 1 s blocks, most of PostgreSQL's connections)
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { JsonRpcProvider } from "ethers";

@@ -1,3 +1,4 @@
+// npm test: alone (stops and restarts a PostgreSQL under timed load)
 import assert from "node:assert/strict";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";

@@ -1,3 +1,4 @@
+// npm test: alone (several relayer processes on 1 s blocks)
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { JsonRpcProvider } from "ethers";

@@ -1,3 +1,4 @@
+// npm test: alone (relayer processes)
 import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";

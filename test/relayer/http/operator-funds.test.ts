@@ -1,3 +1,4 @@
+// npm test: alone (asserts registrations answer within 5 s)
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { JsonRpcProvider, parseEther, toBeHex } from "ethers";

@@ -1,3 +1,4 @@
+// npm test: alone (asserts a take-over within 5 s)
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { JsonRpcProvider, Wallet } from "ethers";

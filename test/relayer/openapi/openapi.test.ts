@@ -1,3 +1,4 @@
+// npm test: alone (asserts that a cached answer comes faster than the first)
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import SwaggerParser from "@apidevtools/swagger-parser";

@@ -1,3 +1,4 @@
+// npm test: alone (runs npm start and checks its processes and ports)
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { redactUrl } from "../../../relayer/src/infra/redact-url.js";

@@ -1,3 +1,4 @@
+// npm test: alone (asserts a delivery within 5 s beside a stuck organization's 1,000 events)
 import assert from "node:assert/strict";
 import net from "node:net";
 import type { AddressInfo } from "node:net";

@@ -1,3 +1,4 @@
+// npm test: alone (asserts a delivery within 3 s beside a slow receiver)
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Wallet } from "ethers";
