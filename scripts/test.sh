@@ -55,6 +55,18 @@ trap 'rm -rf "$summary_dir"' EXIT
 
 status=0
 
+# The browser tests (test/console) need the console's static export; on a fresh clone `next build`
+# takes about a minute. Start it now, beside the contract build and the unit and contract tests,
+# instead of inside the first browser test; the node:test files start without waiting for it (the
+# browser tests' own ensureConsoleBuilt waits for its lock). A build that failed here is tried
+# again there and reported by the test.
+console_log="$summary_dir/console-build.log"
+node --import tsx --input-type=module -e '
+const { ensureConsoleBuilt } = await import("./relayer/src/console/build-console.ts");
+const result = await ensureConsoleBuilt({ print: (line) => console.log(line) });
+console.log(`console build: ${result.status} in ${result.ms} ms`);' > "$console_log" 2>&1 &
+console_pid=$!
+
 # The relayer's modules import the generated TypeChain factories (typechain-types/).
 bash scripts/ensure-contract-types.sh
 
@@ -112,6 +124,10 @@ fi
 if [ "${#paired[@]}" -eq 0 ] && [ "${#alone[@]}" -eq 0 ]; then
   echo "== node:test: no test files outside test/contracts"
 fi
+
+# The background console build has ended by now (the browser tests waited for its lock).
+if wait "$console_pid"; then :; fi
+echo "== Console $(grep -E '^console build: ' "$console_log" | sed -E 's/^console //' || echo "build did not finish: $(tail -n 3 "$console_log")")"
 
 # Summary from both runners' own counts (best effort, ANSI colours stripped): Hardhat ends with a
 # total over its runners at the start of a line ("135 passing (120 mocha, 15 solidity)"; the
