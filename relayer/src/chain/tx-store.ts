@@ -268,15 +268,6 @@ export class TxStore {
     return results;
   }
 
-  /** Number of live root rows of an org (the queue length used for 429). */
-  async liveRootCount(orgId: string): Promise<number> {
-    const result = await this.#database.pool.query<{ n: string }>(
-      `SELECT count(*)::text AS n FROM transactions WHERE org_id = $1 AND parent_id IS NULL AND state IN ('queued', 'sent', 'mined')`,
-      [orgId],
-    );
-    return Number(result.rows[0]?.n ?? 0);
-  }
-
   /** Wallets that have live rows not held (work for some sequencer). */
   async walletsWithWork(limit = 10_000): Promise<string[]> {
     const result = await this.#database.pool.query<{ wallet_id: string }>(

@@ -37,6 +37,13 @@ describe("transaction store (PostgreSQL)", () => {
     );
     assert.deepEqual(verdict, { outcome: "recorded" });
   };
+  /** An org `org_<n>` and its wallet `wal_<n>` at `walletAddress`. */
+  const addOrg = async (n: number, name: string, walletAddress: string) => {
+    await database.db.insert(orgs).values({ id: `org_${n}`, name, scopes: [] });
+    await database.db
+      .insert(wallets)
+      .values({ id: `wal_${n}`, orgId: `org_${n}`, address: walletAddress, encryptedKey: "x" });
+  };
   const attempt = (hash: string) => ({
     hash,
     maxFeePerGas: "2",
@@ -48,10 +55,7 @@ describe("transaction store (PostgreSQL)", () => {
     database = createDatabase(testDb.url);
     await runMigrations(database);
     store = new TxStore(database);
-    await database.db.insert(orgs).values({ id: "org_1", name: "One", scopes: [] });
-    await database.db
-      .insert(wallets)
-      .values({ id: "wal_1", orgId: "org_1", address, encryptedKey: "x" });
+    await addOrg(1, "One", address);
   });
   after(async () => {
     await database?.close();
@@ -140,14 +144,8 @@ describe("transaction store (PostgreSQL)", () => {
   });
   it("rounds of several wallets share one statement, each checked against its own lease", async () => {
     const other = "0x" + "22".repeat(20);
-    await database.db.insert(orgs).values({ id: "org_2", name: "Two", scopes: [] });
-    await database.db
-      .insert(wallets)
-      .values({ id: "wal_2", orgId: "org_2", address: other, encryptedKey: "x" });
-    await database.db.insert(orgs).values({ id: "org_3", name: "Three", scopes: [] });
-    await database.db
-      .insert(wallets)
-      .values({ id: "wal_3", orgId: "org_3", address: "0x" + "33".repeat(20), encryptedKey: "x" });
+    await addOrg(2, "Two", other);
+    await addOrg(3, "Three", "0x" + "33".repeat(20));
     const mine = "tx_b00000000000000000000001";
     const lost = "tx_b00000000000000000000002";
     const third = "tx_b00000000000000000000003";
@@ -181,10 +179,7 @@ describe("transaction store (PostgreSQL)", () => {
   });
   it("records a write only if its checks pass, the writes of one turn in one statement", async () => {
     const nine = "0x" + "99".repeat(20);
-    await database.db.insert(orgs).values({ id: "org_9", name: "Nine", scopes: [] });
-    await database.db
-      .insert(wallets)
-      .values({ id: "wal_9", orgId: "org_9", address: nine, encryptedKey: "x" });
+    await addOrg(9, "Nine", nine);
     const wallet = { id: "wal_9", orgId: "org_9", address: nine, signerBackend: "local" };
     const write = (id: string, needWei: bigint, value: string, held: HeldWrite[] = []) =>
       store.record(
