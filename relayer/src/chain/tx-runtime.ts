@@ -175,6 +175,15 @@ export class TxRuntime {
     return this.#notifierStarted;
   }
 
+  /**
+   * Whether a write recorded for the wallet needs only `submit`: this process's engine holds the
+   * wallet's lease. Otherwise the other processes are told (`CheckedWrite.wakeOthers`). A lease
+   * that moves meanwhile is caught by the new holder's claim round (`claimIntervalMs`).
+   */
+  wakesHere(walletId: string): boolean {
+    return this.sequencer.holds(walletId);
+  }
+
   /** Wakes this process's sequencer for a wallet whose rows were just recorded. */
   submit(walletId: string): void {
     this.sequencer.wake(walletId);

@@ -121,6 +121,11 @@ export class TxSequencer implements EngineContext {
     for (const id of this.book.ids()) this.book.forget(id);
   }
 
+  /** Whether this sequencer runs and holds the wallet's lease (a `wake` reaches its work). */
+  holds(walletId: string): boolean {
+    return !this.#stopped && this.book.has(walletId);
+  }
+
   /** Wakes the wallet's sequencing now (a write was recorded in this process). */
   wake(walletId: string): void {
     this.#onQueued(walletId);

@@ -230,7 +230,12 @@ async function recordChecked(
   const release = ledger.hold(request.orgId, write.rows[0]!.id, write.needWei);
   try {
     return await ctx.tx.store.record(
-      { ...write, held, maxLiveRoots: WRITE_LIMITS.maxQueuedPerOrg },
+      {
+        ...write,
+        held,
+        maxLiveRoots: WRITE_LIMITS.maxQueuedPerOrg,
+        wakeOthers: !ctx.tx.wakesHere(write.wallet.id),
+      },
       claim,
       request.alongside,
     );

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
 import { IllegalTransitionError } from "../../../relayer/src/chain/tx-lifecycle.js";
-import { LeaseLostError, TxStore, type RecordedRow } from "../../../relayer/src/chain/tx-store.js";
+import {
+  LeaseLostError,
+  TX_CHANNELS,
+  TxStore,
+  type RecordedRow,
+} from "../../../relayer/src/chain/tx-store.js";
 import type { HeldWrite } from "../../../relayer/src/chain/unrecorded-writes.js";
 import { createDatabase, type Database } from "../../../relayer/src/db/client.js";
 import { runMigrations } from "../../../relayer/src/db/migrate.js";
@@ -32,6 +39,7 @@ describe("transaction store (PostgreSQL)", () => {
         balance: { value: 0n, block: undefined },
         held: [],
         maxLiveRoots: 1_000,
+        wakeOthers: true,
       },
       undefined,
     );
@@ -190,6 +198,7 @@ describe("transaction store (PostgreSQL)", () => {
           balance: { value: 100n, block: undefined },
           held,
           maxLiveRoots: 3,
+          wakeOthers: true,
         },
         undefined,
       );
@@ -224,6 +233,42 @@ describe("transaction store (PostgreSQL)", () => {
     });
     assert.equal(await store.get(ids[4]!), undefined);
     assert.equal((await store.get(ids[3]!))?.value, "20");
+  });
+
+  it("tells the other processes of a recorded write only when asked to (wakeOthers)", async () => {
+    const eight = "0x" + "88".repeat(20);
+    await addOrg(8, "Eight", eight);
+    const listener = new pg.Client({ connectionString: testDb.url });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on("notification", (m) => heard.push(`${m.channel}:${m.payload ?? ""}`));
+    await listener.query(`LISTEN ${TX_CHANNELS.queued}`);
+    try {
+      const record = (id: string, wakeOthers: boolean) =>
+        store.record(
+          {
+            wallet: { id: "wal_8", orgId: "org_8", address: eight, signerBackend: "local" },
+            rows: [{ ...row(id), orgId: "org_8", walletId: "wal_8" }],
+            needWei: 0n,
+            balance: { value: 0n, block: undefined },
+            held: [],
+            maxLiveRoots: 1_000,
+            wakeOthers,
+          },
+          undefined,
+        );
+      assert.deepEqual(await record("tx_e00000000000000000000001", false), { outcome: "recorded" });
+      assert.deepEqual(await record("tx_e00000000000000000000002", true), { outcome: "recorded" });
+      // Notifications arrive in commit order: once the second write's is heard, the first's
+      // would have been.
+      const deadline = Date.now() + 5_000;
+      while (heard.length === 0 && Date.now() < deadline) await sleep(20);
+      await sleep(100);
+      assert.deepEqual(heard, [`${TX_CHANNELS.queued}:wal_8`]);
+      assert.equal((await store.get("tx_e00000000000000000000001"))?.state, "queued");
+    } finally {
+      await listener.end();
+    }
   });
 
   it("a process that lost the wallet's lease changes none of its rows", async () => {
