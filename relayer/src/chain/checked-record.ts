@@ -61,12 +61,6 @@ export interface CheckedWrite {
   held: readonly HeldWrite[];
   /** The org's live writes allowed at most (the queue bound: 429 at it). */
   maxLiveRoots: number;
-  /**
-   * Whether the other relayer processes are told of the wallet's new work (`NOTIFY`, on commit).
-   * Not when this process's engine holds the wallet's lease: it is woken in-process, and every
-   * `NOTIFY` costs a transaction in each listening connection of the database.
-   */
-  wakeOthers: boolean;
 }
 
 /** What became of a `CheckedWrite`. */
@@ -89,9 +83,8 @@ const ROW_PARAMS = columns.length;
  * Checks and records writes in one statement, so one round trip: for each write, the org's live
  * writes and the wallet's reservations as the statement sees them, its verdict, and its rows
  * inserted only if it passed (`INSERT ... SELECT FROM unnest(...)`, one array parameter per
- * field, so the text is the same whatever the number of rows). The wallets of the writes recorded
- * with `wakeOthers` are woken in every process (`NOTIFY`, sent on commit). Parameters:
- * `checkedRecordParams`.
+ * field, so the text is the same whatever the number of rows). It wakes no engine: the recording
+ * process does, once the statement commits (`TxRuntime.submit`). Parameters: `checkedRecordParams`.
  *
  * The reservations: live writes not yet mined, and writes mined after the block the balance is
  * known to include (a range of transactions_wallet_receipt_block_idx: a block's rows of the
@@ -103,8 +96,8 @@ export const CHECKED_RECORD_SQL = (() => {
   const p = (n: number) => `$${ROW_PARAMS + n}`;
   return `WITH asks AS (
      SELECT * FROM unnest(${p(2)}::int[], ${p(3)}::text[], ${p(4)}::text[], ${p(5)}::numeric[],
-                          ${p(6)}::numeric[], ${p(7)}::bigint[], ${p(8)}::int[], ${p(13)}::bool[])
-       AS a(i, org_id, wallet_id, need, balance, balance_block, max_live, wake)),
+                          ${p(6)}::numeric[], ${p(7)}::bigint[], ${p(8)}::int[])
+       AS a(i, org_id, wallet_id, need, balance, balance_block, max_live)),
    held AS (
      SELECT h.i, count(*)::int AS roots, sum(h.wei) AS wei
        FROM unnest(${p(9)}::int[], ${p(10)}::text[], ${p(11)}::numeric[]) AS h(i, id, wei)
@@ -124,7 +117,7 @@ export const CHECKED_RECORD_SQL = (() => {
        JOIN wallets w ON w.id = a.wallet_id AND w.org_id = a.org_id
        LEFT JOIN held ON held.i = a.i),
    verdicts AS (
-     SELECT s.i, s.wallet_id, s.wake, s.live_roots, s.reserved,
+     SELECT s.i, s.wallet_id, s.live_roots, s.reserved,
             CASE WHEN s.live_roots >= s.max_live THEN 'queue-full'
                  WHEN s.need > greatest(s.balance - s.reserved, 0) THEN 'short'
                  ELSE 'recorded' END AS outcome
@@ -135,12 +128,9 @@ export const CHECKED_RECORD_SQL = (() => {
        FROM unnest(${columns.map((column, i) => `$${i + 1}::${column.getSQLType()}[]`).join(", ")}, ${p(1)}::int[])
          AS r(${aliases.join(", ")}, write_i)
        JOIN verdicts v ON v.i = r.write_i AND v.outcome = 'recorded'
-     RETURNING 1),
-   notified AS (
-     SELECT pg_notify(${p(12)}, wallet_id)
-       FROM (SELECT DISTINCT wallet_id FROM verdicts WHERE outcome = 'recorded' AND wake) woken)
+     RETURNING 1)
    SELECT v.i, v.outcome, v.live_roots, v.reserved::text AS reserved,
-          (SELECT count(*) FROM recorded) AS inserted, (SELECT count(*) FROM notified) AS woken
+          (SELECT count(*) FROM recorded) AS inserted
      FROM verdicts v`;
 })();
 
@@ -159,7 +149,6 @@ export interface VerdictRow {
  */
 export function checkedRecordParams(
   writes: ReadonlyArray<{ i: number; write: CheckedWrite }>,
-  channel: string,
 ): unknown[] {
   const rows = writes.flatMap(({ i, write }) => write.rows.map((row) => ({ i, row })));
   const fields = RECORDED_FIELDS.map((field) => {
@@ -184,8 +173,6 @@ export function checkedRecordParams(
     held.map((h) => h.i),
     held.map((h) => h.id),
     held.map((h) => h.wei.toString()),
-    channel,
-    asks.map((w) => w.wakeOthers),
   ];
 }
 

@@ -94,7 +94,7 @@ export class TxNotifier extends EventEmitter<NotifierEvents> {
         for (const id of payload.split(",")) if (id !== "") this.emit("final", id);
         break;
       case TX_CHANNELS.queued:
-        if (payload !== "") this.emit("queued", payload);
+        for (const id of payload.split(",")) if (id !== "") this.emit("queued", id);
         break;
       case INDEXED_CHANNEL:
         this.noteIndexed(Number(payload));

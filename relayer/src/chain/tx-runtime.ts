@@ -17,6 +17,7 @@ import type { RpcClient } from "./rpc-client.js";
 import { isFinal } from "./tx-lifecycle.js";
 import { GAS_CHANNEL, TxNotifier } from "./tx-notifier.js";
 import { TxSequencer, type TxSequencerOptions } from "./tx-sequencer.js";
+import { WalletWakes } from "./wallet-wakes.js";
 import { TxStore, type TxRow } from "./tx-store.js";
 import { isGroupRow } from "./tx-rows.js";
 
@@ -73,6 +74,7 @@ export class TxRuntime {
   readonly #deps: TxRuntimeDeps;
   /** Synchronous writes waiting for their rows, woken by row id (`final-waiters.ts`). */
   readonly #finalWaiters: FinalWaiters;
+  readonly #wakes: WalletWakes;
   readonly #purgeMs: number;
   #purgeTimer: NodeJS.Timeout | undefined;
   #notifierStarted: Promise<void> | undefined;
@@ -92,6 +94,7 @@ export class TxRuntime {
     if (connectionString === undefined)
       throw new Error("the database pool has no connection string (needed for LISTEN/NOTIFY)");
     this.notifier = new TxNotifier(connectionString, logger);
+    this.#wakes = new WalletWakes(deps.database);
     this.#finalWaiters = new FinalWaiters(async (ids) => {
       const rows = await Promise.all(ids.map((id) => this.store.getSoon(id)));
       return new Set(ids.filter((_, i) => rows[i] === undefined || isFinal(rows[i].state)));
@@ -176,16 +179,18 @@ export class TxRuntime {
   }
 
   /**
-   * Whether a write recorded for the wallet needs only `submit`: this process's engine holds the
-   * wallet's lease. Otherwise the other processes are told (`CheckedWrite.wakeOthers`). A lease
-   * that moves meanwhile is caught by the new holder's claim round (`claimIntervalMs`).
+   * Wakes the engine for a wallet whose rows were just recorded (call once they committed): this
+   * process's sequencer, and, unless it holds the wallet's lease, the other processes'
+   * (`WalletWakes`: one `NOTIFY` for the wallets of 10 ms). A lease that moves meanwhile is
+   * caught by the new holder's claim round (`claimIntervalMs`).
    */
-  wakesHere(walletId: string): boolean {
-    return this.sequencer.holds(walletId);
-  }
-
-  /** Wakes this process's sequencer for a wallet whose rows were just recorded. */
   submit(walletId: string): void {
+    if (!this.sequencer.holds(walletId))
+      this.#wakes
+        .send(walletId)
+        .catch((err: unknown) =>
+          this.#deps.logger.warn({ err, walletId }, "waking the other processes failed"),
+        );
     this.sequencer.wake(walletId);
   }
 

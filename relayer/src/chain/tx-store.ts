@@ -42,7 +42,7 @@ export const notHeld = (t: string): string =>
      SELECT 1 FROM orgs o WHERE o.id = ${t}.org_id AND o.suspended_at IS NOT NULL))`;
 
 export const TX_CHANNELS = {
-  /** Payload: a wallet id with new queued work. */
+  /** Payload: comma-separated ids of wallets with new queued work. */
   queued: "rwa_tx_queued",
   /** Payload: comma-separated ids of rows that became final. */
   final: "rwa_tx_final",
@@ -140,8 +140,8 @@ export class TxStore {
 
   /**
    * Records a write if its org's checks pass as the statement runs (`CheckedWrite`): its rows,
-   * its `Idempotency-Key` claim and `alongside` in one database transaction, and the wake-up of
-   * every relayer process for its wallet (`NOTIFY`, sent on commit). Without a claim nor
+   * its `Idempotency-Key` claim and `alongside` in one database transaction. It wakes no engine
+   * (the caller does once it returns: `TxRuntime.submit`). Without a claim nor
    * `alongside`, the writes of one turn share one statement (one round trip, one commit for the
    * check and the rows). Nothing is written for a write refused.
    *
@@ -185,7 +185,7 @@ export class TxStore {
             .returning({ key: idempotencyKeys.key });
           if (claimed.length === 0) return;
         }
-        const params = checkedRecordParams([{ i: 0, write }], TX_CHANNELS.queued);
+        const params = checkedRecordParams([{ i: 0, write }]);
         const result = await tx.execute<VerdictRow & Record<string, unknown>>(
           withParams(CHECKED_RECORD_SQL, params),
         );
@@ -234,7 +234,7 @@ export class TxStore {
    */
   async #recordMany(writes: readonly CheckedWrite[]): Promise<Array<RecordVerdict | Error>> {
     const check = async (group: ReadonlyArray<{ i: number; write: CheckedWrite }>) => {
-      const params = checkedRecordParams(group, TX_CHANNELS.queued);
+      const params = checkedRecordParams(group);
       const result = await retryOnDeadlock(() =>
         // Named: each connection plans it once, not on every write.
         this.#database.pool.query<VerdictRow>({

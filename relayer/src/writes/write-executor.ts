@@ -230,12 +230,7 @@ async function recordChecked(
   const release = ledger.hold(request.orgId, write.rows[0]!.id, write.needWei);
   try {
     return await ctx.tx.store.record(
-      {
-        ...write,
-        held,
-        maxLiveRoots: WRITE_LIMITS.maxQueuedPerOrg,
-        wakeOthers: !ctx.tx.wakesHere(write.wallet.id),
-      },
+      { ...write, held, maxLiveRoots: WRITE_LIMITS.maxQueuedPerOrg },
       claim,
       request.alongside,
     );

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
+import { pino } from "pino";
 import { IllegalTransitionError } from "../../../relayer/src/chain/tx-lifecycle.js";
 import {
   LeaseLostError,
@@ -9,7 +10,9 @@ import {
   TxStore,
   type RecordedRow,
 } from "../../../relayer/src/chain/tx-store.js";
+import { TxNotifier } from "../../../relayer/src/chain/tx-notifier.js";
 import type { HeldWrite } from "../../../relayer/src/chain/unrecorded-writes.js";
+import { WalletWakes } from "../../../relayer/src/chain/wallet-wakes.js";
 import { createDatabase, type Database } from "../../../relayer/src/db/client.js";
 import { runMigrations } from "../../../relayer/src/db/migrate.js";
 import { orgs, wallets } from "../../../relayer/src/db/schema/index.js";
@@ -39,7 +42,6 @@ describe("transaction store (PostgreSQL)", () => {
         balance: { value: 0n, block: undefined },
         held: [],
         maxLiveRoots: 1_000,
-        wakeOthers: true,
       },
       undefined,
     );
@@ -198,7 +200,6 @@ describe("transaction store (PostgreSQL)", () => {
           balance: { value: 100n, block: undefined },
           held,
           maxLiveRoots: 3,
-          wakeOthers: true,
         },
         undefined,
       );
@@ -235,38 +236,43 @@ describe("transaction store (PostgreSQL)", () => {
     assert.equal((await store.get(ids[3]!))?.value, "20");
   });
 
-  it("tells the other processes of a recorded write only when asked to (wakeOthers)", async () => {
+  it("recording wakes no process; the wallets woken within the linger share one NOTIFY", async () => {
     const eight = "0x" + "88".repeat(20);
     await addOrg(8, "Eight", eight);
+    const raw: string[] = [];
     const listener = new pg.Client({ connectionString: testDb.url });
     await listener.connect();
-    const heard: string[] = [];
-    listener.on("notification", (m) => heard.push(`${m.channel}:${m.payload ?? ""}`));
+    listener.on("notification", (m) => raw.push(m.payload ?? ""));
     await listener.query(`LISTEN ${TX_CHANNELS.queued}`);
+    const notifier = new TxNotifier(testDb.url, pino({ level: "silent" }));
+    const woken: string[] = [];
+    notifier.on("queued", (walletId) => woken.push(walletId));
+    await notifier.start();
     try {
-      const record = (id: string, wakeOthers: boolean) =>
-        store.record(
-          {
-            wallet: { id: "wal_8", orgId: "org_8", address: eight, signerBackend: "local" },
-            rows: [{ ...row(id), orgId: "org_8", walletId: "wal_8" }],
-            needWei: 0n,
-            balance: { value: 0n, block: undefined },
-            held: [],
-            maxLiveRoots: 1_000,
-            wakeOthers,
-          },
-          undefined,
-        );
-      assert.deepEqual(await record("tx_e00000000000000000000001", false), { outcome: "recorded" });
-      assert.deepEqual(await record("tx_e00000000000000000000002", true), { outcome: "recorded" });
-      // Notifications arrive in commit order: once the second write's is heard, the first's
-      // would have been.
+      const verdict = await store.record(
+        {
+          wallet: { id: "wal_8", orgId: "org_8", address: eight, signerBackend: "local" },
+          rows: [{ ...row("tx_e00000000000000000000001"), orgId: "org_8", walletId: "wal_8" }],
+          needWei: 0n,
+          balance: { value: 0n, block: undefined },
+          held: [],
+          maxLiveRoots: 1_000,
+        },
+        undefined,
+      );
+      assert.deepEqual(verdict, { outcome: "recorded" });
+      const wakes = new WalletWakes(database);
+      const statements = database.statements();
+      await Promise.all([wakes.send("wal_8"), wakes.send("wal_1"), wakes.send("wal_8")]);
+      assert.equal(database.statements() - statements, 1, "one statement for the three");
       const deadline = Date.now() + 5_000;
-      while (heard.length === 0 && Date.now() < deadline) await sleep(20);
+      while (woken.length < 2 && Date.now() < deadline) await sleep(20);
       await sleep(100);
-      assert.deepEqual(heard, [`${TX_CHANNELS.queued}:wal_8`]);
-      assert.equal((await store.get("tx_e00000000000000000000001"))?.state, "queued");
+      // Notifications arrive in commit order: the record's would have come first.
+      assert.deepEqual(raw, ["wal_8,wal_1"]);
+      assert.deepEqual(woken, ["wal_8", "wal_1"]);
     } finally {
+      await notifier.stop();
       await listener.end();
     }
   });

@@ -62,7 +62,6 @@ describe("funds check: reservations from the balance's block", () => {
           balance: { value: 0n, block: balanceBlock },
           held: [],
           maxLiveRoots: 1_000,
-          wakeOthers: true,
         },
         undefined,
       );
