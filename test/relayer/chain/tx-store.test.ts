@@ -237,8 +237,7 @@ describe("transaction store (PostgreSQL)", () => {
   });
 
   it("recording wakes no process; the wallets woken within the linger share one NOTIFY", async () => {
-    const eight = "0x" + "88".repeat(20);
-    await addOrg(8, "Eight", eight);
+    await addOrg(8, "Eight", "0x" + "88".repeat(20));
     const raw: string[] = [];
     const listener = new pg.Client({ connectionString: testDb.url });
     await listener.connect();
@@ -249,18 +248,9 @@ describe("transaction store (PostgreSQL)", () => {
     notifier.on("queued", (walletId) => woken.push(walletId));
     await notifier.start();
     try {
-      const verdict = await store.record(
-        {
-          wallet: { id: "wal_8", orgId: "org_8", address: eight, signerBackend: "local" },
-          rows: [{ ...row("tx_e00000000000000000000001"), orgId: "org_8", walletId: "wal_8" }],
-          needWei: 0n,
-          balance: { value: 0n, block: undefined },
-          held: [],
-          maxLiveRoots: 1_000,
-        },
-        undefined,
-      );
-      assert.deepEqual(verdict, { outcome: "recorded" });
+      await recordRows("wal_8", "org_8", [
+        { ...row("tx_e00000000000000000000001"), orgId: "org_8", walletId: "wal_8" },
+      ]);
       const wakes = new WalletWakes(database);
       const statements = database.statements();
       await Promise.all([wakes.send("wal_8"), wakes.send("wal_1"), wakes.send("wal_8")]);
