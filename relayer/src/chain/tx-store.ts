@@ -515,15 +515,19 @@ export function updateNotifyingFinal(update: string, channel: number): string {
    SELECT changed.id, changed.state FROM changed, (SELECT count(*) FROM notified) AS sent`;
 }
 
+/** The payloads of the notifications that carry `ids`: `NOTIFY_CHUNK` ids each, comma-separated. */
+export function notifyPayloads(ids: readonly string[]): string[] {
+  const payloads: string[] = [];
+  for (let i = 0; i < ids.length; i += NOTIFY_CHUNK)
+    payloads.push(ids.slice(i, i + NOTIFY_CHUNK).join(","));
+  return payloads;
+}
+
 /** Tells every process's waiting requests that `ids` became final (`NOTIFY`, on commit). */
 export async function notifyFinal(
   client: { query: (text: string, values: unknown[]) => Promise<unknown> },
   ids: readonly string[],
 ): Promise<void> {
-  for (let i = 0; i < ids.length; i += NOTIFY_CHUNK) {
-    await client.query("SELECT pg_notify($1, $2)", [
-      TX_CHANNELS.final,
-      ids.slice(i, i + NOTIFY_CHUNK).join(","),
-    ]);
-  }
+  for (const payload of notifyPayloads(ids))
+    await client.query("SELECT pg_notify($1, $2)", [TX_CHANNELS.final, payload]);
 }

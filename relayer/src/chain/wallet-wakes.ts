@@ -1,9 +1,6 @@
 import { Batcher } from "../db/batcher.js";
 import type { Database } from "../db/client.js";
-import { TX_CHANNELS } from "./tx-store.js";
-
-/** Wallet ids per notification (NOTIFY payloads are limited to 8000 bytes). */
-const IDS_PER_NOTIFY = 200;
+import { notifyPayloads, TX_CHANNELS } from "./tx-store.js";
 
 /**
  * Tells the other relayer processes which wallets have new queued work (`rwa_tx_queued`, payload:
@@ -23,13 +20,9 @@ export class WalletWakes {
   constructor(database: Database, lingerMs = 10) {
     this.#sends = new Batcher(
       async (walletIds) => {
-        const unique = [...new Set(walletIds)];
-        const payloads: string[] = [];
-        for (let i = 0; i < unique.length; i += IDS_PER_NOTIFY)
-          payloads.push(unique.slice(i, i + IDS_PER_NOTIFY).join(","));
         await database.pool.query(`SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p`, [
           TX_CHANNELS.queued,
-          payloads,
+          notifyPayloads([...new Set(walletIds)]),
         ]);
         return walletIds.map(() => undefined);
       },

@@ -4,7 +4,6 @@ import { AUDIT_ACTIONS } from "../domain/audit.js";
 import type { AppContext } from "../context.js";
 import { inTransaction } from "../db/client.js";
 import { ORG_CHANGED_CHANNEL } from "../chain/tx-notifier.js";
-import { TX_CHANNELS } from "../chain/tx-store.js";
 import { NotFoundError, ValidationError } from "../errors.js";
 import type { ApiKeySummary } from "../domain/api-key.js";
 import type { OrgChanges, OrgOverview, Plan } from "../domain/org.js";
@@ -201,10 +200,6 @@ export async function updateOrg(
         [orgId],
       );
       changes.suspended = { from: wasSuspended, to: input.suspended };
-      if (!input.suspended && before.wallet_id !== null) {
-        // Every process's engine looks at the wallet again: its held writes are sendable now.
-        await client.query("SELECT pg_notify($1, $2)", [TX_CHANNELS.queued, before.wallet_id]);
-      }
     }
     if (Object.keys(changes).length > 0)
       await client.query("SELECT pg_notify($1, $2)", [ORG_CHANGED_CHANNEL, orgId]);
@@ -226,6 +221,8 @@ export async function updateOrg(
     return { changes, walletId: before.wallet_id };
   });
   ctx.apiKeys.forgetOrg(orgId);
+  // The engine that leases the wallet, here or in another process, looks at it again: its held
+  // writes are sendable now.
   if (changes.suspended?.to === false && walletId !== null) ctx.tx.submit(walletId);
   if (Object.keys(changes).length > 0)
     ctx.logger.info({ orgId, changes }, "organization changed by operator");
