@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ApiKeyCache, type ApiKeyPrincipal } from "../../relayer/src/services/api-key-cache.js";
+import {
+  API_KEY_CACHE_TTL_MS,
+  ApiKeyCache,
+  type ApiKeyPrincipal,
+} from "../../relayer/src/services/api-key-cache.js";
 
 const principal: ApiKeyPrincipal = {
   orgId: "org_1",
@@ -57,5 +61,70 @@ describe("API key cache", () => {
       return Promise.resolve({ principal, expiresAt: null });
     });
     assert.equal(calls, 1);
+  });
+
+  describe("refresh ahead (the clock mocked)", () => {
+    const later: ApiKeyPrincipal = { ...principal, scopes: ["webhooks"], plan: "enterprise" };
+
+    it("an entry past half its life answers at once and is looked up again behind the request", async (t) => {
+      t.mock.timers.enable({ apis: ["Date"], now: 1_000_000 });
+      const cache = new ApiKeyCache();
+      cache.remember("h", principal);
+      let calls = 0;
+      let release: () => void = () => {};
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const load = async () => {
+        calls++;
+        await gate;
+        return { principal: later, expiresAt: null };
+      };
+      t.mock.timers.tick(API_KEY_CACHE_TTL_MS / 2 - 1);
+      assert.equal(await cache.resolve("h", load), principal);
+      assert.equal(calls, 0, "a young entry is not looked up again");
+      t.mock.timers.tick(1);
+      // Answered from memory while the look-up is held back: the request does not wait for it.
+      assert.equal(await cache.resolve("h", load), principal);
+      assert.equal(await cache.resolve("h", load), principal);
+      assert.equal(calls, 1, "one refresh at a time");
+      release();
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(cache.get("h"), later);
+      // The refreshed entry lives a full TTL from its own look-up.
+      t.mock.timers.tick(API_KEY_CACHE_TTL_MS - 1);
+      assert.equal(cache.get("h"), later);
+      t.mock.timers.tick(1);
+      assert.equal(cache.get("h"), undefined);
+    });
+
+    it("a refresh that fails drops the entry, so the next request waits for its own look-up", async (t) => {
+      t.mock.timers.enable({ apis: ["Date"], now: 1_000_000 });
+      const cache = new ApiKeyCache();
+      cache.remember("h", principal);
+      t.mock.timers.tick(API_KEY_CACHE_TTL_MS / 2);
+      assert.equal(
+        await cache.resolve("h", () => Promise.reject(new Error("revoked key"))),
+        principal,
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(cache.get("h"), undefined);
+      await assert.rejects(
+        cache.resolve("h", () => Promise.reject(new Error("revoked key"))),
+        /revoked key/,
+      );
+    });
+
+    it("an entry is never served past the TTL, refreshed or not", async (t) => {
+      t.mock.timers.enable({ apis: ["Date"], now: 1_000_000 });
+      const cache = new ApiKeyCache();
+      cache.remember("h", principal);
+      t.mock.timers.tick(API_KEY_CACHE_TTL_MS);
+      let calls = 0;
+      const got = await cache.resolve("h", () => {
+        calls++;
+        return Promise.resolve({ principal: later, expiresAt: null });
+      });
+      assert.equal(got, later);
+      assert.equal(calls, 1);
+    });
   });
 });

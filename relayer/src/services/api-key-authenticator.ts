@@ -1,5 +1,7 @@
-import { eq, sql } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import type { AppContext } from "../context.js";
+import { Batcher } from "../db/batcher.js";
+import { retryOnDeadlock } from "../db/client.js";
 import type { ApiKeyPrincipal } from "./api-key-cache.js";
 import { apiKeys, orgs } from "../db/schema/index.js";
 import { ApiKeyExpiredError, OrgSuspendedError, UnauthorizedError } from "../errors.js";
@@ -28,13 +30,32 @@ export async function authenticateApiKey(ctx: AppContext, key: string): Promise<
   if (!API_KEY_PATTERN.test(key))
     throw new UnauthorizedError({ details: { reason: "malformed key" } });
   const hash = hashApiKey(key);
-  return ctx.apiKeys.resolve(hash, () => lookUpApiKey(ctx, hash));
+  return ctx.apiKeys.resolve(hash, () => lookUps(ctx).add(hash));
 }
 
-async function lookUpApiKey(
+type KeyLookup = { principal: ApiKeyPrincipal; expiresAt: number | null };
+
+/** Each app's key look-ups of one event-loop turn, sent as one statement (`lookUpApiKeys`). */
+const batchers = new WeakMap<AppContext, Batcher<string, KeyLookup>>();
+
+function lookUps(ctx: AppContext): Batcher<string, KeyLookup> {
+  let batcher = batchers.get(ctx);
+  if (batcher === undefined) {
+    batcher = new Batcher((hashes) => lookUpApiKeys(ctx, hashes));
+    batchers.set(ctx, batcher);
+  }
+  return batcher;
+}
+
+/**
+ * The keys of `hashes` in one statement (when a hundred organizations' entries expire together,
+ * one round trip, not a hundred): each one's principal, or the error its request answers. Keys
+ * whose `last_used_at` is older than `LAST_USED_RESOLUTION_MS` get it set, in one statement too.
+ */
+async function lookUpApiKeys(
   ctx: AppContext,
-  hash: string,
-): Promise<{ principal: ApiKeyPrincipal; expiresAt: number | null }> {
+  hashes: readonly string[],
+): Promise<Array<KeyLookup | Error>> {
   const rows = await ctx.database.db
     .select({
       keyId: apiKeys.id,
@@ -49,32 +70,40 @@ async function lookUpApiKey(
     })
     .from(apiKeys)
     .innerJoin(orgs, eq(orgs.id, apiKeys.orgId))
-    .where(eq(apiKeys.keyHash, hash))
-    .limit(1);
-  const row = rows[0];
-  if (row === undefined || !hashesEqual(row.keyHash, hash)) {
-    throw new UnauthorizedError({ details: { reason: "unknown key" } });
-  }
-  if (row.revokedAt !== null)
-    throw new UnauthorizedError({ details: { reason: "revoked key", keyId: row.keyId } });
-  if (row.expiresAt !== null && row.expiresAt.getTime() <= Date.now())
-    throw new ApiKeyExpiredError({ details: { keyId: row.keyId } });
-  if (row.suspendedAt !== null)
-    throw new OrgSuspendedError({ details: { orgId: row.orgId, keyId: row.keyId } });
-  if (row.lastUsedAt === null || Date.now() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-    await ctx.database.db
-      .update(apiKeys)
-      .set({ lastUsedAt: sql`now()` })
-      .where(eq(apiKeys.id, row.keyId));
-  }
-  return {
-    principal: {
-      orgId: row.orgId,
-      keyId: row.keyId,
-      scopes: row.scopes,
-      grantedScopes: expandScopes(row.scopes),
-      plan: row.plan,
-    },
-    expiresAt: row.expiresAt?.getTime() ?? null,
-  };
+    .where(inArray(apiKeys.keyHash, [...new Set(hashes)]));
+  const byHash = new Map(rows.map((row) => [row.keyHash, row]));
+  const now = Date.now();
+  const used: string[] = [];
+  const answers = hashes.map((hash): KeyLookup | Error => {
+    const row = byHash.get(hash);
+    if (row === undefined || !hashesEqual(row.keyHash, hash))
+      return new UnauthorizedError({ details: { reason: "unknown key" } });
+    if (row.revokedAt !== null)
+      return new UnauthorizedError({ details: { reason: "revoked key", keyId: row.keyId } });
+    if (row.expiresAt !== null && row.expiresAt.getTime() <= now)
+      return new ApiKeyExpiredError({ details: { keyId: row.keyId } });
+    if (row.suspendedAt !== null)
+      return new OrgSuspendedError({ details: { orgId: row.orgId, keyId: row.keyId } });
+    if (row.lastUsedAt === null || now - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS)
+      used.push(row.keyId);
+    return {
+      principal: {
+        orgId: row.orgId,
+        keyId: row.keyId,
+        scopes: row.scopes,
+        grantedScopes: expandScopes(row.scopes),
+        plan: row.plan,
+      },
+      expiresAt: row.expiresAt?.getTime() ?? null,
+    };
+  });
+  // Several processes may stamp overlapping keys in another order: a deadlock is retried.
+  if (used.length > 0)
+    await retryOnDeadlock(() =>
+      ctx.database.db
+        .update(apiKeys)
+        .set({ lastUsedAt: sql`now()` })
+        .where(inArray(apiKeys.id, [...new Set(used)])),
+    );
+  return answers;
 }

@@ -21,38 +21,63 @@ export const API_KEY_CACHE_TTL_MS = 2_000;
 const API_KEY_CACHE_MAX = 10_000;
 
 /**
+ * An entry older than this is still served, but its key is looked up again in the background
+ * (refresh ahead): a key in steady use never makes a request wait for the database, and an entry
+ * is still never served more than `API_KEY_CACHE_TTL_MS` after the lookup it came from.
+ */
+const API_KEY_REFRESH_AFTER_MS = API_KEY_CACHE_TTL_MS / 2;
+
+/**
  * Successful lookups by key hash, in this process (`ctx.apiKeys`). Unknown and revoked keys are
- * never kept; an entry lives `API_KEY_CACHE_TTL_MS`.
+ * never kept; an entry lives `API_KEY_CACHE_TTL_MS`, and is refreshed in the background once it
+ * is half that old and used again.
  */
 export class ApiKeyCache {
-  readonly #byHash = new Map<string, { principal: ApiKeyPrincipal; until: number }>();
+  readonly #byHash = new Map<
+    string,
+    { principal: ApiKeyPrincipal; until: number; refreshAt: number }
+  >();
 
   readonly #loading = new Map<string, Promise<ApiKeyPrincipal>>();
 
   /**
    * The principal of a key hash: remembered, else from `load` (the database). Requests with the
    * same key that arrive while its lookup runs share that lookup: when an entry expires, an
-   * organization's ten concurrent writers cost one statement, not ten.
+   * organization's ten concurrent writers cost one statement, not ten. A remembered entry past
+   * half its life is answered at once and looked up again behind it; if that lookup fails (the
+   * key was revoked, the org suspended, or the database did not answer), the entry is dropped,
+   * so the next request waits for a lookup of its own and gets its answer.
    */
   async resolve(
     hash: string,
     load: () => Promise<{ principal: ApiKeyPrincipal; expiresAt: number | null }>,
   ): Promise<ApiKeyPrincipal> {
-    const known = this.get(hash);
-    if (known !== undefined) return known;
-    let pending = this.#loading.get(hash);
-    if (pending === undefined) {
-      pending = load()
-        .then(({ principal, expiresAt }) => {
-          // A key forgotten (revoked) while its lookup ran is not remembered from it.
-          if (this.#loading.get(hash) === pending) this.remember(hash, principal, expiresAt);
-          return principal;
-        })
-        .finally(() => {
-          if (this.#loading.get(hash) === pending) this.#loading.delete(hash);
+    const now = Date.now();
+    const known = this.#byHash.get(hash);
+    if (known !== undefined && known.until > now) {
+      if (now >= known.refreshAt && !this.#loading.has(hash))
+        this.#load(hash, load).catch(() => {
+          if (this.#byHash.get(hash) === known) this.#byHash.delete(hash);
         });
-      this.#loading.set(hash, pending);
+      return known.principal;
     }
+    return this.#loading.get(hash) ?? this.#load(hash, load);
+  }
+
+  #load(
+    hash: string,
+    load: () => Promise<{ principal: ApiKeyPrincipal; expiresAt: number | null }>,
+  ): Promise<ApiKeyPrincipal> {
+    const pending: Promise<ApiKeyPrincipal> = load()
+      .then(({ principal, expiresAt }) => {
+        // A key forgotten (revoked) while its lookup ran is not remembered from it.
+        if (this.#loading.get(hash) === pending) this.remember(hash, principal, expiresAt);
+        return principal;
+      })
+      .finally(() => {
+        if (this.#loading.get(hash) === pending) this.#loading.delete(hash);
+      });
+    this.#loading.set(hash, pending);
     return pending;
   }
 
@@ -68,10 +93,12 @@ export class ApiKeyCache {
    */
   remember(hash: string, principal: ApiKeyPrincipal, expiresAt: number | null = null): void {
     if (this.#byHash.size >= API_KEY_CACHE_MAX) this.#byHash.clear();
-    const until = Date.now() + API_KEY_CACHE_TTL_MS;
+    const now = Date.now();
+    const until = now + API_KEY_CACHE_TTL_MS;
     this.#byHash.set(hash, {
       principal,
       until: expiresAt === null ? until : Math.min(until, expiresAt),
+      refreshAt: now + API_KEY_REFRESH_AFTER_MS,
     });
   }
 

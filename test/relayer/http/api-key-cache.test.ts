@@ -68,4 +68,40 @@ describe("API-key lookups reused for at most 2 s, and revocation", () => {
     const later = await listWith(key.apiKey);
     assertError(later, 403, "Insufficient scope");
   });
+
+  it("keys looked up in the same instant (one statement) each get their own answer", async () => {
+    // Fresh keys (none remembered yet), two organizations, different scopes, a revoked key and
+    // an unknown one, all sent at once: the look-ups go out together (`lookUpApiKeys`), and
+    // one key's refusal must not leak into another's answer.
+    const other = await stack.registerOrg({ plan: "enterprise" });
+    const readers = await Promise.all([1, 2, 3].map(() => newKey(["read"])));
+    const hookers = await Promise.all([1, 2].map(() => newKey(["webhooks"])));
+    const otherKey = await other.api("POST", KEYS, { body: { scopes: ["read"] } });
+    assert.equal(otherKey.status, 200, otherKey.text);
+    const revoked = await newKey(["read"]);
+    await stack.database.pool.query("UPDATE api_keys SET revoked_at = now() WHERE id = $1", [
+      revoked.keyId,
+    ]);
+    const unknown = `${readers[0]!.apiKey.slice(0, -4)}0000`;
+    const answers = await Promise.all([
+      ...readers.map((k) => listWith(k.apiKey)),
+      ...hookers.map((k) => listWith(k.apiKey)),
+      listWith(otherKey.body.apiKey as string),
+      listWith(revoked.apiKey),
+      listWith(unknown),
+    ]);
+    const [r1, r2, r3, h1, h2, o, rev, unk] = answers;
+    for (const res of [r1, r2, r3]) {
+      assert.equal(res.status, 200, res.text);
+      const ids = (res.body.keys as Array<{ keyId: string }>).map((k) => k.keyId);
+      assert.ok(ids.includes(readers[0]!.keyId), "the org's own keys are listed");
+    }
+    for (const res of [h1, h2]) assertError(res!, 403, "Insufficient scope");
+    assert.equal(o!.status, 200, o!.text);
+    const otherIds = (o!.body.keys as Array<{ keyId: string }>).map((k) => k.keyId);
+    assert.ok(!otherIds.includes(readers[0]!.keyId), "another org's keys are not listed");
+    assert.ok(otherIds.includes(otherKey.body.keyId as string));
+    assertError(rev!, 401, "Unauthorized");
+    assertError(unk!, 401, "Unauthorized");
+  });
 });
