@@ -73,8 +73,9 @@ describe("API key cache", () => {
       let calls = 0;
       let release: () => void = () => {};
       const gate = new Promise<void>((resolve) => (release = resolve));
-      const load = async () => {
+      const load = async (background: boolean) => {
         calls++;
+        assert.equal(background, true, "a refresh no request waits for says so");
         await gate;
         return { principal: later, expiresAt: null };
       };
@@ -119,8 +120,9 @@ describe("API key cache", () => {
       cache.remember("h", principal);
       t.mock.timers.tick(API_KEY_CACHE_TTL_MS);
       let calls = 0;
-      const got = await cache.resolve("h", () => {
+      const got = await cache.resolve("h", (background) => {
         calls++;
+        assert.equal(background, false, "a request waits for this look-up");
         return Promise.resolve({ principal: later, expiresAt: null });
       });
       assert.equal(got, later);

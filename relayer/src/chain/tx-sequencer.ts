@@ -61,7 +61,10 @@ export class TxSequencer implements EngineContext {
    */
   readonly #wakeSoon = new Batcher<string, undefined>(
     (walletIds) => {
-      for (const id of new Set(walletIds)) this.kick(id);
+      // A wallet given back meanwhile (`#releaseIdle`) is claimed again, not skipped.
+      for (const id of new Set(walletIds))
+        if (this.book.has(id)) this.kick(id);
+        else if (!this.#stopped) void this.#claimSoon.add(id).catch(() => undefined);
       return Promise.resolve(walletIds.map(() => undefined));
     },
     { lingerMs: WAKE_LINGER_MS },
@@ -169,6 +172,7 @@ export class TxSequencer implements EngineContext {
     if (this.#stopped || this.#claiming !== undefined) return;
     this.#claiming = (async () => {
       try {
+        await this.#releaseIdle();
         const withWork = await this.d.store.walletsWithWork();
         await this.#claim([...new Set([...withWork, ...this.book.ids()])]);
       } catch (err) {
@@ -178,6 +182,27 @@ export class TxSequencer implements EngineContext {
       this.#claiming = undefined;
     });
     await this.#claiming;
+  }
+
+  /**
+   * Gives back, in one statement, the leases of wallets whose queue has been empty for
+   * `idleReleaseMs` (their step not running). A write recorded for one afterwards claims it
+   * again (`#onQueued`), here or in another process.
+   */
+  async #releaseIdle(): Promise<void> {
+    const now = Date.now();
+    const idle = this.book
+      .states()
+      .filter(
+        (s) =>
+          s.idleSince !== undefined &&
+          now - s.idleSince >= this.options.idleReleaseMs &&
+          s.loop.running === undefined,
+      )
+      .map((s) => s.wallet.id);
+    if (idle.length === 0) return;
+    for (const id of idle) this.book.forget(id);
+    await this.d.store.releaseLeases(this.d.owner, idle);
   }
 
   async #claim(walletIds: string[]): Promise<void> {
@@ -212,6 +237,7 @@ export class TxSequencer implements EngineContext {
       capLogged: new Set(),
       unfilled: new Set(),
       broadcastAt: new Map(),
+      idleSince: undefined,
     };
     return state;
   }
@@ -259,10 +285,11 @@ export class TxSequencer implements EngineContext {
     );
     this.book.load(state, rows);
     if (rows.length === 0) {
-      this.book.forget(state.wallet.id);
-      await this.d.store.releaseLeases(this.d.owner, [state.wallet.id]);
+      // Kept a while, then given back by the claim round (`#releaseIdle`).
+      state.idleSince ??= Date.now();
       return;
     }
+    state.idleSince = undefined;
     const hadRpcError = rows.some((r) => r.lastError !== null);
     await withWalletSigner(this.d.signers, state.wallet, async (sign) => {
       await checkSent(this, state, sign);

@@ -30,21 +30,30 @@ export async function authenticateApiKey(ctx: AppContext, key: string): Promise<
   if (!API_KEY_PATTERN.test(key))
     throw new UnauthorizedError({ details: { reason: "malformed key" } });
   const hash = hashApiKey(key);
-  return ctx.apiKeys.resolve(hash, () => lookUps(ctx).add(hash));
+  return ctx.apiKeys.resolve(hash, (background) => lookUps(ctx, background).add(hash));
 }
 
 type KeyLookup = { principal: ApiKeyPrincipal; expiresAt: number | null };
 
-/** Each app's key look-ups of one event-loop turn, sent as one statement (`lookUpApiKeys`). */
-const batchers = new WeakMap<AppContext, Batcher<string, KeyLookup>>();
+/**
+ * Each app's key look-ups, sent as one statement (`lookUpApiKeys`): those a request waits for,
+ * the look-ups of one event-loop turn; background refreshes, those of `REFRESH_LINGER_MS` (a
+ * hundred keys in steady use refresh about once a second each: a few statements a second, not
+ * a hundred).
+ */
+const batchers = new WeakMap<AppContext, Record<"now" | "later", Batcher<string, KeyLookup>>>();
 
-function lookUps(ctx: AppContext): Batcher<string, KeyLookup> {
-  let batcher = batchers.get(ctx);
-  if (batcher === undefined) {
-    batcher = new Batcher((hashes) => lookUpApiKeys(ctx, hashes));
-    batchers.set(ctx, batcher);
+/** How long a background refresh waits for others to share its statement. */
+const REFRESH_LINGER_MS = 200;
+
+function lookUps(ctx: AppContext, background: boolean): Batcher<string, KeyLookup> {
+  let pair = batchers.get(ctx);
+  if (pair === undefined) {
+    const run = (hashes: readonly string[]) => lookUpApiKeys(ctx, hashes);
+    pair = { now: new Batcher(run), later: new Batcher(run, { lingerMs: REFRESH_LINGER_MS }) };
+    batchers.set(ctx, pair);
   }
-  return batcher;
+  return background ? pair.later : pair.now;
 }
 
 /**

@@ -46,22 +46,26 @@ export class ApiKeyCache {
    * organization's ten concurrent writers cost one statement, not ten. A remembered entry past
    * half its life is answered at once and looked up again behind it; if that lookup fails (the
    * key was revoked, the org suspended, or the database did not answer), the entry is dropped,
-   * so the next request waits for a lookup of its own and gets its answer.
+   * so the next request waits for a lookup of its own and gets its answer. `load` is told
+   * whether a request waits for it (`background` false) or not (a refresh, which may linger to
+   * share a statement with other keys' refreshes).
    */
   async resolve(
     hash: string,
-    load: () => Promise<{ principal: ApiKeyPrincipal; expiresAt: number | null }>,
+    load: (
+      background: boolean,
+    ) => Promise<{ principal: ApiKeyPrincipal; expiresAt: number | null }>,
   ): Promise<ApiKeyPrincipal> {
     const now = Date.now();
     const known = this.#byHash.get(hash);
     if (known !== undefined && known.until > now) {
       if (now >= known.refreshAt && !this.#loading.has(hash))
-        this.#load(hash, load).catch(() => {
+        this.#load(hash, () => load(true)).catch(() => {
           if (this.#byHash.get(hash) === known) this.#byHash.delete(hash);
         });
       return known.principal;
     }
-    return this.#loading.get(hash) ?? this.#load(hash, load);
+    return this.#loading.get(hash) ?? this.#load(hash, () => load(false));
   }
 
   #load(

@@ -144,8 +144,12 @@ describe("suspending an organization holds its queued writes until it is resumed
       await signing;
       assert.equal((await patch(late.orgId, { suspended: true })).status, 200);
       open();
-      // Not kept until the lease runs out (15 s): the next look finds nothing it may send.
-      await eventually(async () => assert.equal(await leaseOwner(late.walletAddress), null), 5_000);
+      // Not kept until the lease runs out (15 s): the next look finds nothing it may send, and
+      // the lease goes back once the wallet has been idle for `idleReleaseMs` (3 s).
+      await eventually(
+        async () => assert.equal(await leaseOwner(late.walletAddress), null),
+        10_000,
+      );
       assert.deepEqual(
         (await rowsOf([id])).map((r) => [r.state, r.nonce]),
         [["queued", null]],

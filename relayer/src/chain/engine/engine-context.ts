@@ -17,6 +17,12 @@ export interface TxSequencerOptions {
   leaseMs: number;
   /** How often to look for wallets with work and renew leases. Default 1 s. */
   claimIntervalMs: number;
+  /**
+   * A wallet whose queue is empty keeps its lease this long before it is given back. Default
+   * 3 s: a queue that empties and refills between blocks is not released and claimed again
+   * each time (two statements and two commits per round trip of the queue).
+   */
+  idleReleaseMs: number;
   /** Re-price a transaction not mined after this long. Default 15 s. */
   stuckAfterMs: number;
   /** How often a wallet with sent transactions compares its nonces with the chain. Default 1 s. */
@@ -38,6 +44,7 @@ export interface TxSequencerOptions {
 export const DEFAULT_SEQUENCER_OPTIONS: TxSequencerOptions = {
   leaseMs: 15_000,
   claimIntervalMs: 1_000,
+  idleReleaseMs: 3_000,
   stuckAfterMs: 15_000,
   checkIntervalMs: 1_000,
   rebroadcastMs: 5_000,

@@ -18,6 +18,8 @@ export interface WalletState {
   unfilled: Set<string>;
   /** When this process last broadcast each open row (ms); absent: not since it was loaded. */
   broadcastAt: Map<string, number>;
+  /** Since when the last step found no live row (ms); the lease goes back after `idleReleaseMs`. */
+  idleSince: number | undefined;
 }
 
 /**
