@@ -10,8 +10,10 @@ import type { IpfsTarget } from "./ipfs-target.js";
  * The embedded IPFS node: Helia's light node without networking (no libp2p, no bitswap, no HTTP
  * block brokers, so it never dials out; the machines this runs on may have no network),
  * its blocks and pins kept on disk under `DATA_DIR/ipfs`. Documents are served to the world by
- * the relayer's own gateway route (`/ipfs/<cid>`). Helia is imported and started on first use,
- * so a relayer that never pins pays nothing at start-up.
+ * the relayer's own gateway route (`/ipfs/<cid>`). Helia is imported and started by the pin
+ * workers as they start (`warm`: about 300 ms of module loading on the event loop, which the
+ * first mint after a restart used to stall every request for), else on first use, so a process
+ * that never pins (`RELAYER_ROLE=api`) pays nothing at start-up.
  */
 export function embeddedIpfsTarget(dataDir: string, logger: Logger): IpfsTarget {
   let starting: Promise<Helia> | undefined;
@@ -28,6 +30,9 @@ export function embeddedIpfsTarget(dataDir: string, logger: Logger): IpfsTarget 
       for await (const _pinned of helia.pins.add(cid, { offline: true } as never)) {
         // drains the pin walk (one raw block)
       }
+    },
+    async warm(): Promise<void> {
+      await node();
     },
     async get(cid: CID): Promise<Uint8Array | undefined> {
       const helia = await node();

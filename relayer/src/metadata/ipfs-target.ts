@@ -13,5 +13,10 @@ export interface IpfsTarget {
   pin(cid: CID, bytes: Uint8Array, name: string): Promise<void>;
   /** The block's bytes when this target holds it, else undefined. */
   get(cid: CID): Promise<Uint8Array | undefined>;
+  /**
+   * Loads what the first pin would otherwise load on the event loop (the embedded node's
+   * modules): called while a pinning process starts, so that no request stalls behind it.
+   */
+  warm?(): Promise<void>;
   stop(): Promise<void>;
 }

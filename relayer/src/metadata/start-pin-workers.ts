@@ -21,6 +21,8 @@ export interface PinWorkersHandle {
 export async function startPinWorkers(ctx: AppContext): Promise<PinWorkersHandle> {
   const logger = ctx.logger.child({ component: "ipfs" });
   const target = ctx.ipfs;
+  // Before the process serves: the first mint's pin does not stall requests to load it.
+  await target.warm?.();
   const boss = await openDeliveryQueue(ctx.database, logger, "rwa-pin-workers");
   await createPinQueue(boss);
   await boss.work<PinJobData>(
