@@ -88,6 +88,41 @@ describe("rate limits (PostgreSQL counters)", () => {
       if (r.status === "rejected") assert.equal((r.reason as Error).name, "RateLimitError");
   });
 
+  it("a busy bucket's next share is leased ahead, before its requests run out (a small one's is not)", async () => {
+    // A consume served from the share resolves before the next macrotask; one that waits for a
+    // lease needs a PostgreSQL round trip. A lease statement sent by a consume that did not wait
+    // is a lease ahead: the old limiter only leased for a request that had to wait for it.
+    const limiter = stack.ctx.rateLimiter;
+    const run = async (
+      bucket: { key: string; limit: number; windowSeconds: number },
+      n: number,
+    ) => {
+      let waited = 0;
+      let ahead = 0;
+      for (let i = 0; i < n; i++) {
+        const leasesBefore = limiter.leases;
+        let settled = false;
+        const done = limiter.consume([bucket]).then(() => (settled = true));
+        await new Promise((resolve) => setImmediate(resolve));
+        if (!settled) waited++;
+        else if (limiter.leases > leasesBefore) ahead++;
+        await done;
+        // Let a lease ahead land before the next request, as requests spaced in time would.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return { waited, ahead };
+    };
+    const busy = await run({ key: `ahead:${Date.now()}`, limit: 100_000, windowSeconds: 60 }, 60);
+    assert.ok(busy.ahead >= 2, `leased ahead ${busy.ahead} times`);
+    // Shares of 1 and 2 are leased when used up; from 4 on the next comes ahead of need.
+    assert.ok(busy.waited <= 4, `${busy.waited} of 60 requests waited for a lease`);
+    // A limit of 40 a minute leases at most 2 at a time (a twentieth of it): never ahead, so each
+    // share is leased by a request that waits for it.
+    const small = await run({ key: `small:${Date.now()}`, limit: 40, windowSeconds: 60 }, 10);
+    assert.equal(small.ahead, 0);
+    assert.ok(small.waited >= 5, `${small.waited} of 10 requests waited for a lease`);
+  });
+
   it("a window that has passed starts again", async () => {
     const org = await stack.registerOrg({ plan: "free" });
     for (let i = 0; i < 10; i += 1) await org.api("GET", "/api/enterprise/keys");
