@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { TestOrg } from "../../support/stack.js";
-import { parseEther, toBeHex } from "ethers";
 import { newTxId } from "../../../relayer/src/chain/tx-ids.js";
 import { assetBody, startWriteStackWithOrgs, waitForStatus, type WriteStack } from "./helpers.js";
 
@@ -77,8 +76,8 @@ describe("funds check: reservations from the balance's block", () => {
 
   it("writes of one org checked at the same moment count each other: only the affordable ones pass", async () => {
     // 35 coin: three stakes of 10 and their gas, not four.
-    await stack.rpc("anvil_setBalance", [org.walletAddress, toBeHex(parseEther("35"))]);
-    await stack.rpc("evm_mine");
+    // Counted from the next block the relayer sees (a balance is read once per block).
+    await stack.setBalance(org.walletAddress, "35");
     const answers = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
         org.api("POST", "/api/v1/write/issue-asset", {

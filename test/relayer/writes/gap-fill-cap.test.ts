@@ -58,7 +58,7 @@ describe("nonce gap fills are capped per wallet (anvil + PostgreSQL)", () => {
    * item, then the affordable one) once the refused one was handled.
    */
   async function provokeGap(org: TestOrg, label: string) {
-    await stack.rpc("anvil_setBalance", [org.walletAddress, toBeHex(parseEther("100"))]);
+    await stack.setBalance(org.walletAddress, "100");
     let batchId: string;
     await automine(false);
     try {

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
-import { JsonRpcProvider } from "ethers";
+import { JsonRpcProvider, parseEther, toBeHex } from "ethers";
 import type { AssetToken } from "../../../typechain-types/AssetToken.js";
 import { AssetToken__factory } from "../../../typechain-types/factories/AssetToken__factory.js";
 import type { TxRuntimeOptions } from "../../../relayer/src/chain/tx-runtime.js";
 import { startTxWorkers } from "../../../relayer/src/chain/tx-workers.js";
 import { startIndexer, type IndexerHandle } from "../../../relayer/src/indexer/start-indexer.js";
+import { eventually } from "../../support/eventually.js";
 import { startRpcFaultProxy, type RpcFaultProxy } from "../../support/rpc-fault-proxy.js";
 import {
   startTestStack,
@@ -25,6 +26,12 @@ export interface WriteStack extends TestStack {
   automine(on: boolean): Promise<unknown>;
   /** Runs `body` with automine off, and switches it back on afterwards whatever happens. */
   withoutAutomine<T>(body: () => Promise<T>): Promise<T>;
+  /**
+   * Sets an address's balance (`anvil_setBalance`), mines a block and waits until the relayer
+   * has seen it; resolves to that block. The relayer reads a balance once per block it sees
+   * (`HeadReads`), so a dev chain's balance change counts from its next block.
+   */
+  setBalance(address: string, coin: string): Promise<number>;
 }
 
 /**
@@ -59,6 +66,17 @@ export async function startWriteStack(
       } finally {
         await automine(true);
       }
+    },
+    setBalance: async (address: string, coin: string) => {
+      await provider.send("anvil_setBalance", [address, toBeHex(parseEther(coin))]);
+      const before = stack.ctx.tx.blocks.head;
+      await provider.send("evm_mine", []);
+      await eventually(
+        () => Promise.resolve(assert.ok(stack.ctx.tx.blocks.head > before, "the block is seen")),
+        10_000,
+        20,
+      );
+      return stack.ctx.tx.blocks.head;
     },
     stop: async () => {
       const t0 = Date.now();
