@@ -186,8 +186,10 @@ export class TxSequencer implements EngineContext {
 
   /**
    * Gives back, in one statement, the leases of wallets whose queue has been empty for
-   * `idleReleaseMs` (their step not running). A write recorded for one afterwards claims it
-   * again (`#onQueued`), here or in another process.
+   * `idleReleaseMs` (their step not running), unless a write for one committed meanwhile (the
+   * statement checks). A wallet is forgotten only once its lease is given back; one woken while
+   * the statement ran is claimed again at once. A write recorded later claims it again
+   * (`#onQueued`), here or in another process.
    */
   async #releaseIdle(): Promise<void> {
     const now = Date.now();
@@ -198,11 +200,24 @@ export class TxSequencer implements EngineContext {
           s.idleSince !== undefined &&
           now - s.idleSince >= this.options.idleReleaseMs &&
           s.loop.running === undefined,
-      )
-      .map((s) => s.wallet.id);
+      );
     if (idle.length === 0) return;
-    for (const id of idle) this.book.forget(id);
-    await this.d.store.releaseLeases(this.d.owner, idle);
+    const released = new Set(
+      await this.d.store.releaseIdleLeases(
+        this.d.owner,
+        idle.map((s) => s.wallet.id),
+      ),
+    );
+    for (const state of idle) {
+      const id = state.wallet.id;
+      // A step that started meanwhile finds the lease gone at its first write
+      // (`LeaseLostError`) and the wallet is forgotten then: never two states of one wallet.
+      if (!released.has(id) || this.book.get(id) !== state || state.loop.running !== undefined)
+        continue;
+      this.book.forget(id);
+      // Woken by a write committed as the lease went back: claimed again at once.
+      if (state.idleSince === undefined) void this.#claimSoon.add(id).catch(() => undefined);
+    }
   }
 
   async #claim(walletIds: string[]): Promise<void> {

@@ -345,6 +345,27 @@ export class TxStore {
   }
 
   /**
+   * Gives back the leases of `walletIds` that `owner` holds and that have no live row to work on
+   * (none, or only held ones) as the statement runs; returns the ids given back. A wallet whose
+   * new write committed before it keeps its lease, so its holder does not lose it under a step.
+   */
+  async releaseIdleLeases(owner: string, walletIds: readonly string[]): Promise<string[]> {
+    if (walletIds.length === 0) return [];
+    const result = await retryOnDeadlock(() =>
+      this.#database.pool.query<{ id: string }>(
+        `UPDATE wallets w SET lease_owner = NULL, lease_until = NULL
+          WHERE w.lease_owner = $1 AND w.id = ANY($2::text[])
+            AND NOT EXISTS (SELECT 1 FROM transactions t
+                             WHERE t.wallet_id = w.id AND t.state IN ('queued', 'sent', 'mined')
+                               AND ${notHeld("t")})
+          RETURNING w.id`,
+        [owner, walletIds],
+      ),
+    );
+    return result.rows.map((r) => r.id);
+  }
+
+  /**
    * Every live row of a wallet (roots and batch children) but held ones, oldest first, batch
    * items in order.
    */

@@ -267,6 +267,31 @@ describe("transaction store (PostgreSQL)", () => {
     }
   });
 
+  it("gives back an idle wallet's lease, not one whose write committed meanwhile", async () => {
+    await addOrg(7, "Seven", "0x" + "77".repeat(20));
+    await addOrg(6, "Six", "0x" + "66".repeat(20));
+    const claimed = await store.claimWallets("owner-i", ["wal_7", "wal_6"], 60_000);
+    assert.equal(claimed.length, 2);
+    // wal_7 got a write after its holder found it idle; wal_6 has none.
+    await recordRows("wal_7", "org_7", [
+      { ...row("tx_idle_7"), orgId: "org_7", walletId: "wal_7" },
+    ]);
+    assert.deepEqual(await store.releaseIdleLeases("owner-i", ["wal_7", "wal_6"]), ["wal_6"]);
+    const owners = await database.pool.query<{ id: string; lease_owner: string | null }>(
+      "SELECT id, lease_owner FROM wallets WHERE id IN ('wal_6', 'wal_7') ORDER BY id",
+    );
+    assert.deepEqual(
+      owners.rows.map((r) => [r.id, r.lease_owner]),
+      [
+        ["wal_6", null],
+        ["wal_7", "owner-i"],
+      ],
+    );
+    // Another owner's lease is never given back by this one.
+    assert.deepEqual(await store.releaseIdleLeases("owner-x", ["wal_7"]), []);
+    await store.releaseLeases("owner-i");
+  });
+
   it("a process that lost the wallet's lease changes none of its rows", async () => {
     const id = "tx_a00000000000000000000009";
     await recordRows("wal_1", "org_1", [row(id)]);
