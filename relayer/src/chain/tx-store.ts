@@ -332,14 +332,12 @@ export class TxStore {
     return result.rows.map((r) => r.id);
   }
 
-  /** Gives leases back (on stop, or when a wallet has no work left). */
-  async releaseLeases(owner: string, walletIds?: readonly string[]): Promise<void> {
+  /** Gives every lease of `owner` back (on stop; idle wallets: `releaseIdleLeases`). */
+  async releaseLeases(owner: string): Promise<void> {
     await retryOnDeadlock(() =>
       this.#database.pool.query(
-        walletIds === undefined
-          ? `UPDATE wallets SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1`
-          : `UPDATE wallets SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1 AND id = ANY($2::text[])`,
-        walletIds === undefined ? [owner] : [owner, walletIds],
+        `UPDATE wallets SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1`,
+        [owner],
       ),
     );
   }
