@@ -85,6 +85,8 @@ export class RateLimiter {
   #timer: NodeJS.Timeout | undefined;
   /** Lease statements sent so far (`rwa_rate_limit_leases_total`). */
   leases = 0;
+  /** Of `leases`, those sent ahead of need, for a share not yet used up. */
+  leasesAhead = 0;
 
   constructor(pool: pg.Pool) {
     this.#pool = pool;
@@ -118,7 +120,10 @@ export class RateLimiter {
             ahead.push(bucket);
         }
         // A failed lease ahead is no refusal: the request that finds the share used up leases.
-        if (ahead.length > 0) void this.#leaseFor(ahead).catch(() => undefined);
+        if (ahead.length > 0) {
+          this.leasesAhead++;
+          void this.#leaseFor(ahead).catch(() => undefined);
+        }
         return;
       }
       const granted = await this.#leaseFor(missing);
