@@ -27,7 +27,8 @@
  *
  * Environment: BENCH_SECONDS (per phase, default 20), BENCH_ORGS (default "1,10,50,100"),
  * BENCH_OUT (chart and JSON folder, default `.data/bench`), BENCH_PHASES (default
- * "sync,async,arrivals,processes,batch,split,crash"), BENCH_ARRIVALS (multiples of the chain's limit,
+ * "sync,async,arrivals,processes,batch,split,crash"), BENCH_BASE_FEE (the chain's starting base fee in
+ * wei; 0 fixes it at 0), BENCH_ARRIVALS (multiples of the chain's limit,
  * default "0.8,1,2": 0.8 is the async target's load, issue 25), BENCH_CONNECTIONS (the open arrivals' connection pool, default 128).
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -60,6 +61,17 @@ const RATE_LIMIT = "1000000";
 const PHASES = new Set(
   (process.env.BENCH_PHASES ?? "sync,async,arrivals,processes,batch,split,crash").split(","),
 );
+/**
+ * The chain's starting base fee in wei (BENCH_BASE_FEE; default anvil's, 1 gwei, adjusted by
+ * EIP-1559 after every block). 0 keeps it at 0 for good (anvil treats a zero base fee as fixed),
+ * as on a private chain without a fee market: the phases then measure the relayer against the
+ * chain's capacity, not against a base fee that a sustained backlog drives above the writes'
+ * fee caps.
+ */
+const BASE_FEE = process.env.BENCH_BASE_FEE;
+if (BASE_FEE !== undefined && !/^\d+$/.test(BASE_FEE))
+  throw new Error(`BENCH_BASE_FEE must be a whole number of wei, not "${BASE_FEE}"`);
+
 /** Connections the open-arrival load keeps to the relayer (BENCH_CONNECTIONS). */
 const ARRIVAL_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 128);
 /** Open-arrival phases: offered rates as multiples of the chain's limit (BENCH_ARRIVALS). */
@@ -93,9 +105,18 @@ interface PhaseResult {
   serverP99?: number;
   fullBlocks: number;
   blocks: number;
+  /** The base fee over the phase's blocks, in gwei: at the first, the highest, at the last. */
+  baseFeeGwei: { start: number; max: number; end: number };
+  /**
+   * Stuck transactions the engine found at their fee cap (sent again unchanged) during the
+   * phase: the fee market above what the writes reserved.
+   */
+  atFeeCap: number;
   commitsPerIssuance: number;
   /** SQL statements the relayer's pool sent, per issuance (pg-boss's own pool not counted). */
   statementsPerIssuance: number;
+  /** JSON-RPC requests the relayer processes sent to the node, per issuance, by method. */
+  rpcPerIssuance: Record<string, number>;
   /** The relayer's event-loop delay over the phase, p99 and max (ms; the busiest process's). */
   loopP99Ms: number;
   loopMaxMs: number;
@@ -114,14 +135,20 @@ interface PhaseResult {
 }
 
 /**
- * The relayer's `rwa_db_statements_total` and its event loop's delay (p99 and max, in ms) since
- * the last scrape, read from its `/metrics` (prom-client resets the delay histogram on each
- * scrape): how long work already due waited for the one thread.
+ * The relayer's `rwa_db_statements_total`, its `rpc_calls_total` per method, and its event loop's
+ * delay (p99 and max, in ms) since the last scrape, read from its `/metrics` (prom-client resets
+ * the delay histogram on each scrape): how long work already due waited for the one thread.
  */
 async function relayerReadings(
   cluster: Cluster,
   baseUrl: string,
-): Promise<{ statements: number; loopP99Ms: number; loopMaxMs: number }> {
+): Promise<{
+  statements: number;
+  atFeeCap: number;
+  rpc: Map<string, number>;
+  loopP99Ms: number;
+  loopMaxMs: number;
+}> {
   const res = await fetch(`${baseUrl}/metrics`, {
     headers: { "x-admin-token": cluster.adminToken },
   });
@@ -130,8 +157,13 @@ async function relayerReadings(
     const line = new RegExp(`^${name}\\s+(\\S+)$`, "m").exec(text);
     return line === null ? Number.NaN : Number(line[1]);
   };
+  const rpc = new Map<string, number>();
+  for (const m of text.matchAll(/^rpc_calls_total\{method="([^"]+)"\}\s+(\S+)$/gm))
+    rpc.set(m[1]!, Number(m[2]));
   return {
     statements: value("rwa_db_statements_total"),
+    atFeeCap: Number(/^rwa_tx_repricings_total\{outcome="at-cap"\}\s+(\S+)$/m.exec(text)?.[1] ?? 0),
+    rpc,
     loopP99Ms: value("nodejs_eventloop_lag_p99_seconds") * 1000,
     loopMaxMs: value("nodejs_eventloop_lag_max_seconds") * 1000,
   };
@@ -166,6 +198,22 @@ async function serverBuckets(
     }
   }
   return buckets;
+}
+
+/** A base fee in gwei, with three significant digits. */
+function gwei(value: number): string {
+  return value.toPrecision(3);
+}
+
+/** Node requests per issuance: the total, then the three most frequent methods. */
+function rpcSummary(perIssuance: Record<string, number>): string {
+  const entries = Object.entries(perIssuance);
+  const total = entries.reduce((sum, [, n]) => sum + n, 0);
+  const top = entries
+    .slice(0, 3)
+    .map(([method, n]) => `${method} ${n.toFixed(2)}`)
+    .join(", ");
+  return `${total.toFixed(2)} (${top})`;
 }
 
 /** The upper bound of the bucket holding the 99th percentile of `after - before`, in ms. */
@@ -244,17 +292,31 @@ async function databaseCounters(cluster: Cluster): Promise<{ commits: number; cp
   return { commits: Number(row.commits), cpu: serverCpuSeconds(row.pid) };
 }
 
-/** Blocks mined in [from, to]: how many, how many were full (≥ 90% of the gas limit), txs. */
+/**
+ * Blocks mined in [from, to]: how many, how many were full (≥ 90% of the gas limit), txs, and
+ * the base fee (gwei) at the first block, its highest, and at the last.
+ */
 async function blockStats(provider: JsonRpcProvider, from: number, to: number) {
   let full = 0;
   let txs = 0;
+  const baseFees: number[] = [];
   for (let n = from; n <= to; n++) {
     const block = await provider.getBlock(n);
     if (block === null) continue;
     txs += block.transactions.length;
     if (block.gasUsed * 10n >= block.gasLimit * 9n) full++;
+    baseFees.push(Number(block.baseFeePerGas ?? 0n) / 1e9);
   }
-  return { blocks: Math.max(0, to - from + 1), full, txs };
+  return {
+    blocks: Math.max(0, to - from + 1),
+    full,
+    txs,
+    baseFeeGwei: {
+      start: baseFees[0] ?? 0,
+      max: Math.max(0, ...baseFees),
+      end: baseFees.at(-1) ?? 0,
+    },
+  };
 }
 
 /**
@@ -388,10 +450,18 @@ async function measure(
   // Statements summed over the processes; the event loop's delay of the busiest one that serves
   // requests (a worker's loop delays no answer).
   const readings = async () => {
-    const sum = { statements: 0, loopP99Ms: 0, loopMaxMs: 0 };
+    const sum = {
+      statements: 0,
+      atFeeCap: 0,
+      rpc: new Map<string, number>(),
+      loopP99Ms: 0,
+      loopMaxMs: 0,
+    };
     for (const r of relayers) {
       const one = await relayerReadings(cluster, r.baseUrl);
       sum.statements += one.statements;
+      sum.atFeeCap += one.atFeeCap;
+      for (const [method, n] of one.rpc) sum.rpc.set(method, (sum.rpc.get(method) ?? 0) + n);
       if (ROLES.get(r) === "worker") continue;
       sum.loopP99Ms = Math.max(sum.loopP99Ms, one.loopP99Ms);
       sum.loopMaxMs = Math.max(sum.loopMaxMs, one.loopMaxMs);
@@ -454,8 +524,18 @@ async function measure(
     ...(serverP99 === undefined ? {} : { serverP99 }),
     fullBlocks: blocks.full,
     blocks: blocks.blocks,
+    baseFeeGwei: blocks.baseFeeGwei,
+    atFeeCap: after.readings.atFeeCap - before.readings.atFeeCap,
     commitsPerIssuance: (after.db.commits - before.db.commits) / minted,
     statementsPerIssuance: (after.readings.statements - before.readings.statements) / minted,
+    rpcPerIssuance: Object.fromEntries(
+      [...after.readings.rpc]
+        .map(
+          ([method, n]) => [method, (n - (before.readings.rpc.get(method) ?? 0)) / minted] as const,
+        )
+        .filter(([, perIssuance]) => perIssuance > 0)
+        .sort((a, b) => b[1] - a[1]),
+    ),
     loopP99Ms: after.readings.loopP99Ms,
     loopMaxMs: after.readings.loopMaxMs,
     relayerCpuMs: ((after.cpu - before.cpu) * 1000) / minted,
@@ -853,11 +933,12 @@ async function crashPhase(
 export async function runScaleBench(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   console.log(
-    `Starting anvil (1 s blocks), PostgreSQL and one relayer process (API_KEY_RATE_LIMIT_PER_MINUTE=${RATE_LIMIT} for the bench only)...`,
+    `Starting anvil (1 s blocks${BASE_FEE === undefined ? "" : `, base fee ${BASE_FEE} wei`}), PostgreSQL and one relayer process (API_KEY_RATE_LIMIT_PER_MINUTE=${RATE_LIMIT} for the bench only)...`,
   );
   const cluster = await startCluster({
     blockTime: 1,
     env: { API_KEY_RATE_LIMIT_PER_MINUTE: RATE_LIMIT, LOG_LEVEL: "warn" },
+    anvilArgs: BASE_FEE === undefined ? [] : ["--base-fee", BASE_FEE],
   });
   const provider = new JsonRpcProvider(cluster.rpcUrl, 1236, { staticNetwork: true });
   try {
@@ -903,12 +984,12 @@ export async function runScaleBench(): Promise<void> {
             : `  429 p99 ${r.refusedP99.toFixed(0)} ms (Retry-After ${r.retryAfter})`) +
           (r.serverP99 === undefined ? "" : ` (server ≤ ${r.serverP99.toFixed(0)} ms)`) +
           `  event loop delay p99 ${r.loopP99Ms.toFixed(0)} ms max ${r.loopMaxMs.toFixed(0)} ms` +
-          `  full blocks ${r.fullBlocks}/${r.blocks}\n${"".padEnd(30)}per issuance: CPU ms relayer ${r.relayerCpuMs.toFixed(1)} ` +
+          `  full blocks ${r.fullBlocks}/${r.blocks}, base fee ${gwei(r.baseFeeGwei.start)} → ${gwei(r.baseFeeGwei.end)} gwei (max ${gwei(r.baseFeeGwei.max)}), at fee cap ${r.atFeeCap}\n${"".padEnd(30)}per issuance: CPU ms relayer ${r.relayerCpuMs.toFixed(1)} ` +
           (r.roleCpuMs === undefined
             ? ""
             : `(API ${r.roleCpuMs.api.toFixed(1)} + worker ${r.roleCpuMs.worker.toFixed(1)}) `) +
           `postgres ${r.postgresCpuMs.toFixed(1)} node ${r.nodeCpuMs.toFixed(1)}; statements ${r.statementsPerIssuance.toFixed(1)} ` +
-          `commits ${r.commitsPerIssuance.toFixed(1)}  (CPU relayer ${(r.relayerCpu * 100).toFixed(0)}% postgres ${(r.postgresCpu * 100).toFixed(0)}% load generator ${(r.loadCpu * 100).toFixed(0)}% of a core; machine ${(r.machineBusy * 100).toFixed(0)}% busy)` +
+          `commits ${r.commitsPerIssuance.toFixed(1)}; node requests ${rpcSummary(r.rpcPerIssuance)}  (CPU relayer ${(r.relayerCpu * 100).toFixed(0)}% postgres ${(r.postgresCpu * 100).toFixed(0)}% load generator ${(r.loadCpu * 100).toFixed(0)}% of a core; machine ${(r.machineBusy * 100).toFixed(0)}% busy)` +
           (errors === "" ? "" : `  errors ${errors}`),
       );
     };

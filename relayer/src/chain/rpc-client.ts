@@ -209,6 +209,8 @@ export class RpcClient {
   readonly #batchRecheckMs: number;
   #id = 0;
   #healthTimer: NodeJS.Timeout | undefined;
+  /** Requests sent per JSON-RPC method since start, batched ones counted one by one. */
+  readonly #sentByMethod = new Map<string, number>();
 
   /** @param urls one URL, a comma-separated list, or an array of URLs */
   constructor(urls: string | readonly string[], options: RpcClientOptions = {}) {
@@ -243,6 +245,14 @@ export class RpcClient {
   /** Every endpoint's state, in the configured order (copies). */
   get endpoints(): RpcEndpointState[] {
     return this.#endpoints.map((e) => ({ ...e.state }));
+  }
+
+  /**
+   * Requests sent per method since start (each request of a batch counts; a retry on another
+   * endpoint counts again): what this process asks of the node, for `/metrics`.
+   */
+  get sentByMethod(): ReadonlyMap<string, number> {
+    return this.#sentByMethod;
   }
 
   /** Sends one request and returns its `result`. */
@@ -450,7 +460,15 @@ export class RpcClient {
    * `RpcUnavailableError` (the endpoint is marked down), except that a batch refused with an
    * HTTP 4xx and a body that is not JSON comes back with `body` undefined: that endpoint is up.
    */
-  async #postTo(endpoint: Endpoint, body: unknown): Promise<{ status: number; body: unknown }> {
+  async #postTo(
+    endpoint: Endpoint,
+    body: RpcRequest | readonly RpcRequest[],
+  ): Promise<{ status: number; body: unknown }> {
+    const sent: readonly RpcRequest[] = Array.isArray(body)
+      ? (body as readonly RpcRequest[])
+      : [body as RpcRequest];
+    for (const { method } of sent)
+      this.#sentByMethod.set(method, (this.#sentByMethod.get(method) ?? 0) + 1);
     const fail = (options: ConstructorParameters<typeof RpcUnavailableError>[0]) => {
       endpoint.state.up = false;
       endpoint.state.failures += 1;

@@ -5,8 +5,9 @@ import type { RpcClient } from "./rpc-client.js";
  * Exposes the RPC client's per-endpoint state on `/metrics`, read at scrape time:
  * `rpc_endpoint_up`, `rpc_endpoint_head_block`, `rpc_endpoint_latency_seconds` (last health
  * check) and `rpc_requests_total{outcome="answered"|"failed"}`, each labelled by `endpoint`
- * (host and port only, never a URL's path or query, which may hold an API key). Registers once
- * per registry (a second call on the same registry does nothing).
+ * (host and port only, never a URL's path or query, which may hold an API key), and
+ * `rpc_calls_total{method}`: the JSON-RPC requests sent per method, a batch's one by one.
+ * Call it once per registry (prom-client refuses a second registration of a name).
  *
  * @example
  * registerRpcMetrics(metrics.registry, ctx.rpc);
@@ -55,6 +56,16 @@ export function registerRpcMetrics(registry: Registry, rpc: RpcClient): void {
         this.inc({ endpoint: e.label, outcome: "answered" }, e.requests);
         this.inc({ endpoint: e.label, outcome: "failed" }, e.failures);
       }
+    },
+  });
+  new Counter({
+    name: "rpc_calls_total",
+    help: "JSON-RPC requests sent to the chain node, per method (each request of a batch counts)",
+    labelNames: ["method"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [method, count] of rpc.sentByMethod) this.inc({ method }, count);
     },
   });
 }

@@ -37,6 +37,7 @@ export class TxSequencer implements EngineContext {
   readonly writes: LeasedTxWrites;
   readonly book = new WalletBook();
   readonly fillCounter: Counter<"reason">;
+  readonly repriceCounter: Counter<"outcome">;
   readonly fills = new Map<string, number[]>();
   readonly blockReceipts: { unsupportedSince: number | undefined } = {
     unsupportedSince: undefined,
@@ -80,6 +81,12 @@ export class TxSequencer implements EngineContext {
       name: "rwa_nonce_gap_fills_total",
       help: "Self-transfers sent to fill a nonce whose write the node refused",
       labelNames: ["reason"] as const,
+      registers: deps.registry === undefined ? [] : [deps.registry],
+    });
+    this.repriceCounter = new Counter({
+      name: "rwa_tx_repricings_total",
+      help: "Stuck transactions re-priced (bumped), or left at their fee cap and sent again unchanged (at-cap)",
+      labelNames: ["outcome"] as const,
       registers: deps.registry === undefined ? [] : [deps.registry],
     });
     this.#blockLoop = new SerialLoop(

@@ -59,6 +59,22 @@ describe("RpcClient against a live anvil", () => {
     assert.match(text, new RegExp(`rpc_endpoint_head_block\\{endpoint="${liveLabel}"\\} \\d+`));
   });
 
+  it("counts the requests it sends per method in /metrics (rpc_calls_total), a batch's one by one", async () => {
+    const rpc = new RpcClient(chain.rpcUrl);
+    await rpc.call("eth_chainId");
+    await rpc.batch([
+      { method: "eth_blockNumber", params: [] },
+      { method: "eth_blockNumber", params: [] },
+      { method: "eth_chainId", params: [] },
+    ]);
+    assert.deepEqual(Object.fromEntries(rpc.sentByMethod), { eth_chainId: 2, eth_blockNumber: 2 });
+    const registry = new Registry();
+    registerRpcMetrics(registry, rpc);
+    const text = await registry.metrics();
+    assert.match(text, /^rpc_calls_total\{method="eth_chainId"\} 2$/m);
+    assert.match(text, /^rpc_calls_total\{method="eth_blockNumber"\} 2$/m);
+  });
+
   it("rejects with RpcUnavailableError when no endpoint answers", async () => {
     const rpc = new RpcClient([deadUrl], { timeoutMs: 1_000 });
     await assert.rejects(rpc.call("eth_blockNumber"), RpcUnavailableError);

@@ -98,6 +98,8 @@ export interface ClusterOptions {
   blockTime?: number;
   /** Extra environment for every relayer process. */
   env?: Record<string, string>;
+  /** Extra anvil arguments (e.g. `["--base-fee", "0"]`). */
+  anvilArgs?: string[];
 }
 
 /** Starts anvil, a fresh database and the contracts; relayers are added with `spawn`. */
@@ -107,7 +109,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const blockTime = options.blockTime ?? 1;
   // Deployed on automine (each deploy transaction would wait for a block), then interval mining.
   const [anvil, database] = await Promise.all([
-    findFreePort().then((port) => startAnvil({ port, blockTime: 0, reuseExisting: false })),
+    findFreePort().then((port) =>
+      startAnvil({ port, blockTime: 0, reuseExisting: false, extraArgs: options.anvilArgs ?? [] }),
+    ),
     createTestDatabase(),
   ]);
   const deploymentsFile = path.join(root, "deployments", "1236.json");

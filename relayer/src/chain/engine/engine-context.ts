@@ -82,6 +82,11 @@ export interface EngineContext {
   readonly writes: LeasedTxWrites;
   readonly book: WalletBook;
   readonly fillCounter: Counter<"reason">;
+  /**
+   * Re-pricings of stuck transactions by outcome: `bumped`, or `at-cap` (the fee market is above
+   * what the write reserved; it is sent again unchanged and waits for the base fee to fall).
+   */
+  readonly repriceCounter: Counter<"outcome">;
   /** Gap-fill times of the last hour by wallet (the cap holds across idle spells). */
   readonly fills: Map<string, number[]>;
   /** What the node said about `eth_getBlockReceipts`: when it was found missing, if it was. */

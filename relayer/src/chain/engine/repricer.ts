@@ -62,6 +62,7 @@ export async function reprice(
   if (last === undefined || row.nonce === null) return;
   const cap = feeCapOf(row, e.options.maxFeePerGasWei);
   const next = nextFees(feesOf(last), quote, cap);
+  e.repriceCounter.inc({ outcome: next.kind === "at-cap" ? "at-cap" : "bumped" });
   if (next.kind === "at-cap") {
     if (!state.capLogged.has(row.id)) {
       state.capLogged.add(row.id);
