@@ -14,6 +14,17 @@ export async function releaseConfirmedEvents(
   boss: PgBoss,
   upToBlock: number,
 ): Promise<number> {
+  // The oldest pending event first, by a plain index scan of webhook_events_pending_idx. A
+  // released event leaves its `pending` version's entry in that index until a vacuum, and the
+  // UPDATE below did not clear them: late in a bench run with autovacuum off, each release read
+  // about 30,000 entries (80 ms). A plain index scan marks the dead entries it passes, and later
+  // scans skip them. Nothing pending up to the block (NULLs sort last): nothing to release.
+  const { rows: oldest } = await client.query<{ block: string | null }>(
+    `SELECT block_number::text AS block FROM webhook_events
+      WHERE status = 'pending' ORDER BY block_number LIMIT 1`,
+  );
+  const block = oldest[0]?.block;
+  if (block === undefined || block === null || Number(block) > upToBlock) return 0;
   const { rows } = await client.query<{ id: string; org_id: string }>(
     `WITH ev AS (
        UPDATE webhook_events SET status = 'released', released_at = now()
