@@ -351,11 +351,7 @@ describe("hostile input", { timeout: 420_000 }, () => {
   }
 
   function fillPath(op: Operation, value: string): string {
-    // encodeURIComponent leaves dots alone, and fetch resolves a "." or ".." segment before
-    // sending (`/ipfs/..` would reach `/`): percent-encode them so the server gets the id itself.
-    const segment = encodeURIComponent(value).replace(/^\.{1,2}$/, (dots) =>
-      "%2E".repeat(dots.length),
-    );
+    const segment = encodeURIComponent(value);
     return op.path.replace(/\{[A-Za-z]+\}/g, () => segment);
   }
 
@@ -386,7 +382,11 @@ describe("hostile input", { timeout: 420_000 }, () => {
         hostileString.filter((s) => s.length > 0 && s.length < 5_000),
         badId.filter((s) => s.length > 0),
       )
-      .filter((s) => encodable(s) && encodeURIComponent(s).length < 4_000); // longer: 431 from Node
+      .filter((s) => encodable(s) && encodeURIComponent(s).length < 4_000) // longer: 431 from Node
+      // fetch resolves a "." or ".." segment, percent-encoded ("%2E") or not, before sending (the
+      // URL standard's dot segments): `/api/v1/webhooks/.` is sent as `/api/v1/webhooks/`, a list
+      // that answers 200. No id of ours is made of dots, and fetch cannot send one as a segment.
+      .filter((s) => s !== "." && s !== "..");
     for (const op of operations) {
       if (!op.hasPathParams) continue;
       if (op.method !== "GET" && op.body !== undefined) continue;
