@@ -157,13 +157,17 @@ async function relayerReadings(
     const line = new RegExp(`^${name}\\s+(\\S+)$`, "m").exec(text);
     return line === null ? Number.NaN : Number(line[1]);
   };
-  const rpc = new Map<string, number>();
-  for (const m of text.matchAll(/^rpc_calls_total\{method="([^"]+)"\}\s+(\S+)$/gm))
-    rpc.set(m[1]!, Number(m[2]));
+  /** A series with one label: its values by label value (`name{label="v"} n` lines). */
+  const byLabel = (name: string, label: string) => {
+    const values = new Map<string, number>();
+    for (const m of text.matchAll(new RegExp(`^${name}\\{${label}="([^"]+)"\\}\\s+(\\S+)$`, "gm")))
+      values.set(m[1]!, Number(m[2]));
+    return values;
+  };
   return {
     statements: value("rwa_db_statements_total"),
-    atFeeCap: Number(/^rwa_tx_repricings_total\{outcome="at-cap"\}\s+(\S+)$/m.exec(text)?.[1] ?? 0),
-    rpc,
+    atFeeCap: byLabel("rwa_tx_repricings_total", "outcome").get("at-cap") ?? 0,
+    rpc: byLabel("rpc_calls_total", "method"),
     loopP99Ms: value("nodejs_eventloop_lag_p99_seconds") * 1000,
     loopMaxMs: value("nodejs_eventloop_lag_max_seconds") * 1000,
   };
