@@ -6,7 +6,7 @@ import type { RpcClient } from "./rpc-client.js";
  * Follows the chain head with one cheap `eth_blockNumber` call every `pollMs` (100 ms by default:
  * a 1 s chain's new block is seen within a tenth of its interval) and emits `block` with each
  * new head. One per process; the sequencer's receipts and the indexer's wake-ups hang off it, so
- * nothing polls per write.
+ * nothing polls per write, and only this polls per process.
  */
 export class BlockWatcher extends EventEmitter<{ block: [head: number] }> {
   readonly #rpc: RpcClient;
@@ -23,6 +23,14 @@ export class BlockWatcher extends EventEmitter<{ block: [head: number] }> {
     this.#rpc = rpc;
     this.#logger = logger;
     this.#pollMs = options.pollMs ?? 100;
+  }
+
+  /**
+   * Whether `block` events can be relied on: started, a head seen, and the last read answered.
+   * A follower (the indexer) that waits for them polls on its own while this is false.
+   */
+  get following(): boolean {
+    return this.#running && this.head >= 0 && this.#failures === 0;
   }
 
   start(): void {

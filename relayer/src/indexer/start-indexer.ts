@@ -19,7 +19,11 @@ import { BalanceWatch } from "../alerts/balance-watch.js";
 
 /** Options of `startIndexer` (all optional). */
 export interface IndexerOptions extends Partial<ChainSyncOptions> {
-  /** How often to ask for the head (default 100 ms; a 1 s chain then lags by at most ~0.1 s). */
+  /**
+   * How often to ask for the head while the process's block watcher is not following the chain
+   * (not started, or failing; default 100 ms: a 1 s chain then lags by at most ~0.1 s). While it
+   * follows, the indexer wakes on its new heads instead (`RECHECK_MS`).
+   */
   pollIntervalMs?: number;
   /** How often a standby process tries the leader lock (default 1000 ms). */
   lockPollMs?: number;
@@ -34,6 +38,13 @@ export interface IndexerHandle {
   /** Whether this process currently holds the leader lock. */
   isLeader(): boolean;
 }
+
+/**
+ * While the block watcher follows the chain, a caught-up indexer waits for its next head, and
+ * looks at the chain on its own after this long without one: a tip replaced at the same height
+ * (which the next block would also reveal, through its parent hash) is rolled back within it.
+ */
+const RECHECK_MS = 1_000;
 
 // Any constant: the same for every relayer process of one database.
 export const INDEXER_LOCK_ID = 0x7277_6932; // "rwi2"
@@ -51,8 +62,8 @@ function deepReorgCounter(registry: Registry): Counter {
 }
 
 /**
- * Starts the chain indexer in this process. It follows new blocks (polling eth_blockNumber every
- * `pollIntervalMs`), tells waiting writes in every process how far it got (NOTIFY), reads the logs of the three contracts, writes the read model and the webhook
+ * Starts the chain indexer in this process. It follows new blocks (the process's block watcher's
+ * heads, or its own `eth_blockNumber` every `pollIntervalMs` while the watcher is not following), tells waiting writes in every process how far it got (NOTIFY), reads the logs of the three contracts, writes the read model and the webhook
  * outbox in one transaction per block range, rolls back reorgs to the common ancestor, and
  * releases webhook events once `confirmations` blocks stand above their block
  * (`config.confirmations`, CONFIRMATIONS; 0 = as soon as the block is indexed). It starts from the deployment block and catches
@@ -109,6 +120,35 @@ export async function startIndexer(
   const abort = new AbortController();
   const pause = (ms: number) =>
     sleep(ms, undefined, { signal: abort.signal }).catch(() => undefined);
+  const watcher = ctx.tx.blocks;
+  /**
+   * Until there may be a block past `cursor`: the watcher's next head (at once when it has
+   * already seen one), at most `RECHECK_MS`; `pollMs` while the watcher is not following. The
+   * watcher polls the head once per process for everyone, so an idle indexer no longer asks
+   * the node and the database ten times a second.
+   */
+  let lookedAt = -1;
+  const nextHead = async (cursor: number): Promise<void> => {
+    if (!watcher.following) return pause(pollMs);
+    if (abort.signal.aborted) return;
+    // A head the watcher saw before this step read its own (the node behind a failover may
+    // answer lower): looked at once, then waited for like any other.
+    if (watcher.head > cursor && watcher.head !== lookedAt) {
+      lookedAt = watcher.head;
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        watcher.off("block", done);
+        abort.signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, RECHECK_MS);
+      watcher.on("block", done);
+      abort.signal.addEventListener("abort", done);
+    });
+  };
 
   let bound = false;
   async function ensureCursor(): Promise<Cursor> {
@@ -192,7 +232,7 @@ export async function startIndexer(
         failures = 0;
         const caughtUp =
           events.length === 0 || events.every((e) => e.type !== "block" || e.headers.length <= 1);
-        if (caughtUp) await pause(pollMs);
+        if (caughtUp) await nextHead(indexed);
       } catch (error) {
         failures += 1;
         const level = error instanceof ChainMovedError ? "debug" : "warn";

@@ -18,6 +18,7 @@ import {
   tokenAs,
 } from "../webhooks/chain-helpers.js";
 import { startReceiver, type Receiver } from "../webhooks/receiver.js";
+import { eventually } from "../../support/eventually.js";
 
 const CONFIRMATIONS = 12;
 
@@ -278,6 +279,42 @@ describe("indexer (anvil + PostgreSQL)", () => {
       (await q(`SELECT 1 FROM assets WHERE mint_tx_hash = $1`, [minted.txHash])).length,
       1,
     );
+  });
+
+  it("while the block watcher follows the chain, an idle indexer waits for its heads instead of polling", async () => {
+    // This suite's indexer polls every 50 ms while no watcher runs: 20 head reads and 20 header
+    // reads a second. With the process's watcher following, it reads the node once per new head
+    // and once per second without one.
+    const blocks = stack.ctx.tx.blocks;
+    blocks.start();
+    try {
+      await eventually(
+        () => Promise.resolve(assert.ok(blocks.following, "the watcher follows")),
+        5_000,
+      );
+      await synced();
+      const sent = () => new Map(stack.ctx.rpc.sentByMethod);
+      const before = sent();
+      await new Promise((r) => setTimeout(r, 2_000));
+      const after = sent();
+      const delta = (method: string) => (after.get(method) ?? 0) - (before.get(method) ?? 0);
+      // No block is mined meanwhile (automine): the indexer's own look at the tip (a header
+      // read, at most one per RECHECK_MS) is all it asks; the watcher alone polls the head.
+      assert.ok(
+        delta("eth_getBlockByNumber") <= 4,
+        `header reads in 2 s idle: ${delta("eth_getBlockByNumber")}`,
+      );
+      assert.ok(delta("eth_blockNumber") > 0, "the watcher polls the head");
+      // A new block wakes it: indexed without waiting for a poll of its own.
+      const minted = await mintDirect(stack, orgWallet, 0x41);
+      await indexer!.waitForBlock(minted.blockNumber, 10_000);
+      assert.equal(
+        (await q(`SELECT 1 FROM assets WHERE mint_tx_hash = $1`, [minted.txHash])).length,
+        1,
+      );
+    } finally {
+      blocks.stop();
+    }
   });
 
   it("prunes released outbox events older than the retention, keeping recent ones", async () => {
