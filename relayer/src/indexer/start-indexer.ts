@@ -173,13 +173,18 @@ export async function startIndexer(
 
   async function loop(): Promise<void> {
     let failures = 0;
+    // The cursor as this process last read or moved it. While it holds the lock it is the only
+    // writer (every move is a compare-and-set besides), so it reads the row again only after
+    // taking the lock, or after a step that failed.
+    let known: Cursor | undefined;
     while (running) {
       try {
+        if (!lock.held) known = undefined;
         if (!(await lock.tryAcquire())) {
           await pause(lockPollMs);
           continue;
         }
-        let cursor = await ensureCursor();
+        let cursor = known ?? (await ensureCursor());
         indexed = cursor.number;
         notify();
         const events = await nextBlockEvents(reader, store, cursor, sync);
@@ -220,6 +225,7 @@ export async function startIndexer(
             );
           }
         }
+        known = lock.held ? cursor : undefined;
         const advanced = cursor.number > indexed;
         indexed = cursor.number;
         notify();
@@ -234,6 +240,7 @@ export async function startIndexer(
           events.length === 0 || events.every((e) => e.type !== "block" || e.headers.length <= 1);
         if (caughtUp) await nextHead(indexed);
       } catch (error) {
+        known = undefined;
         failures += 1;
         const level = error instanceof ChainMovedError ? "debug" : "warn";
         logger[level]({ err: error, failures }, "indexer step failed; retrying");
