@@ -11,6 +11,7 @@ import { startRpcFaultProxy, type RpcFaultProxy } from "../support/rpc-fault-pro
 import {
   call,
   indexerLockHolders,
+  localPortsOf,
   startCluster,
   type Cluster,
   type ClusterOrg,
@@ -168,5 +169,37 @@ describe("an API-only process and a worker process", { timeout: 240_000 }, () =>
       "the limit comes from the worker's receipt",
     );
     assert.equal(proxy.forwarded("eth_estimateGas"), estimates, "not estimated");
+  });
+  test("each process keeps to the connections docs/scaling.md counts: one pg-boss client in the worker", async () => {
+    // After writes and deliveries have run, so the pools have opened what they use.
+    const { rows } = await cluster.pool.query<{ client_port: number; application_name: string }>(
+      `SELECT client_port, application_name FROM pg_stat_activity
+        WHERE datname = current_database() AND client_port IS NOT NULL`,
+    );
+    const byName = (relayer: ClusterRelayer) => {
+      const ports = localPortsOf(relayer.pid);
+      const names = new Map<string, number>();
+      for (const row of rows)
+        if (ports.has(row.client_port))
+          names.set(row.application_name, (names.get(row.application_name) ?? 0) + 1);
+      return names;
+    };
+    const total = (names: Map<string, number>) => [...names.values()].reduce((a, b) => a + b, 0);
+    const workers = byName(worker);
+    const apis = byName(api);
+    // pg-boss: one client per process (its pool of at most 4, and its LISTEN), not one per part.
+    const queueNames = [...workers.keys()].filter(
+      (name) =>
+        name !== "rwa-relayer" && name !== "rwa-relayer-notify" && name !== "rwa-indexer-lock",
+    );
+    assert.deepEqual(
+      queueNames,
+      ["rwa-jobs"],
+      `worker connections: ${JSON.stringify([...workers])}`,
+    );
+    assert.ok(workers.get("rwa-jobs")! <= 5, `worker connections: ${JSON.stringify([...workers])}`);
+    assert.ok(total(workers) <= 27, `worker connections: ${JSON.stringify([...workers])}`);
+    assert.equal(apis.get("rwa-jobs"), undefined, "the API process runs no pg-boss client");
+    assert.ok(total(apis) <= 21, `API connections: ${JSON.stringify([...apis])}`);
   });
 });

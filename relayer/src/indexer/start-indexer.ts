@@ -4,7 +4,7 @@ import { Counter, type Registry } from "prom-client";
 import type { AppContext } from "../context.js";
 import { INDEXED_CHANNEL } from "../chain/tx-notifier.js";
 import { createPinQueue } from "../metadata/pin-queue.js";
-import { openDeliveryQueue } from "../webhooks/delivery-queue.js";
+import { acquireJobQueue } from "../webhooks/delivery-queue.js";
 import { ChainReader } from "../chain/chain-reader.js";
 import {
   ChainMovedError,
@@ -95,7 +95,8 @@ export async function startIndexer(
     ctx.contracts.marketplace,
   ].map((a) => a.toLowerCase());
   const reader = new ChainReader(ctx.rpc, ctx.contracts, { logTopics: INDEXED_TOPICS });
-  const boss: PgBoss = await openDeliveryQueue(ctx.database, logger, "rwa-indexer-queue");
+  const queue = await acquireJobQueue(ctx.database, logger);
+  const boss: PgBoss = queue.boss;
   await createPinQueue(boss);
   const store = new IndexerStore(ctx.database, boss, ctx.contracts.marketplace.toLowerCase(), [
     new BalanceWatch(ctx.rpc),
@@ -272,7 +273,7 @@ export async function startIndexer(
       abort.abort();
       await done;
       await lock.release();
-      await boss.stop({ graceful: false, close: true }).catch(() => undefined);
+      await queue.release();
       logger.info("indexer stopped");
     },
   };

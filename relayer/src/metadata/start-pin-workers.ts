@@ -1,5 +1,5 @@
 import type { AppContext } from "../context.js";
-import { openDeliveryQueue } from "../webhooks/delivery-queue.js";
+import { acquireJobQueue } from "../webhooks/delivery-queue.js";
 import { pinDocument } from "./pin-document.js";
 import { createPinQueue, enqueuePins, PIN_QUEUE, type PinJobData } from "./pin-queue.js";
 
@@ -23,7 +23,8 @@ export async function startPinWorkers(ctx: AppContext): Promise<PinWorkersHandle
   const target = ctx.ipfs;
   // Before the process serves: the first mint's pin does not stall requests to load it.
   await target.warm?.();
-  const boss = await openDeliveryQueue(ctx.database, logger, "rwa-pin-workers");
+  const queue = await acquireJobQueue(ctx.database, logger);
+  const boss = queue.boss;
   await createPinQueue(boss);
   await boss.work<PinJobData>(
     PIN_QUEUE,
@@ -54,7 +55,7 @@ export async function startPinWorkers(ctx: AppContext): Promise<PinWorkersHandle
   return {
     async stop() {
       await boss.offWork(PIN_QUEUE, { wait: false }).catch(() => undefined);
-      await boss.stop({ graceful: true, timeout: 5_000, close: true }).catch(() => undefined);
+      await queue.release();
     },
   };
 }

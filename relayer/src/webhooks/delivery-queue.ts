@@ -31,16 +31,72 @@ export function onClient(client: pg.ClientBase): Db {
   return { executeSql: (text, values) => client.query(text, values as unknown[]) };
 }
 
+/** The process's pg-boss client on one database, and how many parts of the process use it. */
+interface SharedQueue {
+  users: number;
+  boss: Promise<PgBoss>;
+}
+
+const sharedQueues = new WeakMap<Database, SharedQueue>();
+
+/** A part of the process's use of its pg-boss client (`acquireJobQueue`). */
+export interface JobQueueLease {
+  boss: PgBoss;
+  /** Gives the client back; the last part to give it back stops it (its jobs in flight get 5 s). */
+  release(): Promise<void>;
+}
+
 /**
- * Opens a pg-boss instance on the same database (its own small pool) and makes sure the
- * delivery queue exists. Jobs are grouped by organization id, so workers can bound the number of
- * delivery slots one organization's receivers hold (docs/webhooks.md "Fair delivery").
+ * The process's pg-boss client on `database` (its own small pool, `application_name`
+ * `rwa-jobs`), with the delivery queue created: one per process, shared by the indexer (which
+ * enqueues deliveries and pins), the webhook workers and the pin workers. One client means one
+ * maintenance pass and one `LISTEN` connection per process, and at most 4 + 1 connections
+ * (docs/scaling.md "Database connections"), not that many per part. Opened by the first part
+ * that asks, stopped when the last one releases it. Jobs are grouped by organization id, so
+ * workers can bound the number of delivery slots one organization's receivers hold
+ * (docs/webhooks.md "Fair delivery").
+ *
+ * @example
+ * const queue = await acquireJobQueue(ctx.database, logger);
+ * await enqueueDeliveries(queue.boss, deliveries);
+ * await queue.release();
  */
-export async function openDeliveryQueue(
-  database: Database,
-  logger: Logger,
-  applicationName: string,
-): Promise<PgBoss> {
+export async function acquireJobQueue(database: Database, logger: Logger): Promise<JobQueueLease> {
+  let shared = sharedQueues.get(database);
+  if (shared === undefined) {
+    const opening = openJobQueue(database, logger);
+    const entry: SharedQueue = { users: 0, boss: opening };
+    shared = entry;
+    sharedQueues.set(database, entry);
+    // A client that did not open is forgotten: the next part to ask tries again.
+    opening.catch(() => {
+      if (sharedQueues.get(database) === entry) sharedQueues.delete(database);
+    });
+  }
+  const entry = shared;
+  entry.users += 1;
+  let boss: PgBoss;
+  try {
+    boss = await entry.boss;
+  } catch (error) {
+    entry.users -= 1;
+    throw error;
+  }
+  let released = false;
+  return {
+    boss,
+    async release() {
+      if (released) return;
+      released = true;
+      entry.users -= 1;
+      if (entry.users > 0) return;
+      if (sharedQueues.get(database) === entry) sharedQueues.delete(database);
+      await boss.stop({ graceful: true, timeout: 5_000, close: true }).catch(() => undefined);
+    },
+  };
+}
+
+async function openJobQueue(database: Database, logger: Logger): Promise<PgBoss> {
   const connectionString = (database.pool.options as { connectionString?: string })
     .connectionString;
   if (connectionString === undefined)
@@ -48,7 +104,7 @@ export async function openDeliveryQueue(
   const boss = new PgBoss({
     connectionString,
     max: 4,
-    application_name: applicationName,
+    application_name: "rwa-jobs",
     useListenNotify: true,
     // The monitor pass expires the jobs of dead workers: every 5 s, so a delivery a killed process
     // had claimed is retried within about EXPIRE_SECONDS + 5 s + retryDelay.

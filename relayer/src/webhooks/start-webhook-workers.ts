@@ -1,6 +1,7 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { AppContext } from "../context.js";
 import { deliver } from "./deliver.js";
-import { DELIVERY_QUEUE, openDeliveryQueue, type DeliveryJobData } from "./delivery-queue.js";
+import { acquireJobQueue, DELIVERY_QUEUE, type DeliveryJobData } from "./delivery-queue.js";
 import { deliveryOptions, type DeliveryOptions } from "./delivery-options.js";
 import { pruneOutbox } from "./prune-outbox.js";
 
@@ -33,7 +34,8 @@ export async function startWebhookWorkers(
 ): Promise<WebhookWorkersHandle> {
   const logger = ctx.logger.child({ component: "webhooks" });
   const options = deliveryOptions(ctx.config, overrides);
-  const boss = await openDeliveryQueue(ctx.database, logger, "rwa-webhook-workers");
+  const queue = await acquireJobQueue(ctx.database, logger);
+  const boss = queue.boss;
   const deps = { database: ctx.database, keyStore: ctx.keyStore, boss, logger, options };
   await boss.work<DeliveryJobData>(
     DELIVERY_QUEUE,
@@ -66,8 +68,13 @@ export async function startWebhookWorkers(
   return {
     async stop() {
       clearInterval(pruner);
-      await boss.offWork(DELIVERY_QUEUE, { wait: false }).catch(() => undefined);
-      await boss.stop({ graceful: true, timeout: 5_000, close: true }).catch(() => undefined);
+      // Attempts in flight get up to 5 s (a receiver's timeout), whoever else still uses the
+      // process's queue client.
+      await Promise.race([
+        boss.offWork(DELIVERY_QUEUE, { wait: true }).catch(() => undefined),
+        sleep(5_000, undefined, { ref: false }),
+      ]);
+      await queue.release();
       logger.info("webhook workers stopped");
     },
   };
