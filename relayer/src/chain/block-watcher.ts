@@ -6,7 +6,7 @@ import type { RpcClient } from "./rpc-client.js";
  * Follows the chain head with one cheap `eth_blockNumber` call every `pollMs` (100 ms by default:
  * a 1 s chain's new block is seen within a tenth of its interval) and emits `block` with each
  * new head. One per process; the sequencer's receipts and the indexer's wake-ups hang off it, so
- * nothing polls per write, and only this polls per process.
+ * nothing polls per write and the indexer does not poll beside it while this follows the chain.
  */
 export class BlockWatcher extends EventEmitter<{ block: [head: number] }> {
   readonly #rpc: RpcClient;

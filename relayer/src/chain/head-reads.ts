@@ -22,6 +22,8 @@ import { STAND_IN_MAX_AGE_MS, withStandIn } from "./stand-in.js";
  *   (`anvil_setBalance`); the node then refuses a write accepted against the older figure, and
  *   the write fails with `Insufficient funds for gas and value`, as one whose coin left after it
  *   was accepted.
+ *   A balance stands in up to `BALANCE_STAND_IN_MAX_AGE_MS` old, not only the last block's:
+ *   the first write after a quiet spell does not wait for the node either.
  * - AssetToken's compliance views a mint is checked against (paused, a type's restriction). A
  *   change is mined in a new block, so it is seen with that block (or the next, while the node
  *   is slow); a write that slips between the block and this process's next look is refused by
@@ -38,6 +40,20 @@ const MAX_AGE_MS = 1_000;
  * that went quiet for at most this long.
  */
 const WARM_MS = 5_000;
+
+/**
+ * How old a balance may be to stand in (`STAND_IN_MAX_AGE_MS` for the other views). A balance of
+ * any age is a floor of what the wallet holds once the writes mined after its block are
+ * reserved (`TxStore.record` counts them from the stand-in's block), so an older one only makes
+ * the check more careful (more rows reserved, and a refusal is decided on the head's own
+ * balance anyway). What it spares: after a quiet spell longer than `WARM_MS`, no balance is
+ * re-read per block, and the first write of every wallet waited for the node's answer at
+ * once. Late in a bench run, with the node slow to answer, that cost the split phase's 202 at
+ * 0.8× its p99: about 70 of 4,000 requests, all in the phase's first second, waited 100-600 ms
+ * for their wallets' balances. Bounded so that the rows reserved since the stand-in's block
+ * stay a few minutes' worth.
+ */
+const BALANCE_STAND_IN_MAX_AGE_MS = 300_000;
 
 /** A value and the block it is known to include (undefined: no head seen yet). */
 export interface AtBlock<T> {
@@ -100,7 +116,12 @@ export class HeadReads {
    * process's engine may settle a write before this process's watcher sees its block.
    */
   balanceAt(address: string): HeadLook<bigint> {
-    return this.#look(`balance:${address.toLowerCase()}`, () => this.#reader.balanceOf(address));
+    return this.#look(
+      `balance:${address.toLowerCase()}`,
+      () => this.#reader.balanceOf(address),
+      true,
+      BALANCE_STAND_IN_MAX_AGE_MS,
+    );
   }
 
   async paused(): Promise<boolean> {
@@ -120,7 +141,12 @@ export class HeadReads {
       if (key.startsWith("compliance:")) this.#reads.delete(key);
   }
 
-  #look<T>(key: string, read: () => Promise<T>, asked = true): HeadLook<T> {
+  #look<T>(
+    key: string,
+    read: () => Promise<T>,
+    asked = true,
+    standInMaxAgeMs = STAND_IN_MAX_AGE_MS,
+  ): HeadLook<T> {
     const head = this.#blocks.head;
     if (head < 0) {
       const value = read().then((v) => ({ value: v, block: undefined }));
@@ -157,7 +183,7 @@ export class HeadReads {
     if (newest.settled !== undefined) return own;
     if (newest.raced === undefined) {
       const standIn =
-        answered?.settled !== undefined && now - answered.at < STAND_IN_MAX_AGE_MS
+        answered?.settled !== undefined && now - answered.at < standInMaxAgeMs
           ? answered.settled
           : undefined;
       if (standIn === undefined) return own;

@@ -75,6 +75,29 @@ describe("funds check: the last block's balance stands in while the head's is sl
     await waitForStatus(org, res.body.transactionId as string, (b) => b.status === "confirmed");
   });
 
+  it("after a quiet spell, a balance read seconds ago stands in for the head's slow read", async () => {
+    await setBalance("100");
+    await stack.ctx.tx.head.balanceAt(org.walletAddress).head;
+    // Longer than the 2 s a compliance view may stand in, and than the 1 s after which a
+    // balance is read again; automine mines no block meanwhile, so no head's read is warmed.
+    await new Promise((r) => setTimeout(r, 3_000));
+    const slow = slowHeadBalance(30_000);
+    const asked = Date.now();
+    const res = await stack.withoutAutomine(async () => {
+      const answer = await issueAsync({ name: "After a quiet spell" });
+      assert.equal(answer.status, 202, answer.text);
+      assert.ok(slow.hits >= 1, "the head's balance was asked for");
+      assert.ok(
+        Date.now() - asked < 30_000,
+        "answered on the balance read 3 s before, not after the head's read",
+      );
+      return answer;
+    });
+    slow.remove();
+    await stack.rpc("evm_mine");
+    await waitForStatus(org, res.body.transactionId as string, (b) => b.status === "confirmed");
+  });
+
   it("a refusal is decided on the head's balance: coin received in the new block is counted", async () => {
     // The wallet holds 1 coin at block `poor`; then 100 in the next block.
     const poor = await setBalance("1");
