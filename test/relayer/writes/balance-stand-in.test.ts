@@ -50,29 +50,36 @@ describe("funds check: the last block's balance stands in while the head's is sl
         params[1] === "latest",
     });
 
-  it("a write the last block's balance covers is answered without waiting for the head's", async () => {
-    await setBalance("100");
-    await stack.ctx.tx.head.balanceAt(org.walletAddress).head;
-    // The head's reads take 30 s: an answer that waited for one would come after them.
-    const slow = slowHeadBalance(30_000);
-    await setBalance("100");
+  /**
+   * Sends a write while the head's balance reads take 30 s (`slowHeadBalance`, set up by the
+   * caller), asserts it is answered before them, then mines and settles it before the next test
+   * sets the balance. Automine is off while it is answered: its own block would start the next
+   * head's reads.
+   */
+  const answeredBeforeTheHeadsRead = async (
+    slow: ReturnType<typeof slowHeadBalance>,
+    name: string,
+    standIn: string,
+  ) => {
     const asked = Date.now();
-
-    // Automine off while it is answered: its own block would start the next head's reads.
     const res = await stack.withoutAutomine(async () => {
-      const answer = await issueAsync({ name: "Stand-in" });
+      const answer = await issueAsync({ name });
       assert.equal(answer.status, 202, answer.text);
       assert.ok(slow.hits >= 1, "the head's balance was asked for");
-      assert.ok(
-        Date.now() - asked < 30_000,
-        "answered on the last block's balance, not after the head's read",
-      );
+      assert.ok(Date.now() - asked < 30_000, `answered on ${standIn}, not after the head's read`);
       return answer;
     });
     slow.remove();
-    // Mined and settled before the next test sets the balance.
     await stack.rpc("evm_mine");
     await waitForStatus(org, res.body.transactionId as string, (b) => b.status === "confirmed");
+  };
+
+  it("a write the last block's balance covers is answered without waiting for the head's", async () => {
+    await setBalance("100");
+    await stack.ctx.tx.head.balanceAt(org.walletAddress).head;
+    const slow = slowHeadBalance(30_000);
+    await setBalance("100");
+    await answeredBeforeTheHeadsRead(slow, "Stand-in", "the last block's balance");
   });
 
   it("after a quiet spell, a balance read seconds ago stands in for the head's slow read", async () => {
@@ -82,20 +89,7 @@ describe("funds check: the last block's balance stands in while the head's is sl
     // balance is read again; automine mines no block meanwhile, so no head's read is warmed.
     await new Promise((r) => setTimeout(r, 3_000));
     const slow = slowHeadBalance(30_000);
-    const asked = Date.now();
-    const res = await stack.withoutAutomine(async () => {
-      const answer = await issueAsync({ name: "After a quiet spell" });
-      assert.equal(answer.status, 202, answer.text);
-      assert.ok(slow.hits >= 1, "the head's balance was asked for");
-      assert.ok(
-        Date.now() - asked < 30_000,
-        "answered on the balance read 3 s before, not after the head's read",
-      );
-      return answer;
-    });
-    slow.remove();
-    await stack.rpc("evm_mine");
-    await waitForStatus(org, res.body.transactionId as string, (b) => b.status === "confirmed");
+    await answeredBeforeTheHeadsRead(slow, "After a quiet spell", "the balance read 3 s before");
   });
 
   it("a refusal is decided on the head's balance: coin received in the new block is counted", async () => {
