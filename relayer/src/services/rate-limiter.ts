@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { AppContext } from "../context.js";
 import { RateLimitError } from "../errors.js";
+import { Batcher } from "../db/batcher.js";
 import { planLimits } from "./plan-limits.js";
 
 /** One limit to check: at most `limit` hits per fixed window of `windowSeconds`. */
@@ -81,7 +82,17 @@ export class RateLimiter {
   readonly #pool: pg.Pool;
   readonly #allowances = new Map<string, Allowance>();
   readonly #sizes = new Map<string, number>();
-  readonly #inFlight = new Map<string, Promise<Map<string, number>>>();
+  /** Per bucket, the lease being taken for it: what it will grant. */
+  readonly #inFlight = new Map<string, Promise<number>>();
+  /**
+   * The leases asked for in one turn of the event loop, sent as one statement: when a hundred
+   * organizations' first requests arrive together (after a quiet spell, every share went back),
+   * one round trip and one commit, not a hundred.
+   */
+  readonly #leases = new Batcher<Bucket, number>(async (buckets) => {
+    const granted = await this.#lease(buckets);
+    return buckets.map((bucket) => granted.get(bucket.key) ?? 0);
+  });
   #timer: NodeJS.Timeout | undefined;
   /** Lease statements sent so far (`rwa_rate_limit_leases_total`). */
   leases = 0;
@@ -159,31 +170,31 @@ export class RateLimiter {
   }
 
   /**
-   * Leases the buckets no other request of this process is leasing already, waits for those
-   * that are, and answers what each bucket's lease granted.
+   * Leases the buckets no other request of this process is leasing already (with the other
+   * leases of this turn: `#leases`), waits for those that are, and answers what each bucket's
+   * lease granted.
    */
   async #leaseFor(buckets: readonly Bucket[]): Promise<Map<string, number>> {
-    const waits: Promise<Map<string, number>>[] = [];
-    const fresh: Bucket[] = [];
-    for (const bucket of buckets) {
-      const pending = this.#inFlight.get(bucket.key);
-      if (pending !== undefined) waits.push(pending);
-      else fresh.push(bucket);
-    }
-    if (fresh.length > 0) {
-      const lease = this.#lease(fresh).finally(() => {
-        for (const bucket of fresh) this.#inFlight.delete(bucket.key);
-      });
-      for (const bucket of fresh) this.#inFlight.set(bucket.key, lease);
-      waits.push(lease);
-    }
-    const granted = new Map<string, number>();
-    for (const result of await Promise.all(waits))
-      for (const [key, n] of result) if (buckets.some((b) => b.key === key)) granted.set(key, n);
-    return granted;
+    const grants = buckets.map(async (bucket): Promise<[string, number]> => {
+      let pending = this.#inFlight.get(bucket.key);
+      if (pending === undefined) {
+        const lease: Promise<number> = this.#leases.add(bucket).finally(() => {
+          if (this.#inFlight.get(bucket.key) === lease) this.#inFlight.delete(bucket.key);
+        });
+        this.#inFlight.set(bucket.key, lease);
+        pending = lease;
+      }
+      return [bucket.key, await pending];
+    });
+    return new Map(await Promise.all(grants));
   }
 
-  async #lease(buckets: readonly Bucket[]): Promise<Map<string, number>> {
+  /**
+   * One statement for `buckets` (distinct keys: `#inFlight` lets one lease per bucket run at a
+   * time). Rows are locked in key order, so leases of several processes never deadlock.
+   */
+  async #lease(unsorted: readonly Bucket[]): Promise<Map<string, number>> {
+    const buckets = [...unsorted].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const now = Date.now();
     const values: string[] = [];
     const params: unknown[] = [];

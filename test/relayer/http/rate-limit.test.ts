@@ -118,6 +118,37 @@ describe("rate limits (PostgreSQL counters)", () => {
     assert.ok(small.waited >= 5, `${small.waited} of 10 requests waited for a lease`);
   });
 
+  it("the first requests of a hundred buckets in one turn share one lease statement, and each gets its share", async () => {
+    // After a quiet spell every share has gone back: a hundred organizations' first requests
+    // arrive together. Each bucket's lease is its own row; the statement is one.
+    const limiter = stack.ctx.rateLimiter;
+    const stamp = Date.now();
+    const buckets = Array.from({ length: 100 }, (_, i) => ({
+      key: `cold:${stamp}:${i}`,
+      limit: 3,
+      windowSeconds: 60,
+    }));
+    const leasesBefore = limiter.leases;
+    // Four requests per bucket, all at once: three pass (one share at a time), the fourth is
+    // refused by PostgreSQL, as before.
+    const results = await Promise.allSettled(
+      buckets.flatMap((bucket) => Array.from({ length: 4 }, () => limiter.consume([bucket]))),
+    );
+    const leases = limiter.leases - leasesBefore;
+    assert.equal(results.filter((r) => r.status === "fulfilled").length, 300);
+    for (const r of results)
+      if (r.status === "rejected") assert.equal((r.reason as Error).name, "RateLimitError");
+    // Rounds: the first share of every bucket, the second, the third, the refusal; one statement
+    // each (a round's leases are asked for in one turn), not one per bucket (400).
+    assert.ok(leases <= 8, `${leases} lease statements for 100 buckets`);
+    const { rows } = await stack.database.pool.query<{ points: number }>(
+      "SELECT points FROM rate_limits WHERE key LIKE $1",
+      [`cold:${stamp}:%`],
+    );
+    assert.equal(rows.length, 100);
+    for (const row of rows) assert.ok(row.points >= 3, `counter ${row.points}`);
+  });
+
   it("a window that has passed starts again", async () => {
     const org = await stack.registerOrg({ plan: "free" });
     for (let i = 0; i < 10; i += 1) await org.api("GET", "/api/enterprise/keys");
