@@ -1,9 +1,7 @@
-import { eq, inArray, sql } from "drizzle-orm";
 import type { AppContext } from "../context.js";
 import { Batcher } from "../db/batcher.js";
 import { retryOnDeadlock } from "../db/client.js";
 import type { ApiKeyPrincipal } from "./api-key-cache.js";
-import { apiKeys, orgs } from "../db/schema/index.js";
 import { ApiKeyExpiredError, OrgSuspendedError, UnauthorizedError } from "../errors.js";
 import { API_KEY_PATTERN, hashApiKey, hashesEqual } from "../auth/api-key-format.js";
 import { expandScopes } from "../auth/scopes.js";
@@ -56,63 +54,71 @@ function lookUps(ctx: AppContext, background: boolean): Batcher<string, KeyLooku
   return background ? pair.later : pair.now;
 }
 
+interface KeyRow {
+  key_id: string;
+  org_id: string;
+  key_hash: string;
+  scopes: string[];
+  revoked_at: Date | null;
+  expires_at: Date | null;
+  plan: string;
+  suspended_at: Date | null;
+}
+
 /**
  * The keys of `hashes` in one statement (when a hundred organizations' entries expire together,
- * one round trip, not a hundred): each one's principal, or the error its request answers. Keys
- * whose `last_used_at` is older than `LAST_USED_RESOLUTION_MS` get it set, in one statement too.
+ * one round trip, not a hundred): each one's principal, or the error its request answers. The
+ * same statement sets `last_used_at` of the usable keys whose stamp is older than
+ * `LAST_USED_RESOLUTION_MS` (one round trip and one commit: a lookup after a quiet minute
+ * stamped its keys in a second statement, which the request waited for too).
  */
 async function lookUpApiKeys(
   ctx: AppContext,
   hashes: readonly string[],
 ): Promise<Array<KeyLookup | Error>> {
-  const rows = await ctx.database.db
-    .select({
-      keyId: apiKeys.id,
-      orgId: apiKeys.orgId,
-      keyHash: apiKeys.keyHash,
-      scopes: apiKeys.scopes,
-      revokedAt: apiKeys.revokedAt,
-      lastUsedAt: apiKeys.lastUsedAt,
-      expiresAt: apiKeys.expiresAt,
-      plan: orgs.plan,
-      suspendedAt: orgs.suspendedAt,
-    })
-    .from(apiKeys)
-    .innerJoin(orgs, eq(orgs.id, apiKeys.orgId))
-    .where(inArray(apiKeys.keyHash, [...new Set(hashes)]));
-  const byHash = new Map(rows.map((row) => [row.keyHash, row]));
+  // Several processes may stamp overlapping keys in another order: a deadlock is retried.
+  const { rows } = await retryOnDeadlock(() =>
+    ctx.database.pool.query<KeyRow>({
+      name: "api-keys-look-up",
+      text: `WITH found AS (
+               SELECT k.id, k.org_id, k.key_hash, k.scopes, k.revoked_at, k.expires_at,
+                      k.last_used_at, o.plan, o.suspended_at
+               FROM api_keys k JOIN orgs o ON o.id = k.org_id
+               WHERE k.key_hash = ANY($1::text[])
+             ), stamped AS (
+               UPDATE api_keys k SET last_used_at = now()
+               FROM found f
+               WHERE k.id = f.id AND f.revoked_at IS NULL AND f.suspended_at IS NULL
+                 AND (f.expires_at IS NULL OR f.expires_at > now())
+                 AND (f.last_used_at IS NULL
+                      OR f.last_used_at <= now() - make_interval(secs => $2::double precision))
+             )
+             SELECT id AS key_id, org_id, key_hash, scopes, revoked_at, expires_at, plan, suspended_at
+             FROM found`,
+      values: [[...new Set(hashes)], LAST_USED_RESOLUTION_MS / 1000],
+    }),
+  );
+  const byHash = new Map(rows.map((row) => [row.key_hash, row]));
   const now = Date.now();
-  const used: string[] = [];
-  const answers = hashes.map((hash): KeyLookup | Error => {
+  return hashes.map((hash): KeyLookup | Error => {
     const row = byHash.get(hash);
-    if (row === undefined || !hashesEqual(row.keyHash, hash))
+    if (row === undefined || !hashesEqual(row.key_hash, hash))
       return new UnauthorizedError({ details: { reason: "unknown key" } });
-    if (row.revokedAt !== null)
-      return new UnauthorizedError({ details: { reason: "revoked key", keyId: row.keyId } });
-    if (row.expiresAt !== null && row.expiresAt.getTime() <= now)
-      return new ApiKeyExpiredError({ details: { keyId: row.keyId } });
-    if (row.suspendedAt !== null)
-      return new OrgSuspendedError({ details: { orgId: row.orgId, keyId: row.keyId } });
-    if (row.lastUsedAt === null || now - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS)
-      used.push(row.keyId);
+    if (row.revoked_at !== null)
+      return new UnauthorizedError({ details: { reason: "revoked key", keyId: row.key_id } });
+    if (row.expires_at !== null && row.expires_at.getTime() <= now)
+      return new ApiKeyExpiredError({ details: { keyId: row.key_id } });
+    if (row.suspended_at !== null)
+      return new OrgSuspendedError({ details: { orgId: row.org_id, keyId: row.key_id } });
     return {
       principal: {
-        orgId: row.orgId,
-        keyId: row.keyId,
+        orgId: row.org_id,
+        keyId: row.key_id,
         scopes: row.scopes,
         grantedScopes: expandScopes(row.scopes),
         plan: row.plan,
       },
-      expiresAt: row.expiresAt?.getTime() ?? null,
+      expiresAt: row.expires_at?.getTime() ?? null,
     };
   });
-  // Several processes may stamp overlapping keys in another order: a deadlock is retried.
-  if (used.length > 0)
-    await retryOnDeadlock(() =>
-      ctx.database.db
-        .update(apiKeys)
-        .set({ lastUsedAt: sql`now()` })
-        .where(inArray(apiKeys.id, [...new Set(used)])),
-    );
-  return answers;
 }
