@@ -64,7 +64,11 @@ interface CannonOptions {
   headers?: Record<string, string>;
 }
 
+/** SQL statements the relayer's pool sent so far (set once the stack is up). */
+let statementsSent: () => number = () => 0;
+
 async function cannon(label: string, url: string, options: CannonOptions = {}) {
+  const statementsBefore = statementsSent();
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
@@ -80,7 +84,7 @@ async function cannon(label: string, url: string, options: CannonOptions = {}) {
     result.requests.average,
     result.latency.p50,
     result.latency.p99,
-    `(non-2xx ${result.non2xx}, errors ${result.errors})`,
+    `(non-2xx ${result.non2xx}, errors ${result.errors}; SQL statements per request ${((statementsSent() - statementsBefore) / Math.max(1, result.requests.total)).toFixed(2)})`,
   );
   return result;
 }
@@ -121,6 +125,7 @@ export async function runReadsBench(): Promise<void> {
     // ceiling sends thousands of requests a second from one key.
     config: { apiKeyRateLimitPerMinute: 100_000_000 },
   });
+  statementsSent = () => stack.database.statements();
   try {
     const t0 = Date.now();
     await seedReadModel(stack.database.pool, ASSETS, { metadata: true });
