@@ -2,6 +2,7 @@ import type pg from "pg";
 import type { AppContext } from "../context.js";
 import { RateLimitError } from "../errors.js";
 import { Batcher } from "../db/batcher.js";
+import { retryOnDeadlock } from "../db/client.js";
 import { planLimits } from "./plan-limits.js";
 
 /** One limit to check: at most `limit` hits per fixed window of `windowSeconds`. */
@@ -217,14 +218,19 @@ export class RateLimiter {
       values.push(`($${n - 2}, $${n - 1}::int, now() + make_interval(secs => $${n}::int))`);
     }
     this.leases++;
-    const { rows } = await this.#pool.query<LeaseRow>(
-      `INSERT INTO rate_limits AS r (key, points, expires_at) VALUES ${values.join(", ")}
-       ON CONFLICT (key) DO UPDATE SET
-         points = CASE WHEN r.expires_at <= now() THEN excluded.points ELSE r.points + excluded.points END,
-         expires_at = CASE WHEN r.expires_at <= now() THEN excluded.expires_at ELSE r.expires_at END
-       RETURNING key, points, expires_at::text AS expires_at,
-                 (extract(epoch FROM (expires_at - now())) * 1000)::bigint::text AS reset_ms`,
-      params,
+    // Leases lock their rows in key order; the sweep below (any process's) deletes old rows in
+    // its own order, so a lease that meets it may deadlock: it is retried (a deadlock undoes the
+    // whole statement).
+    const { rows } = await retryOnDeadlock(() =>
+      this.#pool.query<LeaseRow>(
+        `INSERT INTO rate_limits AS r (key, points, expires_at) VALUES ${values.join(", ")}
+         ON CONFLICT (key) DO UPDATE SET
+           points = CASE WHEN r.expires_at <= now() THEN excluded.points ELSE r.points + excluded.points END,
+           expires_at = CASE WHEN r.expires_at <= now() THEN excluded.expires_at ELSE r.expires_at END
+         RETURNING key, points, expires_at::text AS expires_at,
+                   (extract(epoch FROM (expires_at - now())) * 1000)::bigint::text AS reset_ms`,
+        params,
+      ),
     );
     if (Math.floor(Math.random() * SWEEP_ONE_IN) === 0) {
       await this.#pool.query(
