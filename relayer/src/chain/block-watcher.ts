@@ -31,7 +31,7 @@ export class BlockCadence {
     this.#pollMs = pollMs;
   }
 
-  /** A head seen at `at` (ms): what the next delays are worked out from. */
+  /** A head seen at `at` (ms on a monotonic clock): what the next delays are worked out from. */
   observe(head: number, at: number): void {
     const last = this.#last;
     const early = this.#waited && last !== undefined && head !== last.head;
@@ -113,7 +113,7 @@ export class BlockWatcher extends EventEmitter<{ block: [head: number] }> {
       const head = Number(BigInt(await this.#rpc.call<string>("eth_blockNumber")));
       if (this.#failures > 0) this.#logger.info("chain reachable again");
       this.#failures = 0;
-      this.#cadence.observe(head, Date.now());
+      this.#cadence.observe(head, performance.now());
       if (head !== this.head) {
         this.head = head;
         this.emit("block", head);
@@ -125,7 +125,7 @@ export class BlockWatcher extends EventEmitter<{ block: [head: number] }> {
     if (!this.#running) return;
     const delay =
       this.#failures === 0
-        ? this.#cadence.delay(Date.now())
+        ? this.#cadence.delay(performance.now())
         : Math.min(2_000, this.#pollMs * 2 ** this.#failures);
     this.#timer = setTimeout(() => void this.#tick(), delay);
   }
