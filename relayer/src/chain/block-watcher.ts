@@ -34,18 +34,21 @@ export class BlockCadence {
   /** A head seen at `at` (ms on a monotonic clock): what the next delays are worked out from. */
   observe(head: number, at: number): void {
     const last = this.#last;
-    const early = this.#waited && last !== undefined && head !== last.head;
+    const waited = this.#waited;
     this.#waited = false;
-    if (early) {
-      // Mined while the watcher waited: earlier than the cadence said, and when is not known.
-      this.#intervals.length = 0;
-    } else if (last !== undefined && head === last.head + 1) {
-      this.#intervals.push(at - last.at);
-      if (this.#intervals.length > CADENCE_SAMPLES) this.#intervals.shift();
-    } else if (last !== undefined && head !== last.head) {
-      this.#intervals.length = 0;
+    if (last !== undefined && head === last.head) return;
+    if (last !== undefined) {
+      // The next head, found by a poll of the cadence: one more interval. Anything else breaks
+      // the pattern: a skip, a head that went back, or one mined while the watcher waited
+      // (earlier than the cadence said, and when is not known).
+      if (!waited && head === last.head + 1) {
+        this.#intervals.push(at - last.at);
+        if (this.#intervals.length > CADENCE_SAMPLES) this.#intervals.shift();
+      } else {
+        this.#intervals.length = 0;
+      }
     }
-    if (last === undefined || head !== last.head) this.#last = { head, at };
+    this.#last = { head, at };
   }
 
   /** The usual interval between heads, when the last ones were regular; otherwise undefined. */
