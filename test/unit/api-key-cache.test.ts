@@ -114,6 +114,45 @@ describe("API key cache", () => {
       );
     });
 
+    it("a key back after its entry expired hints the old principal once, before its look-up", async (t) => {
+      t.mock.timers.enable({ apis: ["Date"], now: 1_000_000 });
+      const cache = new ApiKeyCache();
+      const hints: ApiKeyPrincipal[] = [];
+      const onReturning = (hint: ApiKeyPrincipal) => hints.push(hint);
+      let looked = 0;
+      const gated = gatedLoad();
+      const load = () => {
+        // The hint comes first: the caller starts its work before the look-up is even asked.
+        assert.equal(hints.length, 1, "hinted before the look-up started");
+        looked++;
+        return gated.load();
+      };
+      // An unknown key: nothing to hint.
+      await cache.resolve(
+        "fresh",
+        () => Promise.resolve({ principal, expiresAt: null }),
+        onReturning,
+      );
+      assert.equal(hints.length, 0);
+      cache.remember("h", principal);
+      t.mock.timers.tick(API_KEY_CACHE_TTL_MS / 2 - 1);
+      await cache.resolve("h", load, onReturning);
+      assert.equal(hints.length, 0, "a live entry answers, no hint");
+      t.mock.timers.tick(API_KEY_CACHE_TTL_MS / 2 + 1);
+      const first = cache.resolve("h", load, onReturning);
+      // A second request while the look-up runs shares it: no second hint.
+      const second = cache.resolve("h", load, onReturning);
+      gated.release();
+      assert.deepEqual(await Promise.all([first, second]), [principal, principal]);
+      assert.deepEqual(hints, [principal]);
+      assert.equal(looked, 1);
+      // A forgotten key (revoked, its org suspended) leaves no entry, so no hint.
+      cache.forget("key_1");
+      t.mock.timers.tick(API_KEY_CACHE_TTL_MS);
+      await cache.resolve("h", () => Promise.resolve({ principal, expiresAt: null }), onReturning);
+      assert.equal(hints.length, 1);
+    });
+
     it("an entry is never served past the TTL, refreshed or not", async (t) => {
       t.mock.timers.enable({ apis: ["Date"], now: 1_000_000 });
       const cache = new ApiKeyCache();

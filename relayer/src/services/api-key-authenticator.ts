@@ -5,6 +5,7 @@ import type { ApiKeyPrincipal } from "./api-key-cache.js";
 import { ApiKeyExpiredError, OrgSuspendedError, UnauthorizedError } from "../errors.js";
 import { API_KEY_PATTERN, hashApiKey, hashesEqual } from "../auth/api-key-format.js";
 import { expandScopes } from "../auth/scopes.js";
+import { prefetchRequest } from "./rate-limiter.js";
 
 /** `last_used_at` is written at most this often per key, to keep reads cheap. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -15,7 +16,8 @@ const LAST_USED_RESOLUTION_MS = 60_000;
  * The key is hashed (SHA-256) and looked up by hash; the stored hash is then compared in
  * constant time. A successful lookup is reused for `API_KEY_CACHE_TTL_MS` (2 s) by this
  * process: a key revoked elsewhere stops working here within that bound, and at once in the
- * process that revoked it.
+ * process that revoked it. A key back after a quiet spell (its entry expired) has its rate-limit
+ * lease taken beside its lookup, on the expired entry's word (`ApiKeyCache.resolve`).
  *
  * An expired key is 401 `API key expired`; a valid key of a suspended organization is 403
  * `Organization suspended` (neither is cached, so each such request reads the database, and a
@@ -28,7 +30,11 @@ export async function authenticateApiKey(ctx: AppContext, key: string): Promise<
   if (!API_KEY_PATTERN.test(key))
     throw new UnauthorizedError({ details: { reason: "malformed key" } });
   const hash = hashApiKey(key);
-  return ctx.apiKeys.resolve(hash, (background) => lookUps(ctx, background).add(hash));
+  return ctx.apiKeys.resolve(
+    hash,
+    (background) => lookUps(ctx, background).add(hash),
+    (hint) => prefetchRequest(ctx, hint),
+  );
 }
 
 type KeyLookup = { principal: ApiKeyPrincipal; expiresAt: number | null };

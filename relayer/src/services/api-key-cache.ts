@@ -49,12 +49,19 @@ export class ApiKeyCache {
    * so the next request waits for a lookup of its own and gets its answer. `load` is told
    * whether a request waits for it (`background` false) or not (a refresh, which may linger to
    * share a statement with other keys' refreshes).
+   *
+   * When a request waits for a lookup of a key whose entry has expired (the key was quiet for
+   * longer than the TTL), `onReturning` gets that expired entry's principal first: a hint, never
+   * an answer, so the caller can start what the lookup will most likely confirm (the request's
+   * rate-limit lease, `prefetchRequest`) beside the lookup instead of after it. An entry hints
+   * once: a key forgotten on revocation or suspension, or whose look-up failed, leaves none.
    */
   async resolve(
     hash: string,
     load: (
       background: boolean,
     ) => Promise<{ principal: ApiKeyPrincipal; expiresAt: number | null }>,
+    onReturning?: (hint: ApiKeyPrincipal) => void,
   ): Promise<ApiKeyPrincipal> {
     const now = Date.now();
     const known = this.#byHash.get(hash);
@@ -65,7 +72,14 @@ export class ApiKeyCache {
         });
       return known.principal;
     }
-    return this.#loading.get(hash) ?? this.#load(hash, () => load(false));
+    const loading = this.#loading.get(hash);
+    if (loading !== undefined) return loading;
+    if (known !== undefined) {
+      // Hinted once: the look-up remembers the key again, or it failed and the key is no hint.
+      this.#byHash.delete(hash);
+      onReturning?.(known.principal);
+    }
+    return this.#load(hash, () => load(false));
   }
 
   #load(

@@ -99,6 +99,8 @@ export class RateLimiter {
   leases = 0;
   /** Of `leases`, those sent ahead of need, for a share not yet used up. */
   leasesAhead = 0;
+  /** Times `prefetch` started a lease for a request not yet authenticated. */
+  prefetches = 0;
 
   constructor(pool: pg.Pool) {
     this.#pool = pool;
@@ -144,8 +146,27 @@ export class RateLimiter {
     }
   }
 
-  /** Hands every unused share back (on shutdown) and stops the idle check. */
+  /**
+   * Starts leasing the buckets a request will most likely `consume` (those without a usable
+   * share, not already being leased), without spending anything: the request's `consume` then
+   * waits for that lease instead of sending its own. A share nobody spends goes back once idle,
+   * like any other, so a wrong guess costs a statement and holds nothing for long.
+   */
+  prefetch(buckets: readonly Bucket[]): void {
+    const now = Date.now();
+    const missing = buckets.filter((b) => !this.#usable(b, now) && !this.#inFlight.has(b.key));
+    if (missing.length === 0) return;
+    this.prefetches++;
+    void this.#leaseFor(missing).catch(() => undefined);
+  }
+
+  /**
+   * Hands every unused share back (on shutdown) and stops the idle check. Leases still in flight
+   * (ahead of need, or on a hint) are waited for first: one landing after the give-back would
+   * keep its share out of the window until the window ends (a day, for a daily bucket).
+   */
   async close(): Promise<void> {
+    await Promise.allSettled([...this.#inFlight.values()]);
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
     await this.#returnIdle(Number.POSITIVE_INFINITY).catch(() => undefined);
@@ -320,16 +341,29 @@ function lowWater(size: number): number {
  *
  * @throws RateLimitError with `retryAfterSeconds` = time until the exceeded window resets
  */
-export async function consumeRequest(
-  ctx: AppContext,
-  caller: { keyId: string; orgId: string; plan: string },
-): Promise<void> {
+export async function consumeRequest(ctx: AppContext, caller: Caller): Promise<void> {
+  await ctx.rateLimiter.consume(requestBuckets(ctx, caller));
+}
+
+/**
+ * Starts the lease `consumeRequest` will need for a caller's next request, before the request
+ * is authenticated (`caller` is a hint: the key's expired cache entry). Spends nothing.
+ */
+export function prefetchRequest(ctx: AppContext, caller: Caller): void {
+  ctx.rateLimiter.prefetch(requestBuckets(ctx, caller));
+}
+
+/** Who a request counts against. */
+type Caller = { keyId: string; orgId: string; plan: string };
+
+/** The buckets one API request counts against: its key's, and its organization's plan's. */
+function requestBuckets(ctx: AppContext, caller: Caller): Bucket[] {
   const plan = planLimits(caller.plan);
-  await ctx.rateLimiter.consume([
+  return [
     { key: `key:${caller.keyId}:m`, limit: ctx.config.apiKeyRateLimitPerMinute, windowSeconds: 60 },
     { key: `org:${caller.orgId}:m`, limit: plan.perMinute, windowSeconds: 60 },
     { key: `org:${caller.orgId}:d`, limit: plan.perDay, windowSeconds: 86_400 },
-  ]);
+  ];
 }
 
 /**

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startTestStack, type TestStack } from "../../support/stack.js";
 import { assertError } from "../../support/assert-error.js";
+import { hashApiKey } from "../../../relayer/src/auth/api-key-format.js";
 
 describe("rate limits (PostgreSQL counters)", () => {
   let stack: TestStack;
@@ -147,6 +148,55 @@ describe("rate limits (PostgreSQL counters)", () => {
     );
     assert.equal(rows.length, 100);
     for (const row of rows) assert.ok(row.points >= 3, `counter ${row.points}`);
+  });
+
+  describe("a key back after a quiet spell (its cache entry expired)", () => {
+    /** Expires the key's cache entry and hands every share back, as a quiet spell would. */
+    async function quietSpell(apiKey: string): Promise<void> {
+      const hash = hashApiKey(apiKey);
+      const principal = stack.ctx.apiKeys.get(hash);
+      assert.ok(principal, "the key is cached after its first request");
+      stack.ctx.apiKeys.remember(hash, principal, Date.now());
+      await stack.ctx.rateLimiter.close();
+    }
+
+    it("its lease is taken on the expired entry's word, beside the look-up, and the request spends it", async () => {
+      const org = await stack.registerOrg({ plan: "enterprise" });
+      assert.equal((await org.api("GET", "/api/enterprise/keys")).status, 200);
+      await quietSpell(org.apiKey);
+      const limiter = stack.ctx.rateLimiter;
+      const leases = limiter.leases;
+      const prefetches = limiter.prefetches;
+      assert.equal((await org.api("GET", "/api/enterprise/keys")).status, 200);
+      assert.equal(limiter.prefetches - prefetches, 1, "the hint started a lease");
+      // The request waited for that lease instead of sending one of its own after the look-up.
+      assert.equal(limiter.leases - leases, 1, "one lease statement in all");
+    });
+
+    it("a hinted lease of a key revoked meanwhile goes back unused, and the request is 401", async () => {
+      const org = await stack.registerOrg({ plan: "enterprise" });
+      assert.equal((await org.api("GET", "/api/enterprise/keys")).status, 200);
+      await quietSpell(org.apiKey);
+      // Revoked by another process whose notification did not arrive: the entry is still here.
+      await stack.database.pool.query("UPDATE api_keys SET revoked_at = now() WHERE id = $1", [
+        org.keyId,
+      ]);
+      const prefetches = stack.ctx.rateLimiter.prefetches;
+      assertError(await org.api("GET", "/api/enterprise/keys"), 401, "Unauthorized");
+      assert.equal(stack.ctx.rateLimiter.prefetches - prefetches, 1);
+      // The failed look-up dropped the entry: the key's next requests hint nothing.
+      await stack.ctx.rateLimiter.close();
+      assertError(await org.api("GET", "/api/enterprise/keys"), 401, "Unauthorized");
+      assert.equal(stack.ctx.rateLimiter.prefetches - prefetches, 1);
+      await stack.ctx.rateLimiter.close();
+      const { rows } = await stack.database.pool.query<{ key: string; points: number }>(
+        "SELECT key, points FROM rate_limits WHERE key = ANY($1::text[])",
+        [[`key:${org.keyId}:m`, `org:${org.orgId}:m`]],
+      );
+      // What the first request spent stays counted; the hinted share went back.
+      assert.equal(rows.length, 2);
+      for (const row of rows) assert.equal(row.points, 1, `${row.key}: ${row.points}`);
+    });
   });
 
   it("a window that has passed starts again", async () => {
