@@ -13,11 +13,11 @@
 import { randomBytes } from "node:crypto";
 import { hexlify, recoverAddress } from "ethers";
 import pkcs11js from "pkcs11js";
-import { startTxWorkers } from "../relayer/src/chain/tx-workers.js";
+import { startTxWorkers } from "../relayer/src/engine/tx-workers.js";
 import { startIndexer } from "../relayer/src/indexer/start-indexer.js";
-import type { CustodialWalletRef } from "../relayer/src/chain/wallet-signer.js";
+import type { CustodialWalletRef } from "../relayer/src/wallets/signer-backend.js";
 import type { Pkcs11Settings } from "../relayer/src/context.js";
-import { registerOrganization } from "../relayer/src/services/org-registration.js";
+import { registerOrganization } from "../relayer/src/orgs/registration.js";
 import { SYSTEM_ORIGIN } from "../relayer/src/audit/audit-writer.js";
 import type { CustodialSigner } from "../relayer/src/wallets/custodial-signer.js";
 import { AesGcmKeyStore } from "../relayer/src/wallets/key-store.js";

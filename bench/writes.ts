@@ -11,7 +11,7 @@
  */
 import { parseEther, Wallet, ZeroHash, type Provider } from "ethers";
 import { AssetToken__factory } from "../typechain-types/factories/AssetToken__factory.js";
-import { startTxWorkers } from "../relayer/src/chain/tx-workers.js";
+import { startTxWorkers } from "../relayer/src/engine/tx-workers.js";
 import { startTestStack, type TestOrg } from "../test/support/stack.js";
 import { runAsScript } from "./support/run-as-script.js";
 import { percentile } from "./support/percentile.js";

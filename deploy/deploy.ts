@@ -11,10 +11,14 @@ import {
   type Signer,
   type TransactionReceipt,
 } from "ethers";
-import { probeNode as probeDialect } from "../relayer/src/chain/node-dialect.js";
-import { RpcClient } from "../relayer/src/chain/rpc-client.js";
-import { RpcClientProvider } from "../relayer/src/chain/rpc-provider.js";
-import { isInsufficientFunds, isRevert, isUnavailable } from "../relayer/src/chain/rpc-errors.js";
+import { probeNode as probeDialect } from "../relayer/src/chain/rpc/node-dialect.js";
+import { RpcClient } from "../relayer/src/chain/rpc/rpc-client.js";
+import { RpcClientProvider } from "../relayer/src/chain/rpc/rpc-provider.js";
+import {
+  isInsufficientFunds,
+  isRevert,
+  isUnavailable,
+} from "../relayer/src/chain/rpc/rpc-errors.js";
 import { AssetToken__factory } from "../typechain-types/factories/AssetToken__factory.js";
 import { AssetTypeRegistry__factory } from "../typechain-types/factories/AssetTypeRegistry__factory.js";
 import { Marketplace__factory } from "../typechain-types/factories/Marketplace__factory.js";
@@ -117,7 +121,7 @@ const REGISTER_BATCH_SIZE = 40;
  *
  * @param options rpcUrl, deployerPrivateKey and the `DeployOptions`
  * @returns what was done, the record and its path
- * Before it sends anything it probes the node (`relayer/src/chain/node-dialect.ts`) and refuses
+ * Before it sends anything it probes the node (`relayer/src/chain/rpc/node-dialect.ts`) and refuses
  * with `NodeUnsupportedError`, naming the setting to change, when the node cannot run the
  * compiled bytecode (PUSH0 on a pre-Shanghai chain, ...), instead of failing on "missing revert
  * data". The record keeps the EVM version the bytecode was compiled for.

@@ -5,13 +5,13 @@
  * target), naming the setting to change; 2 on bad arguments.
  */
 import { formatUnits } from "ethers";
-import { chooseFeeModel, describeFeeModel } from "../relayer/src/chain/fee-policy.js";
+import { chooseFeeModel, describeFeeModel } from "../relayer/src/engine/fee-policy.js";
 import {
   confirmationsAdvice,
   probeNode,
   type NodeDialect,
-} from "../relayer/src/chain/node-dialect.js";
-import { RpcClient } from "../relayer/src/chain/rpc-client.js";
+} from "../relayer/src/chain/rpc/node-dialect.js";
+import { RpcClient } from "../relayer/src/chain/rpc/rpc-client.js";
 import { artifactsEvmVersion } from "./artifacts.js";
 import { ConfigError, DeployError } from "./errors.js";
 import { runCli } from "./run-cli.js";

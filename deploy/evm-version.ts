@@ -44,7 +44,7 @@ export function evmAtLeast(version: EvmVersion, other: EvmVersion): boolean {
 
 /**
  * The node features bytecode compiled for `version` may use, as the node probe
- * (`relayer/src/chain/node-dialect.ts`) detects them: PUSH0 from Shanghai on, MCOPY and
+ * (`relayer/src/chain/rpc/node-dialect.ts`) detects them: PUSH0 from Shanghai on, MCOPY and
  * TLOAD/TSTORE from Cancun on, the BASEFEE opcode (and a base fee in blocks) from London on.
  * Paris adds no opcode the probe can see (PREVRANDAO reuses DIFFICULTY's); Prague's additions
  * are not used by solc 0.8.28's code generator, so a Prague build is checked as Cancun.

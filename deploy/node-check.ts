@@ -1,4 +1,4 @@
-import type { EvmLevel, NodeDialect, Support } from "../relayer/src/chain/node-dialect.js";
+import type { EvmLevel, NodeDialect, Support } from "../relayer/src/chain/rpc/node-dialect.js";
 import { featuresNeeded, type EvmVersion } from "./evm-version.js";
 
 /** What `checkNode` found: problems refuse a deploy (and fail the doctor); warnings do not. */

@@ -1,4 +1,4 @@
-import { RpcClient } from "../relayer/src/chain/rpc-client.js";
+import { RpcClient } from "../relayer/src/chain/rpc/rpc-client.js";
 import { RpcUnreachableError } from "./errors.js";
 
 /** The chain id of the project's private chain and of the local anvil. */
@@ -12,7 +12,7 @@ export const ANVIL_DEV_PRIVATE_KEY =
   "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 
 /**
- * Sends one JSON-RPC request through the relayer's one client (`relayer/src/chain/rpc-client.ts`:
+ * Sends one JSON-RPC request through the relayer's one client (`relayer/src/chain/rpc/rpc-client.ts`:
  * timeout, failover across a comma-separated `rpcUrl`) and states any failure in the deploy
  * vocabulary: the node did not answer, or answered with an error, is `RpcUnreachableError`.
  *

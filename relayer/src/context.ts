@@ -1,17 +1,17 @@
 import type { Wallet as EthersWallet } from "ethers";
-import type { RpcClient } from "./chain/rpc-client.js";
-import type { ContractAddresses } from "./chain/contracts.js";
-import type { RpcClientProvider } from "./chain/rpc-provider.js";
+import type { RpcClient } from "./chain/rpc/rpc-client.js";
+import type { ContractAddresses } from "./chain/contracts/bindings.js";
+import type { RpcClientProvider } from "./chain/rpc/rpc-provider.js";
 import type { Logger } from "pino";
 import type { Database } from "./db/client.js";
 import type { KeyStore } from "./wallets/key-store.js";
 import type { SignerRouter } from "./wallets/signer-router.js";
-import type { TxRuntime } from "./chain/tx-runtime.js";
+import type { TxRuntime } from "./engine/engine.js";
 import type { IpfsTarget } from "./metadata/ipfs-target.js";
 import type { Metrics } from "./metrics.js";
 import type { CoinPriceService } from "./reads/coin-price.js";
-import type { ApiKeyCache } from "./services/api-key-cache.js";
-import type { RateLimiter } from "./services/rate-limiter.js";
+import type { ApiKeyCache } from "./auth/api-key-cache.js";
+import type { RateLimiter } from "./limits/rate-limiter.js";
 import type { DeliveryProducer } from "./webhooks/delivery-queue.js";
 import type { AssetTypeCache } from "./writes/asset-type-cache.js";
 
@@ -141,8 +141,8 @@ export interface Foundation {
 
 /**
  * Everything a request handler or worker needs: the foundation plus the process's services, all
- * built in one place (`createAppContext`, services/app-context-factory.ts) by the composition
- * root (`infra/start-relayer.ts`) or by the test harness (`test/support/stack.ts`), and passed
+ * built in one place (`createAppContext`, create-app-context.ts) by the composition
+ * root (`start-relayer.ts`) or by the test harness (`test/support/stack.ts`), and passed
  * down explicitly.
  */
 export interface AppContext extends Foundation {

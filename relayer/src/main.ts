@@ -14,7 +14,7 @@ import { parseEnv, type EnvSettings } from "./config.js";
 import { ensureContractTypes } from "./infra/contract-types.js";
 // Type-only: erased at run time. The relayer itself is loaded after `ensureContractTypes`, because
 // it imports the generated typechain-types/ (missing on a fresh clone until `npm run build`).
-import type { RunningRelayer } from "./infra/start-relayer.js";
+import type { RunningRelayer } from "./start-relayer.js";
 
 const EXIT_STARTUP_FAILED = 1;
 const EXIT_STOP_TIMEOUT = 70;
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
     console.error(`\nStart-up failed: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(EXIT_STARTUP_FAILED);
   }
-  const { describeStartupError, startRelayer } = await import("./infra/start-relayer.js");
+  const { describeStartupError, startRelayer } = await import("./start-relayer.js");
   let relayer: RunningRelayer | undefined;
   let signalled: { signal: NodeJS.Signals; at: number } | undefined;
   let currentStep = "start-up";

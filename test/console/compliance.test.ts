@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { startTxWorkers } from "../../relayer/src/chain/tx-workers.js";
+import { startTxWorkers } from "../../relayer/src/engine/tx-workers.js";
 import { ensureConsoleBuilt } from "../../relayer/src/console/build-console.js";
 import { startIndexer, type IndexerHandle } from "../../relayer/src/indexer/start-indexer.js";
 import { launchChromium } from "../support/browser.js";

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { startTxWorkers } from "../../relayer/src/chain/tx-workers.js";
+import { startTxWorkers } from "../../relayer/src/engine/tx-workers.js";
 import { ensureConsoleBuilt } from "../../relayer/src/console/build-console.js";
 import { startIndexer, type IndexerHandle } from "../../relayer/src/indexer/start-indexer.js";
 import {

@@ -78,8 +78,9 @@ interface JsonSchema {
 }
 
 /**
- * `value` as the relayer reads it: an optional field sent as `null` counts as absent (README,
- * "Validation"; `http/validation.ts`), following the schema into nested objects and arrays.
+ * `value` as the relayer reads it: an optional field sent as `null` counts as absent
+ * (docs/api-decisions.md, "Statuses and error bodies"; `http/validation.ts`), following the schema
+ * into nested objects and arrays.
  */
 function withoutNullOptionals(value: unknown, schema: JsonSchema): unknown {
   if (Array.isArray(value))

@@ -2,9 +2,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { JsonRpcProvider } from "ethers";
-import { limitFromUsed, shapeKey } from "../../relayer/src/chain/gas-book.js";
-import { GAS_CHANNEL } from "../../relayer/src/chain/tx-notifier.js";
-import { DEFAULT_SEQUENCER_OPTIONS } from "../../relayer/src/chain/engine/engine-context.js";
+import { limitFromUsed, shapeKey } from "../../relayer/src/engine/gas-book.js";
+import { GAS_CHANNEL } from "../../relayer/src/engine/tx-notifier.js";
+import { DEFAULT_SEQUENCER_OPTIONS } from "../../relayer/src/engine/engine-context.js";
 import { AssetToken__factory } from "../../typechain-types/factories/AssetToken__factory.js";
 import type { AssetToken } from "../../typechain-types/AssetToken.js";
 import { startRpcFaultProxy, type RpcFaultProxy } from "../support/rpc-fault-proxy.js";
@@ -96,7 +96,7 @@ describe("an API-only process and a worker process", { timeout: 240_000 }, () =>
   test("a write through the API process is sent by the worker: minted once, shape estimated once", async () => {
     const supply = await token.totalSupply();
     const estimates = proxy.forwarded("eth_estimateGas");
-    // Registration's operator transactions are the API process's own (services/operator-transactions.ts).
+    // Registration's operator transactions are the API process's own (operator/operator-transactions.ts).
     const sent = proxy.forwarded("eth_sendRawTransaction");
     await issue("Split 1");
     assert.equal(proxy.forwarded("eth_estimateGas"), estimates + 1, "a new shape is estimated");

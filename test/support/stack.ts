@@ -26,11 +26,8 @@ import { runMigrations } from "../../relayer/src/db/migrate.js";
 import { createApp, type CreateAppOptions } from "../../relayer/src/http/app.js";
 import { createLogger } from "../../relayer/src/logger.js";
 import type { Metrics } from "../../relayer/src/metrics.js";
-import {
-  createAppContext,
-  releaseAppServices,
-} from "../../relayer/src/services/app-context-factory.js";
-import type { TxRuntimeOptions } from "../../relayer/src/chain/tx-runtime.js";
+import { createAppContext, releaseAppServices } from "../../relayer/src/create-app-context.js";
+import type { TxRuntimeOptions } from "../../relayer/src/engine/engine.js";
 import { httpRequest, type ApiCallOptions, type ApiResponse } from "./http-request.js";
 import { startIntervalMining } from "./interval-mining.js";
 import { createTestDatabase, stopTestServer, type TestDatabase } from "./postgres.js";

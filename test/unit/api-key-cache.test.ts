@@ -4,7 +4,7 @@ import {
   API_KEY_CACHE_TTL_MS,
   ApiKeyCache,
   type ApiKeyPrincipal,
-} from "../../relayer/src/services/api-key-cache.js";
+} from "../../relayer/src/auth/api-key-cache.js";
 
 const principal: ApiKeyPrincipal = {
   orgId: "org_1",

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { hexlify } from "ethers";
-import { encodeMint } from "../../relayer/src/chain/call-data.js";
-import { assetTokenInterface } from "../../relayer/src/chain/contracts.js";
+import { encodeMint } from "../../relayer/src/chain/contracts/call-data.js";
+import { assetTokenInterface } from "../../relayer/src/chain/contracts/bindings.js";
 
 /** The issuance path's calldata (viem) is byte for byte what ethers encodes from the same ABI. */
 describe("encodeMint", () => {

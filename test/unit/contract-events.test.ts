@@ -11,14 +11,14 @@ import {
   type EventFragment,
   type Interface,
 } from "ethers";
-import { CONTRACT_EVENT_NAMES } from "../../relayer/src/chain/contract-events.js";
+import { CONTRACT_EVENT_NAMES } from "../../relayer/src/chain/contracts/contract-events.js";
 import {
   assetTokenInterface,
   contractsInterface,
   marketplaceInterface,
   registryInterface,
-} from "../../relayer/src/chain/contracts.js";
-import { decodeEvent } from "../../relayer/src/chain/event-decoder.js";
+} from "../../relayer/src/chain/contracts/bindings.js";
+import { decodeEvent } from "../../relayer/src/chain/contracts/event-decoder.js";
 
 const INTERFACES: readonly Interface[] = [
   assetTokenInterface,

@@ -17,7 +17,7 @@ import {
   unsignedDigest,
   type CustodialWalletRef,
   type UnsignedTx,
-} from "../../relayer/src/chain/wallet-signer.js";
+} from "../../relayer/src/wallets/signer-backend.js";
 import { ConfigError, HsmUnavailableError, UnavailableError } from "../../relayer/src/errors.js";
 import { statusOf } from "../../relayer/src/http/error-handler.js";
 import { isSecretFieldName } from "../../relayer/src/logger.js";

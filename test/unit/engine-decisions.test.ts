@@ -10,11 +10,11 @@ import {
   rebroadcastDue,
   receiptVerdict,
   takerVerdict,
-} from "../../relayer/src/chain/engine/decisions.js";
-import { capFees, feeCapOf, nextFees } from "../../relayer/src/chain/fee-policy.js";
-import { RpcAnswerLostError, RpcResponseError } from "../../relayer/src/chain/rpc-errors.js";
-import type { TxAttempt } from "../../relayer/src/chain/tx-lifecycle.js";
-import type { TxRow } from "../../relayer/src/chain/tx-rows.js";
+} from "../../relayer/src/engine/decisions.js";
+import { capFees, feeCapOf, nextFees } from "../../relayer/src/engine/fee-policy.js";
+import { RpcAnswerLostError, RpcResponseError } from "../../relayer/src/chain/rpc/rpc-errors.js";
+import type { TxAttempt } from "../../relayer/src/engine/tx-lifecycle.js";
+import type { TxRow } from "../../relayer/src/engine/tx-rows.js";
 import { RpcUnavailableError } from "../../relayer/src/errors.js";
 
 let n = 0;

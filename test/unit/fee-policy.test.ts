@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { bumpFees, type FeeQuote } from "../../relayer/src/chain/fee-oracle.js";
+import { bumpFees, type FeeQuote } from "../../relayer/src/engine/fee-oracle.js";
 import {
   chooseFeeModel,
   describeFeeModel,
   MIN_TIP,
   quoteFor,
   type FeeModel,
-} from "../../relayer/src/chain/fee-policy.js";
-import type { FeeSignals } from "../../relayer/src/chain/node-dialect.js";
+} from "../../relayer/src/engine/fee-policy.js";
+import type { FeeSignals } from "../../relayer/src/chain/rpc/node-dialect.js";
 
 const GWEI = 10n ** 9n;
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { FinalWaiters } from "../../relayer/src/chain/final-waiters.js";
+import { FinalWaiters } from "../../relayer/src/engine/final-waiters.js";
 
 describe("FinalWaiters (synchronous writes waiting for their rows)", () => {
   test("a notification wakes the waiters of its row only; one sent before next() is kept", async () => {

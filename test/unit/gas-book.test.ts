@@ -8,7 +8,7 @@ import {
   ranOutOfGas,
   shapeKey,
   type GasChange,
-} from "../../relayer/src/chain/gas-book.js";
+} from "../../relayer/src/engine/gas-book.js";
 
 describe("gas book (learned gas per write shape)", () => {
   const mint = { kind: "issue-asset", to: "0xAbC", data: "0x12345678" + "00".repeat(96) };

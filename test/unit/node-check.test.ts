@@ -6,7 +6,7 @@ import {
   consensusOf,
   evmLevelOf,
   type NodeDialect,
-} from "../../relayer/src/chain/node-dialect.js";
+} from "../../relayer/src/chain/rpc/node-dialect.js";
 
 /** A node as anvil --hardfork london answers the probe (then adjusted per case). */
 function londonNode(overrides: Partial<NodeDialect["evm"]> = {}): NodeDialect {

@@ -5,8 +5,8 @@ import {
   assetTokenInterface,
   contractsInterface,
   marketplaceInterface,
-} from "../../relayer/src/chain/contracts.js";
-import { REVERT_REASONS, revertReason } from "../../relayer/src/chain/revert-reasons.js";
+} from "../../relayer/src/chain/contracts/bindings.js";
+import { REVERT_REASONS, revertReason } from "../../relayer/src/chain/contracts/revert-reasons.js";
 import { COMPLIANCE_REASONS } from "../../relayer/src/writes/chain-checks.js";
 
 const PAUSED = "Transfers are paused";
@@ -19,7 +19,7 @@ describe("revert reasons", () => {
     contractsInterface.forEachError((error) => declared.add(error.name));
     for (const name of Object.keys(REVERT_REASONS)) assert.ok(declared.has(name), name);
   });
-  it("maps the contracts' custom errors to the README's strings", () => {
+  it("maps the contracts' custom errors to the API's strings (docs/contracts.md)", () => {
     assert.equal(
       revertReason(
         assetTokenInterface.encodeErrorResult("AssetToken__BelowMinStake", [1n, 10n ** 17n]),

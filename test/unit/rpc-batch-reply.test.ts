@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { readBatchReply, type RpcRequest } from "../../relayer/src/chain/rpc-client.js";
+import { readBatchReply, type RpcRequest } from "../../relayer/src/chain/rpc/rpc-client.js";
 
 const requests: RpcRequest[] = [
   { jsonrpc: "2.0", id: 7, method: "eth_sendRawTransaction", params: ["0x01"] },

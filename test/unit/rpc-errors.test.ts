@@ -17,7 +17,7 @@ import {
   RpcAnswerLostError,
   RpcResponseError,
   withRpc,
-} from "../../relayer/src/chain/rpc-errors.js";
+} from "../../relayer/src/chain/rpc/rpc-errors.js";
 import { RpcUnavailableError } from "../../relayer/src/errors.js";
 
 /**

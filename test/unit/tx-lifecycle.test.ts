@@ -9,7 +9,7 @@ import {
   REORG_REOPENS,
   sourcesOf,
   TX_STATES,
-} from "../../relayer/src/chain/tx-lifecycle.js";
+} from "../../relayer/src/engine/tx-lifecycle.js";
 
 describe("transaction lifecycle", () => {
   it("has exactly three final states, which only a reorg reopens (back to sent)", () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { UnrecordedWrites } from "../../relayer/src/chain/unrecorded-writes.js";
+import { UnrecordedWrites } from "../../relayer/src/engine/unrecorded-writes.js";
 
 describe("UnrecordedWrites: the writes of an org whose statements are running", () => {
   it("a held write is listed for its org until it is let go, and never for another org", () => {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { getAddress, toQuantity } from "ethers";
 import type pg from "pg";
-import type { RpcClient } from "../chain/rpc-client.js";
+import type { RpcClient } from "../chain/rpc/rpc-client.js";
 import { weiToDecimal } from "../domain/amount.js";
 import type { BlockEvent } from "../indexer/block-event.js";
 import type { OutboxEvent } from "../webhooks/event-kinds.js";

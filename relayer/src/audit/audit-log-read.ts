@@ -3,7 +3,7 @@ import type { AppContext } from "../context.js";
 import { auditLog, orgs } from "../db/schema/index.js";
 import type { AuditRecord } from "../domain/audit.js";
 import { NotFoundError, ValidationError } from "../errors.js";
-import { decodePageCursor, encodePageCursor, type Page } from "../reads/page-cursor.js";
+import { decodePageCursor, encodePageCursor, type Page } from "../shared/cursor.js";
 
 /** Rows per page when `limit` is not given. */
 export const AUDIT_PAGE_DEFAULT = 50;

@@ -1,4 +1,4 @@
-import { withRpc } from "../chain/rpc-errors.js";
+import { withRpc } from "../chain/rpc/rpc-errors.js";
 import type { AppContext } from "../context.js";
 import { AUDIT_ACTIONS, type AuditAction, type AuditChanges } from "../domain/audit.js";
 import {

@@ -1,8 +1,8 @@
 import type { NextFunction, Request, Response } from "express";
 import type { AppContext } from "../context.js";
 import { UnauthorizedError } from "../errors.js";
-import { authenticateApiKey } from "../services/api-key-authenticator.js";
-import type { ApiKeyPrincipal } from "../services/api-key-cache.js";
+import { authenticateApiKey } from "./api-key-authenticator.js";
+import type { ApiKeyPrincipal } from "./api-key-cache.js";
 import { hasApiKeyHeaders, sessionOf, sessionPrincipal } from "./session-auth.js";
 
 /**

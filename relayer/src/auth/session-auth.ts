@@ -2,7 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { Request, Response } from "express";
 import type { AppContext } from "../context.js";
 import { ForbiddenError, OrgSuspendedError, UnauthorizedError } from "../errors.js";
-import type { ApiKeyPrincipal } from "../services/api-key-cache.js";
+import type { ApiKeyPrincipal } from "./api-key-cache.js";
 import {
   csrfTokenOf,
   findSession,

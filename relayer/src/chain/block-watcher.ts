@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events";
 import type { Logger } from "pino";
-import type { RpcClient } from "./rpc-client.js";
+import type { RpcClient } from "./rpc/rpc-client.js";
 
 /** How many intervals between consecutive heads `BlockCadence` compares. */
 const CADENCE_SAMPLES = 5;

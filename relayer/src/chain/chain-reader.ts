@@ -2,12 +2,16 @@ import { AbiCoder, getAddress, ZeroAddress } from "ethers";
 import type { AssetToken } from "../../../typechain-types/AssetToken.js";
 import type { AssetTypeRegistry } from "../../../typechain-types/AssetTypeRegistry.js";
 import type { Marketplace } from "../../../typechain-types/Marketplace.js";
-import type { ContractAddresses } from "./contracts.js";
+import type { ContractAddresses } from "./contracts/bindings.js";
 import { TransactionFailedError } from "../errors.js";
-import { assetTokenInterface, marketplaceInterface, registryInterface } from "./contracts.js";
-import { revertReason } from "./revert-reasons.js";
-import type { RpcClient } from "./rpc-client.js";
-import { classifyRpcFailure, isRevert, RpcResponseError } from "./rpc-errors.js";
+import {
+  assetTokenInterface,
+  marketplaceInterface,
+  registryInterface,
+} from "./contracts/bindings.js";
+import { revertReason } from "./contracts/revert-reasons.js";
+import type { RpcClient } from "./rpc/rpc-client.js";
+import { classifyRpcFailure, isRevert, RpcResponseError } from "./rpc/rpc-errors.js";
 
 /** What a view function of a TypeChain contract resolves to (its generated output type). */
 type ViewResult<

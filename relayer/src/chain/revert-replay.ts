@@ -1,6 +1,6 @@
-import { revertReason } from "./revert-reasons.js";
-import type { RpcClient } from "./rpc-client.js";
-import { RpcResponseError } from "./rpc-errors.js";
+import { revertReason } from "./contracts/revert-reasons.js";
+import type { RpcClient } from "./rpc/rpc-client.js";
+import { RpcResponseError } from "./rpc/rpc-errors.js";
 
 /** The call of a transaction that reverted on chain, as its row records it. */
 export interface RevertedCall {
@@ -16,7 +16,7 @@ export interface RevertedCall {
 const UNNAMED = "execution reverted";
 
 /**
- * The API reason (`chain/revert-reasons.ts`) of a transaction that reverted in block
+ * The API reason (`chain/contracts/revert-reasons.ts`) of a transaction that reverted in block
  * `blockNumber`, found by replaying its call with `eth_call`; the one replay of a revert, for
  * the transaction engine to store on the failed row (`transactions.error`), from where every
  * API answer takes it (`writes/write-failure.ts`).

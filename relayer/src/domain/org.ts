@@ -1,9 +1,9 @@
 /**
  * Organizations as the API describes them: their plans, the operator's list of them
- * (`services/org-controls.ts`) and the answer to a registration (`services/org-registration.ts`).
+ * (`orgs/controls.ts`) and the answer to a registration (`orgs/registration.ts`).
  */
 
-/** Organization plans (README "Decisions": plans and rate limits; `services/plan-limits.ts`). */
+/** Organization plans (README "Decisions": plans and rate limits; `limits/plan-limits.ts`). */
 export const PLANS = ["free", "basic", "pro", "enterprise"] as const;
 
 /** One plan name. */
@@ -11,7 +11,7 @@ export type Plan = (typeof PLANS)[number];
 
 /**
  * An organization as operator staff list it (`GET /api/enterprise/orgs`,
- * `services/org-controls.ts`): no keys, no secrets; `keyCount` counts active keys (unrevoked,
+ * `orgs/controls.ts`): no keys, no secrets; `keyCount` counts active keys (unrevoked,
  * unexpired).
  */
 export interface OrgOverview {

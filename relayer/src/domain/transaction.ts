@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * The states of a write's transaction as `GET /api/v1/transactions/{id}` reports them: the
- * engine's lifecycle states (relayer/src/chain/tx-lifecycle.ts).
+ * engine's lifecycle states (relayer/src/engine/tx-lifecycle.ts).
  */
 export const TRANSACTION_STATES = [
   "queued",
@@ -18,7 +18,7 @@ export type TransactionState = (typeof TRANSACTION_STATES)[number];
 
 /**
  * One signed broadcast of a write, as the engine recorded it (`TxAttempt` in
- * relayer/src/chain/tx-lifecycle.ts): re-pricing adds an attempt with the same nonce and higher
+ * relayer/src/engine/tx-lifecycle.ts): re-pricing adds an attempt with the same nonce and higher
  * fees. The signed bytes are left out: not secret, but large, and the hash names them.
  */
 export const transactionAttempt = z.object({

@@ -16,7 +16,7 @@ export interface CreateAppOptions {
   /**
    * Routes mounted after the API's own, through the same middleware (request context, body
    * parser, auth, error handler). For benchmarks only (`bench/ceiling-routes.ts`): the production
-   * start (`infra/start-relayer.ts`) never passes any, so nothing extra is served there.
+   * start (`start-relayer.ts`) never passes any, so nothing extra is served there.
    */
   extraRoutes?: readonly AnyRouteDefinition[];
 }

@@ -1,7 +1,7 @@
 import type { Request, Response } from "express";
 import type { AuditOrigin } from "../audit/audit-writer.js";
 import { ADMIN_ACTOR } from "../domain/audit.js";
-import type { ApiKeyPrincipal } from "../services/api-key-cache.js";
+import type { ApiKeyPrincipal } from "../auth/api-key-cache.js";
 import { requestIdOf } from "./request-context.js";
 
 /** The actor of a request that carried no credentials (public routes, sign-in). */

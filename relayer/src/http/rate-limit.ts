@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from "express";
 import type { AppContext } from "../context.js";
 import { principalOf } from "../auth/require-api-key.js";
-import { consumeRequest } from "../services/rate-limiter.js";
+import { consumeRequest } from "../limits/rate-limiter.js";
 
 /**
  * Middleware: counts the request against the caller's key and organization limits (429

@@ -6,8 +6,8 @@ import { adminIfPresented, requireAdminToken } from "../auth/require-admin-token
 import { principalOf, requireApiKey } from "../auth/require-api-key.js";
 import { requireScope } from "../auth/require-scope.js";
 import type { Scope } from "../domain/scope.js";
-import type { OperationMetadata } from "../openapi/operation-metadata.js";
-import type { ApiKeyPrincipal } from "../services/api-key-cache.js";
+import type { OperationMetadata } from "./openapi/operation-metadata.js";
+import type { ApiKeyPrincipal } from "../auth/api-key-cache.js";
 import { auditOriginOf } from "./audit-origin.js";
 import { sendCacheableJson } from "./cacheable-json.js";
 import { rateLimit } from "./rate-limit.js";

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { bindMintsMetadata } from "../metadata/bind-metadata.js";
-import { cidFromParts } from "./cid.js";
+import { cidFromParts } from "../metadata/cid-text.js";
 import type { StoredLog, StoredLogOf } from "./stored-log.js";
 
 /** `live`: a newly read log (history rows too); `replay`: re-deriving state after a rollback. */

@@ -1,5 +1,5 @@
 import type { RawLog } from "../chain/chain-reader.js";
-import { decodeEvent, eventTopic } from "../chain/event-decoder.js";
+import { decodeEvent, eventTopic } from "../chain/contracts/event-decoder.js";
 import { INDEXED_EVENTS, isIndexed, type StoredLog } from "./stored-log.js";
 
 /** topic0 of every indexed event (the `topics[0]` filter of eth_getLogs). */

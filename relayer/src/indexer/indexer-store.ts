@@ -8,8 +8,8 @@ import { applyLogs, insertChainLogs } from "./apply-log.js";
 import type { BlockEvent } from "./block-event.js";
 import type { Cursor, StoredBlockLookup } from "./chain-sync.js";
 import { rollbackTo } from "./rollback.js";
-import { TxStore } from "../chain/tx-store.js";
-import type { TxState } from "../chain/tx-lifecycle.js";
+import { TxStore } from "../engine/tx-store.js";
+import type { TxState } from "../engine/tx-lifecycle.js";
 import { webhookEventsForLogs } from "./webhook-events.js";
 
 /** States in which a write has been answered (its reorg changes an answer already given). */

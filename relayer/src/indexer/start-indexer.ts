@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { PgBoss } from "pg-boss";
 import { Counter, type Registry } from "prom-client";
 import type { AppContext } from "../context.js";
-import { INDEXED_CHANNEL } from "../chain/tx-notifier.js";
+import { INDEXED_CHANNEL } from "../engine/tx-notifier.js";
 import { createPinQueue } from "../metadata/pin-queue.js";
 import { acquireJobQueue } from "../webhooks/delivery-queue.js";
 import { ChainReader } from "../chain/chain-reader.js";

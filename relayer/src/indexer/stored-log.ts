@@ -1,4 +1,4 @@
-import type { ContractEventArgs, ContractEventName } from "../chain/contract-events.js";
+import type { ContractEventArgs, ContractEventName } from "../chain/contracts/contract-events.js";
 
 /**
  * Whether the indexer reads each contract event (the read model and the webhook events are built

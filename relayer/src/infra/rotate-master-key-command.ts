@@ -21,7 +21,7 @@ import { ensureDevSecrets, updateDevSecrets } from "./dev-secrets.js";
 import { embeddedPostgresUrl } from "./embedded-postgres.js";
 import { completeRotation, describeCounts, verifyMasterKey } from "./master-key-check.js";
 import { resealAll } from "./master-key-rotation.js";
-import { redactUrl } from "./redact-url.js";
+import { redactUrl } from "../shared/redact-url.js";
 
 /** Where the keys and the database come from. */
 interface Source {

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { documentCidOf } from "../writes/metadata.js";
+import { documentCidOf } from "./document.js";
 
 /** Key of the metadata document (canonical JSON text) in an issue-asset row's `context`. */
 export const METADATA_CONTEXT_KEY = "metadataDocument";

@@ -1,6 +1,6 @@
 import { CID } from "multiformats/cid";
 import type { Database } from "../db/client.js";
-import { documentCidOf } from "../writes/metadata.js";
+import { documentCidOf } from "./document.js";
 import type { IpfsTarget } from "./ipfs-target.js";
 
 /**

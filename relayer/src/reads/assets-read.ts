@@ -5,7 +5,7 @@ import type { Database } from "../db/client.js";
 import { NotFoundError } from "../errors.js";
 import { coalescedLookup, coalescedRead } from "./coalesced-read.js";
 import { parseMetadataDocument } from "./metadata-document.js";
-import { decodePageCursor, encodePageCursor, type Page } from "./page-cursor.js";
+import { decodePageCursor, encodePageCursor, type Page } from "../shared/cursor.js";
 
 const ZERO = "0x0000000000000000000000000000000000000000";
 

@@ -4,7 +4,7 @@ import type { ListingRecord, ListingState } from "../domain/listing.js";
 import type { Database } from "../db/client.js";
 import { NotFoundError } from "../errors.js";
 import { coalescedRead } from "./coalesced-read.js";
-import { decodePageCursor, encodePageCursor, type Page } from "./page-cursor.js";
+import { decodePageCursor, encodePageCursor, type Page } from "../shared/cursor.js";
 
 /** Filters of `GET /api/v1/marketplace`. */
 export interface ListingFilters {

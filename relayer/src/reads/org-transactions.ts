@@ -1,8 +1,8 @@
 import type { Database } from "../db/client.js";
 import type { TxState } from "../db/schema/index.js";
 import { ValidationError } from "../errors.js";
-import { isGroupSql } from "../chain/tx-rows.js";
-import type { Page } from "./page-cursor.js";
+import { isGroupSql } from "../engine/tx-rows.js";
+import type { Page } from "../shared/cursor.js";
 import type { OrgTransactionSummary } from "../domain/activity.js";
 
 export type { OrgTransactionSummary };

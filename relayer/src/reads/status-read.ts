@@ -1,4 +1,4 @@
-import { describeFeeModel, type FeeModel } from "../chain/fee-oracle.js";
+import { describeFeeModel, type FeeModel } from "../engine/fee-oracle.js";
 import type { AppContext } from "../context.js";
 
 /** `GET /api/v1/status` body. */

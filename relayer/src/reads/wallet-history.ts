@@ -2,7 +2,7 @@ import { getAddress } from "ethers";
 import type { AppContext } from "../context.js";
 import { weiToDecimal } from "../domain/amount.js";
 import { ValidationError } from "../errors.js";
-import { getWalletBalance } from "../services/wallet-balance.js";
+import { getWalletBalance } from "./wallet-balance.js";
 
 /** One point of the balance line: the balance from `at` (the block's time) on. */
 export interface BalancePoint {

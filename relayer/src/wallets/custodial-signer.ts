@@ -1,4 +1,4 @@
-import type { SignerBackend } from "../chain/wallet-signer.js";
+import type { SignerBackend } from "./signer-backend.js";
 
 /** The signer backends a wallet's key can live in (`wallets.signer_backend`). */
 export const SIGNER_BACKENDS = ["local", "pkcs11"] as const;

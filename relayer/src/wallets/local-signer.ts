@@ -1,5 +1,5 @@
 import { getBytes, Wallet } from "ethers";
-import type { CustodialWalletRef, DigestSigner } from "../chain/wallet-signer.js";
+import type { CustodialWalletRef, DigestSigner } from "./signer-backend.js";
 import type { CustodialSigner, NewCustodialKey } from "./custodial-signer.js";
 import type { KeyStore } from "./key-store.js";
 import { signDigest } from "./secp256k1.js";

@@ -1,6 +1,6 @@
 import pkcs11js from "pkcs11js";
 import { getBytes } from "ethers";
-import type { CustodialWalletRef, DigestSigner } from "../chain/wallet-signer.js";
+import type { CustodialWalletRef, DigestSigner } from "./signer-backend.js";
 import type { Pkcs11Settings } from "../context.js";
 import { HsmUnavailableError } from "../errors.js";
 import type { CustodialSigner, NewCustodialKey } from "./custodial-signer.js";

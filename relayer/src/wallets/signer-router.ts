@@ -1,4 +1,4 @@
-import type { CustodialWalletRef, DigestSigner, SignerBackend } from "../chain/wallet-signer.js";
+import type { CustodialWalletRef, DigestSigner, SignerBackend } from "./signer-backend.js";
 import { ConfigError, HsmUnavailableError } from "../errors.js";
 import type { CustodialSigner, NewCustodialKey, SignerBackendName } from "./custodial-signer.js";
 

@@ -4,7 +4,7 @@ import type { AppContext } from "../context.js";
 import { inTransaction, type Database } from "../db/client.js";
 import type { Delivery, DeliveryLog } from "../domain/webhook.js";
 import { ConflictError, NotFoundError, ValidationError } from "../errors.js";
-import { consumeAllowance } from "../services/rate-limiter.js";
+import { consumeAllowance } from "../limits/rate-limiter.js";
 import { isCircuitOpen } from "./circuit-breaker.js";
 import { enqueueDeliveries } from "./delivery-queue.js";
 import type { OutboxEvent } from "./event-kinds.js";

@@ -1,7 +1,7 @@
 import { lookup } from "node:dns/promises";
 import net from "node:net";
 import { BaseError } from "../errors.js";
-import { isPublicAddress } from "../services/webhook-url-policy.js";
+import { isPublicAddress } from "./url-policy.js";
 
 /** The destination resolves to an address deliveries may not reach (SSRF guard). Not retried. */
 export class DestinationRefusedError extends BaseError {

@@ -1,5 +1,5 @@
 import type { AppContext } from "../context.js";
-import { LISTING_STATE } from "../chain/contracts.js";
+import { LISTING_STATE } from "../chain/contracts/bindings.js";
 import { ValidationError } from "../errors.js";
 import type { OrgWallet } from "./wallet-of-org.js";
 

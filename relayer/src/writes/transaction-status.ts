@@ -1,7 +1,7 @@
 import type { AppContext } from "../context.js";
-import { isFinal, type TxAttempt } from "../chain/tx-lifecycle.js";
-import { isGroupRow } from "../chain/tx-rows.js";
-import type { TxRow } from "../chain/tx-store.js";
+import { isFinal, type TxAttempt } from "../engine/tx-lifecycle.js";
+import { isGroupRow } from "../engine/tx-rows.js";
+import type { TxRow } from "../engine/tx-store.js";
 import type {
   TransactionAttempt,
   TransactionState,

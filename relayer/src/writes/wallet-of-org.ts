@@ -1,4 +1,4 @@
-import type { OrgWalletRef } from "../chain/tx-store.js";
+import type { OrgWalletRef } from "../engine/tx-store.js";
 
 /**
  * The org's custodial wallet as a write is prepared against it (id, address, signer backend;

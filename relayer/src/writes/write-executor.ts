@@ -5,19 +5,19 @@ import {
   TransactionFailedError,
   ValidationError,
 } from "../errors.js";
-import { newTxId } from "../chain/tx-ids.js";
-import { reservedFeeCap } from "../chain/fee-policy.js";
-import { isFinal } from "../chain/tx-lifecycle.js";
-import { isGroupRow } from "../chain/tx-rows.js";
+import { newTxId } from "../engine/tx-ids.js";
+import { reservedFeeCap } from "../engine/fee-policy.js";
+import { isFinal } from "../engine/tx-lifecycle.js";
+import { isGroupRow } from "../engine/tx-rows.js";
 import type {
   CheckedWrite,
   IdempotencyClaim,
   RecordedRow,
   RecordVerdict,
   TxRow,
-} from "../chain/tx-store.js";
+} from "../engine/tx-store.js";
 import type { DbTransaction } from "../db/client.js";
-import { formatCoinShort } from "./amounts.js";
+import { formatCoinShort } from "../shared/coin-amount.js";
 import { findIdempotent, requestHashes } from "./idempotency.js";
 import { WRITE_LIMITS } from "./limits.js";
 import type { WriteKind } from "./kinds/index.js";
@@ -63,7 +63,7 @@ const FALLBACK_GAS = 300_000n;
  *    known to be away);
  * 3. `prepare` validates and builds the calls (against the read model, the registry cache and
  *    the chain); a call of a shape seen before gets its gas limit from earlier receipts
- *    (`chain/gas-book.ts`), any other is gas-estimated and its estimate teaches the book (a
+ *    (`engine/gas-book.ts`), any other is gas-estimated and its estimate teaches the book (a
  *    revert fails fast with `failedWriteError(<reason>)`: 500 `Transaction failed: <reason>`,
  *    or 400 `Listing not active` for a lost race; nothing signed, no nonce used; in a batch the
  *    item fails). A learned limit that runs out of gas is estimated again and sent once more;
@@ -74,7 +74,7 @@ const FALLBACK_GAS = 300_000n;
  *    fee cap is twice the current quote (room for re-pricing), never above
  *    `MAX_FEE_PER_GAS_GWEI`. While the head's balance is slow to come, the last block's stands
  *    in (`HeadReads.balanceAt`); a refusal is decided on the head's. The org's writes held in
- *    this process meanwhile count against it (`chain/unrecorded-writes.ts`). The rows, the
+ *    this process meanwhile count against it (`engine/unrecorded-writes.ts`). The rows, the
  *    idempotency record and `alongside` are written in one database transaction, or nothing
  *    is, and the wallet's sequencer is woken;
  * 5. sync: wait for the receipt(s) and for the indexer to apply their block, so reads show the
@@ -216,7 +216,7 @@ async function checkAndRecord(
 
 /**
  * One checked record of a write (`TxStore.record`). The org's writes held in this process count
- * against it where the statement does not see their rows (`chain/unrecorded-writes.ts`): they
+ * against it where the statement does not see their rows (`engine/unrecorded-writes.ts`): they
  * are read, and this write held, in the same synchronous step as the statement is sent.
  */
 async function recordChecked(

@@ -1,5 +1,5 @@
-import { isGroupRow } from "../chain/tx-rows.js";
-import type { TxRow } from "../chain/tx-store.js";
+import { isGroupRow } from "../engine/tx-rows.js";
+import type { TxRow } from "../engine/tx-store.js";
 import { TransactionFailedError, ValidationError, type BaseError } from "../errors.js";
 import { COMPLIANCE_REASONS } from "./chain-checks.js";
 
@@ -16,7 +16,7 @@ const STATE_RACE_REASONS: ReadonlySet<string> = new Set([
 
 /**
  * The error a write answers with when the chain refused it, from the reason the chain gave
- * (decoded by `chain/revert-reasons.ts`): a lost race is the 400 of its check
+ * (decoded by `chain/contracts/revert-reasons.ts`): a lost race is the 400 of its check
  * (`Listing not active`), anything else the spec's 500 `Transaction failed: <reason>`. The HTTP
  * status itself comes from the error's class (`http/error-handler.ts`).
  *

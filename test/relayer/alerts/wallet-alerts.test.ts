@@ -13,9 +13,10 @@ import { startReceiver, verifyDelivery, type Receiver } from "../webhooks/receiv
 import { BalanceWatch } from "../../../relayer/src/alerts/balance-watch.js";
 
 /**
- * Wallet alerts (README "Wallet alerts") against a real anvil (automine), PostgreSQL, the
- * indexer, the webhook workers and a local receiver: the threshold routes, one event per
- * crossing from the indexer's balance readings, and the balance history those readings make.
+ * Wallet alerts (docs/api-decisions.md "Wallet alerts") against a real anvil (automine),
+ * PostgreSQL, the indexer, the webhook workers and a local receiver: the threshold routes, one
+ * event per crossing from the indexer's balance readings, and the balance history those readings
+ * make.
  */
 describe("wallet alerts (anvil + PostgreSQL + indexer + local receiver)", () => {
   let stack: WriteStack;

@@ -4,9 +4,9 @@ import { after, describe, it } from "node:test";
 import { Transaction, Wallet } from "ethers";
 import { findFreePort, startAnvil, type AnvilHandle } from "../../../deploy/local-chain.js";
 import { ANVIL_DEV_PRIVATE_KEY } from "../../../deploy/rpc.js";
-import { FeeOracle, type FeeQuote } from "../../../relayer/src/chain/fee-oracle.js";
-import { RpcClient } from "../../../relayer/src/chain/rpc-client.js";
-import { isTxTypeUnsupported } from "../../../relayer/src/chain/rpc-errors.js";
+import { FeeOracle, type FeeQuote } from "../../../relayer/src/engine/fee-oracle.js";
+import { RpcClient } from "../../../relayer/src/chain/rpc/rpc-client.js";
+import { isTxTypeUnsupported } from "../../../relayer/src/chain/rpc/rpc-errors.js";
 import { startDialectProxy, type DialectProxyOptions } from "../../support/dialect-proxy.js";
 import { startRpcFaultProxy } from "../../support/rpc-fault-proxy.js";
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { findFreePort, startAnvil, type AnvilHandle } from "../../../deploy/local-chain.js";
-import { probeNode } from "../../../relayer/src/chain/node-dialect.js";
-import { RpcClient } from "../../../relayer/src/chain/rpc-client.js";
+import { probeNode } from "../../../relayer/src/chain/rpc/node-dialect.js";
+import { RpcClient } from "../../../relayer/src/chain/rpc/rpc-client.js";
 import { startDialectProxy, type DialectProxyOptions } from "../../support/dialect-proxy.js";
 
 describe("probeNode on anvil at each hardfork", () => {

@@ -1,4 +1,4 @@
-import type { TxRuntimeOptions } from "../../../relayer/src/chain/tx-runtime.js";
+import type { TxRuntimeOptions } from "../../../relayer/src/engine/engine.js";
 import { ChainProbe } from "../../support/chain-probe.js";
 import {
   startRpcFaultProxy,

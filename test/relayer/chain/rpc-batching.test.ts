@@ -3,9 +3,9 @@ import { after, before, describe, it } from "node:test";
 import { Wallet } from "ethers";
 import { findFreePort, startAnvil, type AnvilHandle } from "../../../deploy/local-chain.js";
 import { ANVIL_DEV_PRIVATE_KEY } from "../../../deploy/rpc.js";
-import { RpcClient } from "../../../relayer/src/chain/rpc-client.js";
-import { RpcClientProvider } from "../../../relayer/src/chain/rpc-provider.js";
-import { isAnswerLost, RpcAnswerLostError } from "../../../relayer/src/chain/rpc-errors.js";
+import { RpcClient } from "../../../relayer/src/chain/rpc/rpc-client.js";
+import { RpcClientProvider } from "../../../relayer/src/chain/rpc/rpc-provider.js";
+import { isAnswerLost, RpcAnswerLostError } from "../../../relayer/src/chain/rpc/rpc-errors.js";
 import { startDialectProxy, type DialectProxyOptions } from "../../support/dialect-proxy.js";
 import { eventually } from "../../support/eventually.js";
 

@@ -3,9 +3,9 @@ import { after, before, describe, it } from "node:test";
 import { Wallet } from "ethers";
 import { Registry } from "prom-client";
 import { findFreePort, startAnvil, type AnvilHandle } from "../../../deploy/local-chain.js";
-import { RpcClient } from "../../../relayer/src/chain/rpc-client.js";
-import { registerRpcMetrics } from "../../../relayer/src/chain/rpc-metrics.js";
-import { RpcClientProvider } from "../../../relayer/src/chain/rpc-provider.js";
+import { RpcClient } from "../../../relayer/src/chain/rpc/rpc-client.js";
+import { registerRpcMetrics } from "../../../relayer/src/chain/rpc/rpc-metrics.js";
+import { RpcClientProvider } from "../../../relayer/src/chain/rpc/rpc-provider.js";
 import {
   classifyRpcFailure,
   isAlreadyKnown,
@@ -13,7 +13,7 @@ import {
   isNonceTooLow,
   isRevert,
   isUnderpriced,
-} from "../../../relayer/src/chain/rpc-errors.js";
+} from "../../../relayer/src/chain/rpc/rpc-errors.js";
 import { RpcUnavailableError } from "../../../relayer/src/errors.js";
 
 // anvil's first dev account (public test key).

@@ -3,16 +3,16 @@ import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { pino } from "pino";
-import { IllegalTransitionError } from "../../../relayer/src/chain/tx-lifecycle.js";
+import { IllegalTransitionError } from "../../../relayer/src/engine/tx-lifecycle.js";
 import {
   LeaseLostError,
   TX_CHANNELS,
   TxStore,
   type RecordedRow,
-} from "../../../relayer/src/chain/tx-store.js";
-import { TxNotifier } from "../../../relayer/src/chain/tx-notifier.js";
-import type { HeldWrite } from "../../../relayer/src/chain/unrecorded-writes.js";
-import { WalletWakes } from "../../../relayer/src/chain/wallet-wakes.js";
+} from "../../../relayer/src/engine/tx-store.js";
+import { TxNotifier } from "../../../relayer/src/engine/tx-notifier.js";
+import type { HeldWrite } from "../../../relayer/src/engine/unrecorded-writes.js";
+import { WalletWakes } from "../../../relayer/src/engine/wallet-wakes.js";
 import { createDatabase, type Database } from "../../../relayer/src/db/client.js";
 import { runMigrations } from "../../../relayer/src/db/migrate.js";
 import { orgs, wallets } from "../../../relayer/src/db/schema/index.js";

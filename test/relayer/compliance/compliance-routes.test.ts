@@ -8,11 +8,11 @@ import { assertError } from "../../support/assert-error.js";
 import { assetBody, startWriteStackWithOrgs, type WriteStack } from "../writes/helpers.js";
 
 /**
- * The operator's compliance controls over HTTP (README "Compliance controls"): freeze, forced
- * transfer, market pause, restricted asset types and the allowlist, each answering once mined;
- * every write's pre-checks (`Asset is frozen`, `Transfers are paused`, `Recipient is not allowed
- * to hold this asset type`); the read model and the webhook outbox. One real anvil and one real
- * PostgreSQL for the file; the tests run in order and each leaves the market resumed.
+ * The operator's compliance controls over HTTP (docs/contracts.md "Compliance controls"): freeze,
+ * forced transfer, market pause, restricted asset types and the allowlist, each answering once
+ * mined; every write's pre-checks (`Asset is frozen`, `Transfers are paused`, `Recipient is not
+ * allowed to hold this asset type`); the read model and the webhook outbox. One real anvil and one
+ * real PostgreSQL for the file; the tests run in order and each leaves the market resumed.
  */
 
 const FROZEN = "Asset is frozen";

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { startTxWorkers } from "../../../relayer/src/chain/tx-workers.js";
+import { startTxWorkers } from "../../../relayer/src/engine/tx-workers.js";
 import type { Config } from "../../../relayer/src/context.js";
 import type { RegisteredOrganization } from "../../../relayer/src/domain/org.js";
 import { createApp } from "../../../relayer/src/http/app.js";
@@ -17,10 +17,7 @@ import {
 import { countNotSealedUnder } from "../../../relayer/src/infra/master-key-rotation.js";
 import { rotateMasterKeyCommand } from "../../../relayer/src/infra/rotate-master-key-command.js";
 import { createLogger } from "../../../relayer/src/logger.js";
-import {
-  createAppContext,
-  releaseAppServices,
-} from "../../../relayer/src/services/app-context-factory.js";
+import { createAppContext, releaseAppServices } from "../../../relayer/src/create-app-context.js";
 import { AesGcmKeyStore, masterKeyId } from "../../../relayer/src/wallets/key-store.js";
 import { httpRequest, type ApiResponse } from "../../support/http-request.js";
 import { startTestStack, type TestStack } from "../../support/stack.js";
@@ -261,7 +258,7 @@ describe("master-key rotation (anvil, PostgreSQL, the command as a child process
     assert.equal(relayer.check.status, "matched");
     await issueSigned(relayer, orgs[2]!, "After restart");
     // The retired key is gone: a retry of the pre-rotation request is no longer recognised
-    // (README, "Rotating the master key").
+    // (docs/custody.md, "Rotating the master key").
     assert.equal((await retry()).status, 409);
   });
 

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { getAddress, hexlify, recoverAddress, Transaction, Wallet } from "ethers";
 import pkcs11js from "pkcs11js";
-import { withWalletSigner } from "../../../relayer/src/chain/wallet-signer.js";
+import { withWalletSigner } from "../../../relayer/src/wallets/signer-backend.js";
 import { ConfigError, HsmUnavailableError } from "../../../relayer/src/errors.js";
 import { parsePkcs11KeyRef } from "../../../relayer/src/wallets/pkcs11-key-ref.js";
 import { Pkcs11Signer } from "../../../relayer/src/wallets/pkcs11-signer.js";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { parseEther } from "ethers";
 import type { Pkcs11Settings } from "../../../relayer/src/context.js";
-import { registerOrganization } from "../../../relayer/src/services/org-registration.js";
+import { registerOrganization } from "../../../relayer/src/orgs/registration.js";
 import { SYSTEM_ORIGIN } from "../../../relayer/src/audit/audit-writer.js";
 import type { Pkcs11Signer } from "../../../relayer/src/wallets/pkcs11-signer.js";
 import { SignerRouter } from "../../../relayer/src/wallets/signer-router.js";

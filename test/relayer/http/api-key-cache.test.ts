@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, it } from "node:test";
-import { API_KEY_CACHE_TTL_MS } from "../../../relayer/src/services/api-key-cache.js";
+import { API_KEY_CACHE_TTL_MS } from "../../../relayer/src/auth/api-key-cache.js";
 import { startTestStack, type TestOrg, type TestStack } from "../../support/stack.js";
 import { assertError } from "../../support/assert-error.js";
 

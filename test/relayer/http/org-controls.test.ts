@@ -6,10 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { hashApiKey } from "../../../relayer/src/auth/api-key-format.js";
 import type { AppContext } from "../../../relayer/src/context.js";
 import { createApp } from "../../../relayer/src/http/app.js";
-import {
-  createAppContext,
-  releaseAppServices,
-} from "../../../relayer/src/services/app-context-factory.js";
+import { createAppContext, releaseAppServices } from "../../../relayer/src/create-app-context.js";
 import { assertError } from "../../support/assert-error.js";
 import { httpRequest, type ApiCallOptions } from "../../support/http-request.js";
 import { startTestStack, type TestStack } from "../../support/stack.js";
@@ -17,9 +14,9 @@ import { startTestStack, type TestStack } from "../../support/stack.js";
 const ORGS = "/api/enterprise/orgs";
 
 /**
- * Operator controls over organizations (README "Operator controls") and key hygiene: the org
- * list, plan changes and suspension taking effect on the next request (in this process and in a
- * second one sharing the database), revoking any key, key expiry and last use.
+ * Operator controls over organizations (docs/api-decisions.md "Operator controls") and key
+ * hygiene: the org list, plan changes and suspension taking effect on the next request (in this
+ * process and in a second one sharing the database), revoking any key, key expiry and last use.
  */
 describe("operator controls over organizations", () => {
   let stack: TestStack;

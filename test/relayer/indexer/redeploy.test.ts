@@ -8,10 +8,7 @@ import { deployAll } from "../../../deploy/deploy.js";
 import { ANVIL_DEV_PRIVATE_KEY } from "../../../deploy/rpc.js";
 import type { AppContext } from "../../../relayer/src/context.js";
 import { startIndexer, type IndexerHandle } from "../../../relayer/src/indexer/start-indexer.js";
-import {
-  createAppContext,
-  releaseAppServices,
-} from "../../../relayer/src/services/app-context-factory.js";
+import { createAppContext, releaseAppServices } from "../../../relayer/src/create-app-context.js";
 import { AssetToken__factory } from "../../../typechain-types/factories/AssetToken__factory.js";
 import type { TestOrg } from "../../support/stack.js";
 import { FOREIGN_KEYS, testProvider } from "../webhooks/chain-helpers.js";

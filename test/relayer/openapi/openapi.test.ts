@@ -5,8 +5,11 @@ import SwaggerParser from "@apidevtools/swagger-parser";
 import postman from "postman-collection";
 import { RwaClient, RwaOperatorClient } from "../../../relayer/sdk/index.js";
 import { createApp } from "../../../relayer/src/http/app.js";
-import type { OpenApiDocument } from "../../../relayer/src/openapi/build-openapi.js";
-import { DOCUMENTED_ROUTES, routeKey } from "../../../relayer/src/openapi/documented-routes.js";
+import type { OpenApiDocument } from "../../../relayer/src/http/openapi/build-openapi.js";
+import {
+  DOCUMENTED_ROUTES,
+  routeKey,
+} from "../../../relayer/src/http/openapi/documented-routes.js";
 import { startTestStack, type TestStack } from "../../support/stack.js";
 import { documentedOperations, missing, mountedOperations } from "./route-coverage.js";
 

@@ -34,9 +34,10 @@ const READ_NAMES: Record<string, Record<string, string>> = {
 
 /** Request fields the service adds to the specification's, with where they are documented. */
 const WRITE_EXTENSIONS: Record<string, string[]> = {
-  // The organization's plan and its rate limits (README, "Plans").
+  // The organization's plan and its rate limits (README, "Plans and rate limits").
   "/api/enterprise/register": ["plan"],
-  // Key expiry ("Key expiry and rotation rules: not shown"; README, "Authentication").
+  // Key expiry ("Key expiry and rotation rules: not shown"; docs/api-decisions.md,
+  // "Authentication").
   "/api/enterprise/keys": ["expiresAt"],
 };
 

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import spectralCore from "@stoplight/spectral-core";
 import spectralParsers from "@stoplight/spectral-parsers";
 import spectralRulesets from "@stoplight/spectral-rulesets";
-import { buildOpenApiDocument } from "../../../relayer/src/openapi/build-openapi.js";
+import { buildOpenApiDocument } from "../../../relayer/src/http/openapi/build-openapi.js";
 
 const { Document, Spectral } = spectralCore;
 const { oas } = spectralRulesets;

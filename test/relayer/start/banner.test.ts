@@ -1,8 +1,8 @@
 // npm test: alone (runs npm start and checks its processes and ports)
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { redactUrl } from "../../../relayer/src/infra/redact-url.js";
-import { printBanner } from "../../../relayer/src/infra/start-relayer.js";
+import { redactUrl } from "../../../relayer/src/shared/redact-url.js";
+import { printBanner } from "../../../relayer/src/start-relayer.js";
 
 const API_KEY = "0123456789abcdef0123456789abcdef";
 const RPC_URL = `https://rpcuser:rpc-pass-Secret1@rpc.example.com/v3/${API_KEY}?apikey=q-Secret2&x=1`;

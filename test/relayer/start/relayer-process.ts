@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { RpcClient } from "../../../relayer/src/chain/rpc-client.js";
+import { RpcClient } from "../../../relayer/src/chain/rpc/rpc-client.js";
 import { REPO_ROOT } from "../../../relayer/src/config.js";
 
 export { portIsOpen } from "../../../deploy/local-chain.js";

@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import {
-  checkWebhookUrl,
-  isPublicAddress,
-} from "../../../relayer/src/services/webhook-url-policy.js";
+import { checkWebhookUrl, isPublicAddress } from "../../../relayer/src/webhooks/url-policy.js";
 import {
   DESTINATION_NOT_ALLOWED,
   DestinationRefusedError,

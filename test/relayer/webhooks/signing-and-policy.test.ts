@@ -10,7 +10,7 @@ import {
   resolveDestination,
 } from "../../../relayer/src/webhooks/resolve-destination.js";
 import { serviceSignature, signatureHeaders } from "../../../relayer/src/webhooks/sign.js";
-import { decodePageCursor, encodePageCursor } from "../../../relayer/src/reads/page-cursor.js";
+import { decodePageCursor, encodePageCursor } from "../../../relayer/src/shared/cursor.js";
 import { weiToDecimal } from "../../../relayer/src/domain/amount.js";
 import { assertExponentialBackoff } from "../../support/assert-backoff.js";
 

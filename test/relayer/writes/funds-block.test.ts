@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { TestOrg } from "../../support/stack.js";
-import { newTxId } from "../../../relayer/src/chain/tx-ids.js";
+import { newTxId } from "../../../relayer/src/engine/tx-ids.js";
 import { assetBody, startWriteStackWithOrgs, waitForStatus, type WriteStack } from "./helpers.js";
 
 // The funds check's reservations against the block the balance includes (TxStore.record,

@@ -4,7 +4,7 @@ import type { TestOrg } from "../../support/stack.js";
 import type { RpcFaultProxy } from "../../support/rpc-fault-proxy.js";
 import { assetBody, startWriteStackBehindProxy, type ProxiedWriteStack } from "./helpers.js";
 
-// Gas learned from receipts (relayer/src/chain/gas-book.ts), against a real anvil and PostgreSQL.
+// Gas learned from receipts (relayer/src/engine/gas-book.ts), against a real anvil and PostgreSQL.
 // The relayer talks to anvil through the fault proxy, which here only counts what it forwards.
 
 describe("gas learned from receipts (anvil + PostgreSQL)", () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { IllegalTransitionError } from "../../../relayer/src/chain/tx-lifecycle.js";
-import { WritesHeldError } from "../../../relayer/src/chain/leased-tx-writes.js";
+import { IllegalTransitionError } from "../../../relayer/src/engine/tx-lifecycle.js";
+import { WritesHeldError } from "../../../relayer/src/engine/leased-tx-writes.js";
 import { assertError } from "../../support/assert-error.js";
 import { eventually } from "../../support/eventually.js";
 import type { TestOrg } from "../../support/stack.js";

@@ -15,8 +15,8 @@ import {
 import type { Config } from "../../../relayer/src/context.js";
 import { createDatabase } from "../../../relayer/src/db/client.js";
 import { createApp } from "../../../relayer/src/http/app.js";
-import { createAppContext } from "../../../relayer/src/services/app-context-factory.js";
-import { startTxWorkers } from "../../../relayer/src/chain/tx-workers.js";
+import { createAppContext } from "../../../relayer/src/create-app-context.js";
+import { startTxWorkers } from "../../../relayer/src/engine/tx-workers.js";
 import { startIndexer } from "../../../relayer/src/indexer/start-indexer.js";
 
 const env = (name: string): string => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, it } from "node:test";
-import { DEFAULT_SEQUENCER_OPTIONS } from "../../../relayer/src/chain/tx-sequencer.js";
+import { DEFAULT_SEQUENCER_OPTIONS } from "../../../relayer/src/engine/sequencer.js";
 import { eventually } from "../../support/eventually.js";
 import type { TestOrg } from "../../support/stack.js";
 import { assetBody, startWriteStack, waitForStatus, type WriteStack } from "./helpers.js";

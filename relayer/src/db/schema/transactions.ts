@@ -14,11 +14,11 @@ import type {
   TxErrorKind,
   TxReceiptSummary,
   TxState,
-} from "../../chain/tx-lifecycle.js";
+} from "../../engine/tx-lifecycle.js";
 import { orgs, wallets } from "./orgs.js";
 
-export type { TxAttempt, TxReceiptSummary, TxState } from "../../chain/tx-lifecycle.js";
-export { TX_STATES } from "../../chain/tx-lifecycle.js";
+export type { TxAttempt, TxReceiptSummary, TxState } from "../../engine/tx-lifecycle.js";
+export { TX_STATES } from "../../engine/tx-lifecycle.js";
 
 /**
  * Every write the relayer performs, recorded before anything is signed. A batch issuance is one
@@ -119,7 +119,7 @@ export const idempotencyKeys = pgTable(
 
 /**
  * The write each broadcast hash belongs to, one row per attempt, written in the statement that
- * records the attempt (`chain/leased-tx-writes.ts`) and never changed: the indexer finds a mint's
+ * records the attempt (`engine/leased-tx-writes.ts`) and never changed: the indexer finds a mint's
  * own write by the hash in its log (`metadata/bind-metadata.ts`). A GIN index on
  * `transactions.attempts` did this before; every update of a row re-indexed all its attempts'
  * fields, and each look-up scanned the index's pending list: about a third of PostgreSQL's

@@ -5,10 +5,10 @@ import { sdkBundles } from "../../../sdk/build-bundles.js";
 import { SERVED_BASE_URL_PLACEHOLDER } from "../../../sdk/served-base-url.js";
 import type { AppContext } from "../../context.js";
 import { NotFoundError } from "../../errors.js";
-import { buildOpenApiDocument, type OpenApiDocument } from "../../openapi/build-openapi.js";
-import { DOCS_PAGE_CSP, docsPageHtml } from "../../openapi/docs-page.js";
-import { DOCS_ASSET_FILES, DOCS_PATHS, SDK_FILES } from "../../openapi/extra-operations.js";
-import { toPostmanCollection, withBaseUrl, type PostmanCollection } from "../../openapi/postman.js";
+import { buildOpenApiDocument, type OpenApiDocument } from "../openapi/build-openapi.js";
+import { DOCS_PAGE_CSP, docsPageHtml } from "../openapi/docs-page.js";
+import { DOCS_ASSET_FILES, DOCS_PATHS, SDK_FILES } from "../openapi/extra-operations.js";
+import { toPostmanCollection, withBaseUrl, type PostmanCollection } from "../openapi/postman.js";
 
 const require = createRequire(import.meta.url);
 const SWAGGER_UI_DIR = path.dirname(require.resolve("swagger-ui-dist/package.json"));

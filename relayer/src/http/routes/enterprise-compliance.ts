@@ -7,7 +7,7 @@ import {
   setAssetFrozen,
   setAssetTypeRestricted,
   setMarketPaused,
-} from "../../services/compliance.js";
+} from "../../operator/compliance.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
 import { addressSchema, errorBody, sentErrorBody, timestampSchema } from "./schemas.js";
 
@@ -18,7 +18,7 @@ import { addressSchema, errorBody, sentErrorBody, timestampSchema } from "./sche
  * write answers once the operator account's transaction is mined, with its hash (`txHash`),
  * and sends nothing when the state already is what was asked (`txHash` is then the hash of the
  * transaction that made it, or null while the indexer has not read it). Each act is audited by
- * its service (`services/compliance.ts`; docs/audit-log.md "Acts on chain"); a failure once the
+ * its service (`operator/compliance.ts`; docs/audit-log.md "Acts on chain"); a failure once the
  * transaction is sent answers with its `txHash` too.
  */
 

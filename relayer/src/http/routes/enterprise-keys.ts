@@ -1,7 +1,7 @@
-import { notFoundErrors } from "../../openapi/operation-metadata.js";
+import { notFoundErrors } from "../openapi/operation-metadata.js";
 import { z } from "zod";
 import { apiKeySummary, createdApiKey } from "../../domain/api-key.js";
-import { createApiKey, listApiKeys, revokeApiKey } from "../../services/api-keys.js";
+import { createApiKey, listApiKeys, revokeApiKey } from "../../auth/api-keys.js";
 import { defineRoute } from "../route-definition.js";
 import { apiKeyErrors, errorBody, scopeSchema, timestampSchema } from "./schemas.js";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { rescueMarketplaceToken } from "../../services/marketplace-rescue.js";
+import { rescueMarketplaceToken } from "../../operator/marketplace-rescue.js";
 import { defineRoute } from "../route-definition.js";
 import { addressSchema, errorBody, sentErrorBody } from "./schemas.js";
 

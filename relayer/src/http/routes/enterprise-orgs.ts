@@ -1,14 +1,8 @@
 import { z } from "zod";
 import { apiKeySummary } from "../../domain/api-key.js";
 import { PLANS } from "../../domain/org.js";
-import { notFoundErrors } from "../../openapi/operation-metadata.js";
-import {
-  getOrg,
-  listOrgKeys,
-  listOrgs,
-  revokeOrgKey,
-  updateOrg,
-} from "../../services/org-controls.js";
+import { notFoundErrors } from "../openapi/operation-metadata.js";
+import { getOrg, listOrgKeys, listOrgs, revokeOrgKey, updateOrg } from "../../orgs/controls.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
 import { revokeKeyResponse } from "./enterprise-keys.js";
 import { errorBody, timestampSchema } from "./schemas.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PLANS } from "../../domain/org.js";
-import { registerOrganization } from "../../services/org-registration.js";
+import { registerOrganization } from "../../orgs/registration.js";
 import { defineRoute } from "../route-definition.js";
 import { addressSchema, errorBody, scopeSchema } from "./schemas.js";
 

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { getWalletAlerts, MAX_LOW_BALANCE_WEI, setLowBalance } from "../../alerts/low-balance.js";
 import { ValidationError } from "../../errors.js";
-import { getWalletBalance } from "../../services/wallet-balance.js";
-import { parseCoin } from "../../writes/amounts.js";
-import { amountField } from "../../writes/write-inputs.js";
+import { getWalletBalance } from "../../reads/wallet-balance.js";
+import { parseCoin } from "../../shared/coin-amount.js";
+import { amountField } from "../../shared/parse-input.js";
 import { defineRoute } from "../route-definition.js";
 import { addressSchema, apiKeyErrors, errorBody } from "./schemas.js";
 
-/** Wallet balance object (see services/wallet-balance.ts). */
+/** Wallet balance object (see reads/wallet-balance.ts). */
 export const walletResponse = z.object({
   walletAddress: addressSchema,
   balance: z.string().describe('decimal native-coin amount, e.g. "1.5", "0", "100"'),

@@ -1,8 +1,8 @@
-import { MAX_WEBHOOKS_PER_ORG } from "../../services/webhooks.js";
-import { notFoundErrors } from "../../openapi/operation-metadata.js";
+import { MAX_WEBHOOKS_PER_ORG } from "../../webhooks/subscriptions.js";
+import { notFoundErrors } from "../openapi/operation-metadata.js";
 import { z } from "zod";
 import { createdWebhook, rotatedWebhookSecret, webhookSummary } from "../../domain/webhook.js";
-import { MAX_WEBHOOK_URL_LENGTH } from "../../services/webhook-url-policy.js";
+import { MAX_WEBHOOK_URL_LENGTH } from "../../webhooks/url-policy.js";
 import { WEBHOOK_EVENT_KINDS } from "../../domain/webhook-event.js";
 import {
   createWebhook,
@@ -10,7 +10,7 @@ import {
   listWebhooks,
   rotateWebhookSecret,
   updateWebhookEvents,
-} from "../../services/webhooks.js";
+} from "../../webhooks/subscriptions.js";
 import { defineRoute } from "../route-definition.js";
 import { apiKeyErrors, errorBody } from "./schemas.js";
 

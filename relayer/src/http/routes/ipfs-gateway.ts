@@ -4,7 +4,7 @@ import type { AppContext } from "../../context.js";
 import { NotFoundError, ValidationError } from "../../errors.js";
 import { readBlock } from "../../metadata/read-block.js";
 
-/** Path of the local IPFS gateway route (documented in `openapi/extra-operations.ts`). */
+/** Path of the local IPFS gateway route (documented in `http/openapi/extra-operations.ts`). */
 export const IPFS_GATEWAY_PATH = "/ipfs/:cid";
 
 /**

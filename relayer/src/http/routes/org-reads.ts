@@ -1,4 +1,4 @@
-import { notFoundErrors } from "../../openapi/operation-metadata.js";
+import { notFoundErrors } from "../openapi/operation-metadata.js";
 import { z } from "zod";
 import { TX_STATES } from "../../db/schema/index.js";
 import { assetHistory } from "../../reads/asset-history.js";
@@ -6,7 +6,7 @@ import { listAssets } from "../../reads/assets-read.js";
 import { deliveriesPerHour, issuancesPerDay } from "../../reads/org-stats.js";
 import { listOrgTransactions } from "../../reads/org-transactions.js";
 import { walletHistory } from "../../reads/wallet-history.js";
-import { walletAddressOf } from "../../services/wallet-balance.js";
+import { walletAddressOf } from "../../reads/wallet-balance.js";
 import { ValidationError } from "../../errors.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
 import { assetRecord } from "../../domain/asset.js";

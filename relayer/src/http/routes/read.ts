@@ -1,4 +1,4 @@
-import { notFoundErrors } from "../../openapi/operation-metadata.js";
+import { notFoundErrors } from "../openapi/operation-metadata.js";
 import { z } from "zod";
 import { assetRecord, assetTypeRecord } from "../../domain/asset.js";
 import { LISTING_STATES, listingRecord } from "../../domain/listing.js";

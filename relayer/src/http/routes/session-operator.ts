@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { registerAssetTypeAsOperator } from "../../console/operator-service.js";
+import { registerAssetTypeAsOperator } from "../../operator/register-asset-type.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
-import { assetTypeNameField } from "../../writes/write-inputs.js";
+import { assetTypeNameField } from "../../shared/parse-input.js";
 import { errorBody, sentErrorBody } from "./schemas.js";
 
 /**

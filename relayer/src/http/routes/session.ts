@@ -16,7 +16,7 @@ import {
   type ConsoleSession,
 } from "../../auth/session-store.js";
 import { UnauthorizedError } from "../../errors.js";
-import { authenticateApiKey } from "../../services/api-key-authenticator.js";
+import { authenticateApiKey } from "../../auth/api-key-authenticator.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
 import { errorBody, timestampSchema } from "./schemas.js";
 

@@ -1,4 +1,4 @@
-import { notFoundErrors } from "../../openapi/operation-metadata.js";
+import { notFoundErrors } from "../openapi/operation-metadata.js";
 import { z } from "zod";
 import { transactionStatus } from "../../domain/transaction.js";
 import { readTransactionStatus } from "../../writes/transaction-status.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { TxRow } from "../../chain/tx-store.js";
+import type { TxRow } from "../../engine/tx-store.js";
 import { ValidationError } from "../../errors.js";
 import { address } from "../../domain/address.js";
 import { WRITE_LIMITS as L } from "../limits.js";

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { marketplaceInterface } from "../../chain/contracts.js";
+import { marketplaceInterface } from "../../chain/contracts/bindings.js";
 import { ValidationError } from "../../errors.js";
 import { address } from "../../domain/address.js";
-import { formatCoin, parseCoin } from "../amounts.js";
+import { formatCoin, parseCoin } from "../../shared/coin-amount.js";
 import { activeListing, requireTransferAllowed } from "../chain-checks.js";
-import { amountField, idField, parseId } from "../write-inputs.js";
+import { amountField, idField, parseId } from "../../shared/parse-input.js";
 import { confirmedResult, defineWriteKind, idText } from "./write-kind.js";
 
 /** Body of marketplace/buy. */

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { LISTING_STATE, marketplaceInterface } from "../../chain/contracts.js";
+import { LISTING_STATE, marketplaceInterface } from "../../chain/contracts/bindings.js";
 import { ValidationError } from "../../errors.js";
 import { requireTransferAllowed } from "../chain-checks.js";
-import { idField, parseId } from "../write-inputs.js";
+import { idField, parseId } from "../../shared/parse-input.js";
 import { confirmedResult, defineWriteKind, idText } from "./write-kind.js";
 
 /** Body of marketplace/delist. */

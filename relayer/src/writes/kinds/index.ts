@@ -1,4 +1,4 @@
-import type { TxRow } from "../../chain/tx-store.js";
+import type { TxRow } from "../../engine/tx-store.js";
 import { batchIssue } from "./batch-issue.js";
 import { buy } from "./buy.js";
 import { delist } from "./delist.js";

@@ -1,15 +1,15 @@
 import { keccak256, toUtf8Bytes, ZeroHash } from "ethers";
 import { z } from "zod";
 import type { AppContext } from "../../context.js";
-import { encodeMint } from "../../chain/call-data.js";
+import { encodeMint } from "../../chain/contracts/call-data.js";
 import { ValidationError } from "../../errors.js";
 import { address } from "../../domain/address.js";
-import { formatCoin, parseCoin } from "../amounts.js";
+import { formatCoin, parseCoin } from "../../shared/coin-amount.js";
 import { requireMintAllowed } from "../chain-checks.js";
 import { WRITE_LIMITS as L } from "../limits.js";
 import { METADATA_CONTEXT_KEY } from "../../metadata/bind-metadata.js";
-import { buildMetadata, type BuiltMetadata } from "../metadata.js";
-import { amountField, textField } from "../write-inputs.js";
+import { buildMetadata, type BuiltMetadata } from "../../metadata/document.js";
+import { amountField, textField } from "../../shared/parse-input.js";
 import type { OrgWallet } from "../wallet-of-org.js";
 import { confirmedResult, defineWriteKind, idText, type PreparedCall } from "./write-kind.js";
 

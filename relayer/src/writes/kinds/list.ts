@@ -1,11 +1,11 @@
 import { AbiCoder } from "ethers";
 import { z } from "zod";
-import { assetTokenInterface } from "../../chain/contracts.js";
+import { assetTokenInterface } from "../../chain/contracts/bindings.js";
 import { ValidationError } from "../../errors.js";
-import { formatCoin, parseCoin } from "../amounts.js";
+import { formatCoin, parseCoin } from "../../shared/coin-amount.js";
 import { requireHeld, requireTransferAllowed } from "../chain-checks.js";
 import { WRITE_LIMITS as L } from "../limits.js";
-import { amountField, idField, parseId } from "../write-inputs.js";
+import { amountField, idField, parseId } from "../../shared/parse-input.js";
 import { confirmedResult, defineWriteKind, idText } from "./write-kind.js";
 
 /** Body of marketplace/list. */

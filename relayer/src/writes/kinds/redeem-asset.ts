@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { assetTokenInterface } from "../../chain/contracts.js";
+import { assetTokenInterface } from "../../chain/contracts/bindings.js";
 import { NotFoundError, ValidationError } from "../../errors.js";
 import { requireRedeemAllowed } from "../chain-checks.js";
-import { formatCoin } from "../amounts.js";
+import { formatCoin } from "../../shared/coin-amount.js";
 import { WRITE_LIMITS } from "../limits.js";
-import { idField, parseId, textField } from "../write-inputs.js";
+import { idField, parseId, textField } from "../../shared/parse-input.js";
 import { confirmedResult, defineWriteKind, idText } from "./write-kind.js";
 
 /** Body of redeem-asset. */

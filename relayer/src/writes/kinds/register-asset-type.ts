@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { registryInterface } from "../../chain/contracts.js";
+import { registryInterface } from "../../chain/contracts/bindings.js";
 import { AUDIT_ACTIONS } from "../../domain/audit.js";
 import { ValidationError } from "../../errors.js";
-import { assetTypeNameField } from "../write-inputs.js";
+import { assetTypeNameField } from "../../shared/parse-input.js";
 import { confirmedResult, defineWriteKind } from "./write-kind.js";
 
 /** Body of register-asset-type. */

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { assetTokenInterface } from "../../chain/contracts.js";
+import { assetTokenInterface } from "../../chain/contracts/bindings.js";
 import { address } from "../../domain/address.js";
 import { requireHeld, requireTransferAllowed } from "../chain-checks.js";
-import { idField, parseAddress, parseId } from "../write-inputs.js";
+import { idField, parseAddress, parseId } from "../../shared/parse-input.js";
 import { confirmedResult, defineWriteKind, idText } from "./write-kind.js";
 
 /** Body of transfer. */

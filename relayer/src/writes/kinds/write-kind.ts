@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Scope } from "../../domain/scope.js";
-import type { ReceiptFacts } from "../../chain/receipt-events.js";
-import type { TxRow } from "../../chain/tx-store.js";
+import type { ReceiptFacts } from "../../chain/contracts/receipt-events.js";
+import type { TxRow } from "../../engine/tx-store.js";
 import type { AppContext } from "../../context.js";
 import type { AuditEntry } from "../../audit/audit-writer.js";
 import type { OrgWallet } from "../wallet-of-org.js";

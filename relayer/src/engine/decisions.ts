@@ -1,0 +1,226 @@
+import { classifyRpcFailure, isAnswerLost, isTxTypeUnsupported } from "../chain/rpc/rpc-errors.js";
+import { isLiveAttempt, type TxAttempt } from "./tx-lifecycle.js";
+import { isGroupRow, isSentRow, type TxRow } from "./tx-rows.js";
+
+/**
+ * The engine's decisions, as pure functions of what it knows (docs/transactions.md). The I/O
+ * modules beside this one gather the facts, ask here, and carry the answer out; the tests in
+ * test/unit/engine-decisions.test.ts pin each rule down.
+ */
+
+/**
+ * Which queued rows a sending round takes: whole writes in order (a group's queued items
+ * together), one in-flight slot each, while the organization has free slots; plus queued items
+ * of groups already in flight (partly sent before a crash). Only `sent` rows hold a slot: a
+ * `mined` row is no longer in a pool.
+ */
+export function pickRound(rows: readonly TxRow[], maxInFlight: number): TxRow[] {
+  const inFlight = new Set(rows.filter((r) => r.state === "sent").map((r) => r.parentId ?? r.id));
+  let free = maxInFlight - inFlight.size;
+  const picked: TxRow[] = [];
+  for (const root of rows) {
+    if (free <= 0) break;
+    if (root.parentId !== null || root.state !== "queued" || inFlight.has(root.id)) continue;
+    const members = isGroupRow(root)
+      ? rows.filter((r) => r.parentId === root.id && r.state === "queued")
+      : [root];
+    picked.push(...members);
+    free--;
+  }
+  for (const row of rows)
+    if (row.parentId !== null && row.state === "queued" && inFlight.has(row.parentId))
+      picked.push(row);
+  return picked;
+}
+
+/** What one broadcast's answer means. */
+export type BroadcastVerdict =
+  | { kind: "accepted" } // in the pool (or already was)
+  | { kind: "maybe-in-pool" } // no answer, or the node is unreachable: it may have it
+  | { kind: "nonce-too-low" } // the nonce is used: the nonce check decides by whom
+  | { kind: "underpriced" } // a replacement must pay more
+  | { kind: "wrong-type" } // the node does not take this transaction type: detect the fee model again
+  | { kind: "refused"; reason: string }; // the node refused it for good: it can never be mined
+
+/**
+ * Reads a broadcast's answer. A lost answer (timeout, missing batch entry, node unreachable) is
+ * never a refusal: the node may have the transaction, so the write stays open and the same
+ * bytes are sent again later.
+ */
+export function broadcastVerdict(answer: unknown): BroadcastVerdict {
+  if (!(answer instanceof Error)) return { kind: "accepted" };
+  if (isAnswerLost(answer)) return { kind: "maybe-in-pool" };
+  if (isTxTypeUnsupported(answer)) return { kind: "wrong-type" };
+  const kind = classifyRpcFailure(answer);
+  switch (kind) {
+    case "already-known":
+      return { kind: "accepted" };
+    case "unavailable":
+      return { kind: "maybe-in-pool" };
+    case "nonce-too-low":
+      return { kind: "nonce-too-low" };
+    case "underpriced":
+      return { kind: "underpriced" };
+    case "insufficient-funds":
+      return { kind: "refused", reason: "Insufficient funds for gas and value" };
+    default:
+      return { kind: "refused", reason: answer.message };
+  }
+}
+
+/** A receipt as the node answers `eth_getTransactionReceipt` / `eth_getBlockReceipts`. */
+export interface RawReceipt {
+  transactionHash: string;
+  blockNumber: string;
+  blockHash: string;
+  status: string;
+  gasUsed: string;
+  effectiveGasPrice?: string;
+  logs: Array<{ address: string; topics: string[]; data: string }>;
+}
+
+/** What the receipt look-ups of a row whose nonce the chain consumed say. */
+export type ReceiptVerdict =
+  | { kind: "mined"; receipt: RawReceipt } // one of its attempts is in a block
+  | { kind: "look-again" } // an error, a missing answer: nothing is known
+  | { kind: "no-receipt" }; // every attempt answered a definite null: find who took the nonce
+
+/**
+ * Reads the receipt answers of every attempt of one row (`answers[i]` for `attempts[i]`: a
+ * receipt, `null`, `undefined` for a missing answer, or an error). A `null` alone never proves
+ * anything (a lagging node, a node still indexing): it only leads to `takerVerdict`.
+ */
+export function receiptVerdict(answers: readonly unknown[]): ReceiptVerdict {
+  for (const answer of answers) if (isReceipt(answer)) return { kind: "mined", receipt: answer };
+  if (answers.length === 0 || answers.some((a) => a !== null)) return { kind: "look-again" };
+  return { kind: "no-receipt" };
+}
+
+function isReceipt(value: unknown): value is RawReceipt {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !(value instanceof Error) &&
+    typeof (value as { transactionHash?: unknown }).transactionHash === "string" &&
+    typeof (value as { blockHash?: unknown }).blockHash === "string"
+  );
+}
+
+/** A transaction of a block, as `eth_getBlockByNumber(n, true)` lists it. */
+export interface BlockTransaction {
+  hash: string;
+  from: string;
+  nonce: string;
+}
+
+/** Who took a nonce, from the block where the sender's count passed it. */
+export type TakerVerdict =
+  | { kind: "ours"; hash: string } // one of the row's attempts: its receipt will come
+  | { kind: "taken"; by: string } // another transaction: the row can never be mined on it
+  | { kind: "look-again" }; // the block is unknown to the node that answered, or inconsistent
+
+/**
+ * The definitive evidence that lets a write take a new nonce: the block in which the sender's
+ * transaction count passed `nonce` holds a transaction from `sender` with that nonce, and its
+ * hash is none of the row's attempts. Anything less (no block, no such transaction) is
+ * `look-again`, never a re-queue.
+ */
+export function takerVerdict(
+  block: { transactions: readonly (BlockTransaction | string)[] } | null | undefined,
+  sender: string,
+  nonce: number,
+  attemptHashes: readonly string[],
+): TakerVerdict {
+  if (block === null || block === undefined) return { kind: "look-again" };
+  const from = sender.toLowerCase();
+  const taker = block.transactions.find(
+    (t): t is BlockTransaction =>
+      typeof t === "object" && t.from.toLowerCase() === from && Number(BigInt(t.nonce)) === nonce,
+  );
+  if (taker === undefined) return { kind: "look-again" };
+  const ours = attemptHashes.map((h) => h.toLowerCase());
+  return ours.includes(taker.hash.toLowerCase())
+    ? { kind: "ours", hash: taker.hash }
+    : { kind: "taken", by: taker.hash };
+}
+
+/**
+ * The smallest block in `[low, high]` at which `countAt(block) > nonce`, by bisection (the
+ * sender's count only grows along one chain). `countAt` may throw: the search then fails and the
+ * caller looks again later.
+ */
+export async function blockWhereNonceWasUsed(
+  nonce: number,
+  low: number,
+  high: number,
+  countAt: (block: number) => Promise<number>,
+): Promise<number | undefined> {
+  if ((await countAt(high)) <= nonce) return undefined;
+  let lo = Math.max(0, low);
+  let hi = high;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    if ((await countAt(mid)) > nonce) hi = mid;
+    else lo = mid + 1;
+  }
+  return hi;
+}
+
+/** What a `mined` row's confirmations say, `confirmations` blocks after its block. */
+export type ConfirmationVerdict = "wait" | "confirm" | "reorged";
+
+/**
+ * A mined row is confirmed once `confirmations` blocks stand above its block on the chain and
+ * the block at its height still has its receipt's hash. A different hash means a reorg dropped
+ * it (the indexer reopens the row); no answer means wait.
+ */
+export function confirmationVerdict(
+  receipt: { blockNumber: number; blockHash: string },
+  head: number,
+  confirmations: number,
+  canonicalHash: string | null | undefined,
+): ConfirmationVerdict {
+  if (head - receipt.blockNumber < confirmations) return "wait";
+  if (canonicalHash === null || canonicalHash === undefined) return "wait";
+  return canonicalHash.toLowerCase() === receipt.blockHash.toLowerCase() ? "confirm" : "reorged";
+}
+
+/**
+ * The attempt to broadcast again for a row: the one a reorg dropped from its block, else the
+ * newest that may still be mined, else the newest.
+ */
+export function attemptToRebroadcast(attempts: readonly TxAttempt[]): TxAttempt | undefined {
+  return (
+    attempts.find((a) => a.reorgedFrom !== undefined && a.superseded === undefined) ??
+    [...attempts].reverse().find(isLiveAttempt) ??
+    attempts.at(-1)
+  );
+}
+
+/**
+ * Whether an open row's last attempt should be sent again as it is: never broadcast by this
+ * process (taken over, or its answer was lost), reopened by a reorg since, or not broadcast
+ * for `everyMs` (pools drop transactions; resending the same bytes is harmless).
+ */
+export function rebroadcastDue(
+  lastBroadcastMs: number | undefined,
+  reopenedAtMs: number | undefined,
+  now: number,
+  everyMs: number,
+): boolean {
+  if (lastBroadcastMs === undefined) return true;
+  if (reopenedAtMs !== undefined && reopenedAtMs > lastBroadcastMs) return true;
+  return now - lastBroadcastMs >= everyMs;
+}
+
+/**
+ * Whether a sent row is stuck (re-price it): its newest attempt, and its reopening by a reorg,
+ * are both older than `stuckAfterMs`.
+ */
+export function isStuck(row: TxRow, now: number, stuckAfterMs: number): boolean {
+  if (!isSentRow(row)) return false;
+  const last = row.attempts.at(-1);
+  if (last === undefined) return false;
+  const since = Math.max(Date.parse(last.sentAt), row.reopenedAt?.getTime() ?? 0);
+  return now - since >= stuckAfterMs;
+}

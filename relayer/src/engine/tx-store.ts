@@ -1,0 +1,552 @@
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import type pg from "pg";
+import { Batcher } from "../db/batcher.js";
+import {
+  eachAloneOnDataError,
+  inTransaction,
+  retryOnDeadlock,
+  withParams,
+  type Database,
+  type DbTransaction,
+} from "../db/client.js";
+import { idempotencyKeys, transactions } from "../db/schema/index.js";
+import {
+  CHECKED_RECORD_SQL,
+  checkedRecordParams,
+  verdictOf,
+  type CheckedWrite,
+  type OrgWalletRef,
+  type RecordVerdict,
+  type VerdictRow,
+} from "./checked-record.js";
+import { LeasedTxWrites } from "./leased-tx-writes.js";
+import { LIVE_STATES, REORG_REOPENS, sourcesOf, type TxState } from "./tx-lifecycle.js";
+
+export { LeasedTxWrites, LeaseLostError } from "./leased-tx-writes.js";
+export type { Finalisation, SentEntry } from "./leased-tx-writes.js";
+
+import type { TxRow } from "./tx-rows.js";
+
+export type { TxRow } from "./tx-rows.js";
+export type { NewTxRow, OrgWalletRef, RecordedRow } from "./checked-record.js";
+export type { CheckedWrite, RecordVerdict } from "./checked-record.js";
+
+/** Channels of PostgreSQL notifications the store sends (see `tx-notifier.ts`). */
+/**
+ * SQL: the transactions row `t` (a table alias) is not held. A queued write of a suspended
+ * organization is held: it waits, unsent and without a nonce, until operator staff resume the
+ * org (`orgs/controls.ts`); its writes already sent are still followed to the end.
+ */
+export const notHeld = (t: string): string =>
+  `(${t}.state <> 'queued' OR NOT EXISTS (
+     SELECT 1 FROM orgs o WHERE o.id = ${t}.org_id AND o.suspended_at IS NOT NULL))`;
+
+export const TX_CHANNELS = {
+  /** Payload: comma-separated ids of wallets with new queued work. */
+  queued: "rwa_tx_queued",
+  /** Payload: comma-separated ids of rows that became final. */
+  final: "rwa_tx_final",
+} as const;
+
+/** A wallet leased by this process. */
+export interface LeasedWallet {
+  id: string;
+  orgId: string;
+  address: string;
+  encryptedKey: string;
+  signerBackend: string;
+  nextNonce: number | null;
+}
+
+/** An `Idempotency-Key` claim made together with a write's rows. */
+export interface IdempotencyClaim {
+  orgId: string;
+  key: string;
+  requestHash: string;
+  ttlMs: number;
+}
+
+/** NOTIFY payloads are limited to 8000 bytes: ids are sent in chunks of this many. */
+const NOTIFY_CHUNK = 200;
+
+/** Rows per statement when writes are recorded together (a bound on the statement's size). */
+const RECORD_ROWS = 1_000;
+
+/**
+ * Data access for `transactions`: the only place that writes the table. Every change of state is
+ * checked against the lifecycle (`tx-lifecycle.ts`): updates only touch rows whose current state
+ * may move to the new one, so an illegal transition changes nothing and is reported. Hot paths
+ * are plain parameterised SQL, one statement per round for many rows.
+ */
+export class TxStore {
+  readonly #database: Database;
+  /** `getSoon`, `walletOf`, `record` without a claim and `liveRowsOfWallet`: one statement per turn for all. */
+  readonly #soon: Batcher<string, TxRow | undefined>;
+  readonly #walletReads: Batcher<string, OrgWalletRef | undefined>;
+  /** Each org's wallet as `walletOf` read it (a wallet never changes). */
+  readonly #wallets = new Map<string, OrgWalletRef>();
+  readonly #records: Batcher<CheckedWrite, RecordVerdict>;
+  readonly #liveRows: Batcher<string, TxRow[]>;
+
+  constructor(database: Database) {
+    this.#database = database;
+    this.#soon = new Batcher(async (ids) => {
+      const rows = await this.#database.db
+        .select()
+        .from(transactions)
+        .where(inArray(transactions.id, [...new Set(ids)]));
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return ids.map((id) => byId.get(id));
+    });
+    this.#walletReads = new Batcher((orgIds) => this.#readWallets(orgIds));
+    this.#records = new Batcher((writes) => this.#recordMany(writes));
+    this.#liveRows = new Batcher((walletIds) => this.#readLiveRows(walletIds));
+  }
+
+  get database(): Database {
+    return this.#database;
+  }
+
+  /** The engine's writes for the wallets `owner` leases, each checked against the lease. */
+  leasedBy(owner: string): LeasedTxWrites {
+    return new LeasedTxWrites(this.#database, owner);
+  }
+
+  async get(id: string): Promise<TxRow | undefined> {
+    const [row] = await this.#database.db
+      .select()
+      .from(transactions)
+      .where(eq(transactions.id, id));
+    return row;
+  }
+
+  /**
+   * `get`, shared by every caller in the same turn of the event loop: the rows asked for are read
+   * in one statement sent on the next turn (a block that settles a hundred writes wakes a hundred
+   * waiting requests at once: one query, not a hundred). Sent after the call, so never older
+   * than it.
+   */
+  getSoon(id: string): Promise<TxRow | undefined> {
+    return this.#soon.add(id);
+  }
+
+  async children(parentId: string): Promise<TxRow[]> {
+    return this.#database.db
+      .select()
+      .from(transactions)
+      .where(eq(transactions.parentId, parentId))
+      .orderBy(asc(transactions.itemIndex));
+  }
+
+  /**
+   * Records a write if its org's checks pass as the statement runs (`CheckedWrite`): its rows,
+   * its `Idempotency-Key` claim and `alongside` in one database transaction. It wakes no engine
+   * (the caller does once it returns: `TxRuntime.submit`). Without a claim nor
+   * `alongside`, the writes of one turn share one statement (one round trip, one commit for the
+   * check and the rows). Nothing is written for a write refused.
+   *
+   * @param alongside more of the same act, written in the same transaction after the rows (a
+   *   management act's audit row): both are stored or neither
+   */
+  async record(
+    write: CheckedWrite,
+    claim: IdempotencyClaim | undefined,
+    alongside?: (tx: DbTransaction, rootId: string) => Promise<unknown>,
+  ): Promise<RecordVerdict> {
+    const rootId = write.rows[0]?.id;
+    if (rootId === undefined) throw new Error("record: no rows");
+    if (claim === undefined && alongside === undefined) return this.#records.add(write);
+    const refused = new Error("refused");
+    let verdict: RecordVerdict = { outcome: "key-taken" };
+    try {
+      await this.#database.db.transaction(async (tx) => {
+        if (claim !== undefined) {
+          const claimed = await tx
+            .insert(idempotencyKeys)
+            .values({
+              orgId: claim.orgId,
+              key: claim.key,
+              requestHash: claim.requestHash,
+              transactionId: rootId,
+              // From the database clock, like created_at: exactly the TTL apart.
+              expiresAt: sql`now() + ${claim.ttlMs} * interval '1 millisecond'`,
+            })
+            // An expired record (kept past its TTL until the purge removes it) is taken over.
+            .onConflictDoUpdate({
+              target: [idempotencyKeys.orgId, idempotencyKeys.key],
+              set: {
+                requestHash: claim.requestHash,
+                transactionId: rootId,
+                createdAt: sql`now()`,
+                expiresAt: sql`excluded.expires_at`,
+              },
+              setWhere: sql`${idempotencyKeys.expiresAt} <= now()`,
+            })
+            .returning({ key: idempotencyKeys.key });
+          if (claimed.length === 0) return;
+        }
+        const params = checkedRecordParams([{ i: 0, write }]);
+        const result = await tx.execute<VerdictRow & Record<string, unknown>>(
+          withParams(CHECKED_RECORD_SQL, params),
+        );
+        verdict = verdictOf(result.rows[0]);
+        // A refusal undoes the claim with the rest.
+        if (verdict.outcome !== "recorded") throw refused;
+        await alongside?.(tx, rootId);
+      });
+    } catch (error) {
+      if (error !== refused) throw error;
+    }
+    return verdict;
+  }
+
+  /**
+   * The org's wallet: read once per process (a wallet never changes), the orgs asked for in one
+   * turn in one statement.
+   */
+  async walletOf(orgId: string): Promise<OrgWalletRef | undefined> {
+    return this.#wallets.get(orgId) ?? this.#walletReads.add(orgId);
+  }
+
+  async #readWallets(orgIds: readonly string[]): Promise<Array<OrgWalletRef | undefined>> {
+    const result = await this.#database.pool.query<{
+      id: string;
+      org_id: string;
+      address: string;
+      signer_backend: string;
+    }>(`SELECT id, org_id, address, signer_backend FROM wallets WHERE org_id = ANY($1::text[])`, [
+      [...new Set(orgIds)],
+    ]);
+    for (const row of result.rows)
+      this.#wallets.set(row.org_id, {
+        id: row.id,
+        orgId: row.org_id,
+        address: row.address,
+        signerBackend: row.signer_backend,
+      });
+    return orgIds.map((orgId) => this.#wallets.get(orgId));
+  }
+
+  /**
+   * The writes of one turn (no idempotency claim) checked and recorded in one statement, so one
+   * round trip and one commit. A statement refused for its data is tried again write by write
+   * (`eachAloneOnDataError`), so one bad write fails alone.
+   */
+  async #recordMany(writes: readonly CheckedWrite[]): Promise<Array<RecordVerdict | Error>> {
+    const check = async (group: ReadonlyArray<{ i: number; write: CheckedWrite }>) => {
+      const params = checkedRecordParams(group);
+      const result = await retryOnDeadlock(() =>
+        // Named: each connection plans it once, not on every write.
+        this.#database.pool.query<VerdictRow>({
+          name: "rwa-checked-record",
+          text: CHECKED_RECORD_SQL,
+          values: params,
+        }),
+      );
+      return new Map(result.rows.map((row) => [row.i, row]));
+    };
+    const indexed = writes.map((write, i) => ({ i, write }));
+    const results: Array<RecordVerdict | Error> = [];
+    // At most RECORD_ROWS rows per statement.
+    for (let at = 0; at < indexed.length; ) {
+      const group = [indexed[at]!];
+      let size = indexed[at]!.write.rows.length;
+      for (
+        at++;
+        at < indexed.length && size + indexed[at]!.write.rows.length <= RECORD_ROWS;
+        at++
+      ) {
+        group.push(indexed[at]!);
+        size += indexed[at]!.write.rows.length;
+      }
+      const answers = await eachAloneOnDataError(group, check);
+      group.forEach(({ i }, k) => {
+        const answer = answers[k]!;
+        results.push(answer instanceof Error ? answer : verdictOf(answer.get(i)));
+      });
+    }
+    return results;
+  }
+
+  /** Wallets that have live rows not held (work for some sequencer). */
+  async walletsWithWork(limit = 10_000): Promise<string[]> {
+    const result = await this.#database.pool.query<{ wallet_id: string }>(
+      `SELECT DISTINCT t.wallet_id FROM transactions t
+        WHERE t.state IN ('queued', 'sent', 'mined') AND ${notHeld("t")} LIMIT $1`,
+      [limit],
+    );
+    return result.rows.map((r) => r.wallet_id);
+  }
+
+  /**
+   * Takes the leases of `walletIds` that are free, expired or already `owner`'s, and renews them.
+   * A lease is what makes one process the only sequencer of a wallet.
+   */
+  async claimWallets(
+    owner: string,
+    walletIds: readonly string[],
+    leaseMs: number,
+  ): Promise<LeasedWallet[]> {
+    if (walletIds.length === 0) return [];
+    // Locks several wallets at once, as a round's `markSent` does: a deadlock between them is
+    // broken by PostgreSQL and the statement (atomic) runs again.
+    const result = await retryOnDeadlock(() =>
+      this.#database.pool.query<{
+        id: string;
+        org_id: string;
+        address: string;
+        encrypted_key: string;
+        signer_backend: string;
+        next_nonce: string | null;
+      }>(
+        `UPDATE wallets SET lease_owner = $1, lease_until = now() + ($3::int * interval '1 millisecond')
+          WHERE id = ANY($2::text[]) AND (lease_owner IS NULL OR lease_owner = $1 OR lease_until < now())
+          RETURNING id, org_id, address, encrypted_key, signer_backend, next_nonce::text`,
+        [owner, walletIds, leaseMs],
+      ),
+    );
+    return result.rows.map((r) => ({
+      id: r.id,
+      orgId: r.org_id,
+      address: r.address,
+      encryptedKey: r.encrypted_key,
+      signerBackend: r.signer_backend,
+      nextNonce: r.next_nonce === null ? null : Number(r.next_nonce),
+    }));
+  }
+
+  /** Renews `owner`'s leases on `walletIds`; returns the ids still held. */
+  async renewLeases(
+    owner: string,
+    walletIds: readonly string[],
+    leaseMs: number,
+  ): Promise<string[]> {
+    if (walletIds.length === 0) return [];
+    const result = await retryOnDeadlock(() =>
+      this.#database.pool.query<{ id: string }>(
+        `UPDATE wallets SET lease_until = now() + ($3::int * interval '1 millisecond')
+          WHERE id = ANY($2::text[]) AND lease_owner = $1 RETURNING id`,
+        [owner, walletIds, leaseMs],
+      ),
+    );
+    return result.rows.map((r) => r.id);
+  }
+
+  /** Gives every lease of `owner` back (on stop; idle wallets: `releaseIdleLeases`). */
+  async releaseLeases(owner: string): Promise<void> {
+    await retryOnDeadlock(() =>
+      this.#database.pool.query(
+        `UPDATE wallets SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1`,
+        [owner],
+      ),
+    );
+  }
+
+  /**
+   * Gives back the leases of `walletIds` that `owner` holds and that have no live row to work on
+   * (none, or only held ones) as the statement runs; returns the ids given back. A wallet whose
+   * new write committed before it keeps its lease, so its holder does not lose it under a step.
+   */
+  async releaseIdleLeases(owner: string, walletIds: readonly string[]): Promise<string[]> {
+    if (walletIds.length === 0) return [];
+    const result = await retryOnDeadlock(() =>
+      this.#database.pool.query<{ id: string }>(
+        `UPDATE wallets w SET lease_owner = NULL, lease_until = NULL
+          WHERE w.lease_owner = $1 AND w.id = ANY($2::text[])
+            AND NOT EXISTS (SELECT 1 FROM transactions t
+                             WHERE t.wallet_id = w.id AND t.state IN ('queued', 'sent', 'mined')
+                               AND ${notHeld("t")})
+          RETURNING w.id`,
+        [owner, walletIds],
+      ),
+    );
+    return result.rows.map((r) => r.id);
+  }
+
+  /**
+   * Every live row of a wallet (roots and batch children) but held ones, oldest first, batch
+   * items in order.
+   */
+  liveRowsOfWallet(walletId: string): Promise<TxRow[]> {
+    return this.#liveRows.add(walletId);
+  }
+
+  /** `liveRowsOfWallet` for the wallets stepped in one turn, in one statement. */
+  async #readLiveRows(walletIds: readonly string[]): Promise<TxRow[][]> {
+    const rows = await this.#database.db
+      .select()
+      .from(transactions)
+      .where(
+        and(
+          inArray(transactions.walletId, [...new Set(walletIds)]),
+          sql`${transactions.state} IN ('queued', 'sent', 'mined') AND ${sql.raw(notHeld('"transactions"'))}`,
+        ),
+      )
+      .orderBy(asc(transactions.createdAt), asc(transactions.itemIndex), asc(transactions.id));
+    const byWallet = new Map<string, TxRow[]>();
+    for (const row of rows) {
+      const list = byWallet.get(row.walletId);
+      if (list === undefined) byWallet.set(row.walletId, [row]);
+      else list.push(row);
+    }
+    return walletIds.map((id) => [...(byWallet.get(id) ?? [])]);
+  }
+
+  /** The highest nonce a live row of the wallet holds, or -1. */
+  async maxLiveNonce(walletId: string): Promise<number> {
+    const result = await this.#database.pool.query<{ n: string | null }>(
+      `SELECT max(nonce)::text AS n FROM transactions WHERE wallet_id = $1 AND nonce IS NOT NULL AND state IN ('queued', 'sent', 'mined')`,
+      [walletId],
+    );
+    const n = result.rows[0]?.n;
+    return n === null || n === undefined ? -1 : Number(n);
+  }
+
+  /** Sets or clears the transient problem of live rows (shown by GET /api/v1/transactions/{id}). */
+  async setLastError(ids: readonly string[], lastError: string | null): Promise<void> {
+    if (ids.length === 0) return;
+    await this.#database.pool.query(
+      `UPDATE transactions SET last_error = $2, updated_at = now()
+        WHERE id = ANY($1::text[]) AND state = ANY($3::text[]) AND last_error IS DISTINCT FROM $2`,
+      [ids, lastError, [...LIVE_STATES]],
+    );
+  }
+
+  /**
+   * Ends batch parents whose children are all final: `confirmed` when any item was issued (or
+   * there were none), else `failed`, with `result` from `summarise`. Returns the ids ended.
+   */
+  async finishParents(
+    parentIds: readonly string[],
+    summarise: (parent: TxRow, children: TxRow[]) => Record<string, unknown>,
+  ): Promise<string[]> {
+    const ended: string[] = [];
+    for (const parentId of new Set(parentIds)) {
+      const parent = await this.get(parentId);
+      if (parent === undefined || !(LIVE_STATES as readonly TxState[]).includes(parent.state))
+        continue;
+      const children = await this.children(parentId);
+      if (children.some((c) => (LIVE_STATES as readonly TxState[]).includes(c.state))) continue;
+      const issued = children.filter((c) => c.state === "confirmed").length;
+      const state: TxState = issued > 0 || children.length === 0 ? "confirmed" : "failed";
+      await this.#inTransaction(async (client) => {
+        const result = await client.query(
+          `UPDATE transactions SET state = $2, result = $3, last_error = NULL, updated_at = now(),
+                  confirmed_at = CASE WHEN $2 = 'confirmed' THEN now() END,
+                  failed_at = CASE WHEN $2 = 'failed' THEN now() END
+            WHERE id = $1 AND state = ANY($4::text[])`,
+          [parentId, state, JSON.stringify(summarise(parent, children)), sourcesOf(state)],
+        );
+        if (result.rowCount === 1) {
+          await notifyFinal(client, [parentId]);
+          ended.push(parentId);
+        }
+      });
+    }
+    return ended;
+  }
+
+  /**
+   * Rows whose receipt a reorg took away (on the indexer's transaction): every row mined above
+   * `ancestor` (a reorg the indexer found), and every row whose receipt names another hash for a
+   * block of `canonical` (a reorg that happened before the indexer reached the block). Each goes
+   * back to `sent`, its receipt dropped and the attempt that was mined marked `reorgedFrom`, so
+   * its wallet's sequencer broadcasts those very bytes again (`reopened_at`). Group rows of such
+   * rows are reopened too, and the wallets' sequencers are woken (`NOTIFY`).
+   *
+   * @returns the rows reopened, with the block each had been mined in
+   */
+  static async reopenReorged(
+    client: pg.ClientBase,
+    dropped: {
+      ancestor?: number;
+      canonical?: ReadonlyArray<{ number: number; hash: string }>;
+    },
+  ): Promise<Array<{ id: string; walletId: string; blockNumber: number }>> {
+    const canonical = dropped.canonical ?? [];
+    if (dropped.ancestor === undefined && canonical.length === 0) return [];
+    const { rows } = await client.query<{ id: string; wallet_id: string; block: string }>(
+      `WITH victims AS (
+         SELECT id, (receipt->>'blockNumber')::bigint AS block FROM transactions t
+          WHERE receipt IS NOT NULL AND nonce IS NOT NULL AND state = ANY($2::text[])
+            AND (((receipt->>'blockNumber')::bigint > $1)
+                 OR ((receipt->>'blockNumber')::bigint = ANY($3::bigint[])
+                     AND lower(receipt->>'blockHash') <> (SELECT lower(c.h) FROM unnest($3::bigint[], $4::text[]) c(n, h)
+                                                           WHERE c.n = (t.receipt->>'blockNumber')::bigint LIMIT 1)))
+          FOR UPDATE),
+       reopened AS (
+         UPDATE transactions t
+            SET state = 'sent', receipt = NULL, result = NULL, error = NULL, error_kind = NULL,
+                confirmed_at = NULL, failed_at = NULL, mined_at = NULL, reopened_at = now(),
+                updated_at = now(),
+                attempts = (SELECT jsonb_agg(CASE WHEN a->>'hash' = t.receipt->>'hash'
+                                                  THEN a || jsonb_build_object('reorgedFrom', v.block)
+                                                  ELSE a END ORDER BY ord)
+                              FROM jsonb_array_elements(t.attempts) WITH ORDINALITY AS x(a, ord))
+           FROM victims v
+          WHERE t.id = v.id
+          RETURNING t.id, t.wallet_id, t.parent_id, v.block::text AS block),
+       parents AS (
+         UPDATE transactions p SET state = 'sent', result = NULL, confirmed_at = NULL,
+                failed_at = NULL, updated_at = now()
+          WHERE p.id IN (SELECT parent_id FROM reopened WHERE parent_id IS NOT NULL)
+            AND p.state IN ('confirmed', 'failed'))
+       SELECT id, wallet_id, block FROM reopened`,
+      [
+        dropped.ancestor ?? null,
+        [...REORG_REOPENS],
+        canonical.map((c) => c.number),
+        canonical.map((c) => c.hash),
+      ],
+    );
+    for (const walletId of new Set(rows.map((r) => r.wallet_id)))
+      await client.query("SELECT pg_notify($1, $2)", [TX_CHANNELS.queued, walletId]);
+    return rows.map((r) => ({ id: r.id, walletId: r.wallet_id, blockNumber: Number(r.block) }));
+  }
+
+  /** Deletes expired `Idempotency-Key` records. Returns how many went. */
+  async purgeExpiredIdempotencyKeys(): Promise<number> {
+    const result = await this.#database.pool.query(
+      "DELETE FROM idempotency_keys WHERE expires_at <= now()",
+    );
+    return result.rowCount ?? 0;
+  }
+
+  /** Runs `work` in one database transaction on one pooled connection. */
+  #inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.#database, work);
+  }
+}
+
+/**
+ * One statement that runs `update` (an `UPDATE transactions t ... RETURNING t.id, t.state`) and
+ * tells every process's waiting requests of the rows it made final (not `mined`): a `NOTIFY` per
+ * ${NOTIFY_CHUNK} ids, sent on commit, as `notifyFinal` does, without a transaction held open
+ * across round trips. `$<channel>` is the parameter that carries `TX_CHANNELS.final`.
+ */
+export function updateNotifyingFinal(update: string, channel: number): string {
+  return `WITH changed AS (${update}),
+     notified AS (
+       SELECT pg_notify($${channel}, string_agg(id, ',')) FROM (
+         SELECT id, (row_number() OVER () - 1) / ${NOTIFY_CHUNK} AS chunk
+           FROM changed WHERE state <> 'mined') final
+        GROUP BY chunk)
+   SELECT changed.id, changed.state FROM changed, (SELECT count(*) FROM notified) AS sent`;
+}
+
+/** The payloads of the notifications that carry `ids`: `NOTIFY_CHUNK` ids each, comma-separated. */
+export function notifyPayloads(ids: readonly string[]): string[] {
+  const payloads: string[] = [];
+  for (let i = 0; i < ids.length; i += NOTIFY_CHUNK)
+    payloads.push(ids.slice(i, i + NOTIFY_CHUNK).join(","));
+  return payloads;
+}
+
+/** Tells every process's waiting requests that `ids` became final (`NOTIFY`, on commit). */
+export async function notifyFinal(
+  client: { query: (text: string, values: unknown[]) => Promise<unknown> },
+  ids: readonly string[],
+): Promise<void> {
+  for (const payload of notifyPayloads(ids))
+    await client.query("SELECT pg_notify($1, $2)", [TX_CHANNELS.final, payload]);
+}
