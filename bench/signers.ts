@@ -13,7 +13,6 @@
 import { randomBytes } from "node:crypto";
 import { hexlify, recoverAddress } from "ethers";
 import pkcs11js from "pkcs11js";
-import { startTxWorkers } from "../relayer/src/engine/tx-workers.js";
 import { startIndexer } from "../relayer/src/indexer/start-indexer.js";
 import type { CustodialWalletRef } from "../relayer/src/wallets/signer-backend.js";
 import type { Pkcs11Settings } from "../relayer/src/context.js";
@@ -123,7 +122,7 @@ async function issueP50s(settings: Pkcs11Settings, blockTime: number): Promise<v
     config: { signer: { newWallets: "pkcs11", pkcs11: settings } },
   });
   // A synchronous write answers once the indexer has applied its block, as under `npm start`.
-  const workers = await startTxWorkers(stack.ctx);
+  await stack.ctx.engine.start();
   const indexer = await startIndexer(stack.ctx, { lockPollMs: 200 });
   try {
     const tokenOrg = await stack.registerOrg();
@@ -154,7 +153,7 @@ async function issueP50s(settings: Pkcs11Settings, blockTime: number): Promise<v
       `  ratio pkcs11 / local p50: ${(percentile(tokenMs, 50) / percentile(localMs, 50)).toFixed(2)}`,
     );
   } finally {
-    await workers.stop();
+    await stack.ctx.engine.stop();
     await indexer.stop();
     await stack.stop();
   }

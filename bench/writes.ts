@@ -1,6 +1,6 @@
 /**
  * Writes benchmark: anvil with 1 s blocks + a real PostgreSQL + the relayer app with its
- * transaction workers, in one process. Prints, without asserting:
+ * engine, in one process. Prints, without asserting:
  * - issue-asset latency p50/p95 (target p50 ≤ 1.5 s = 1.5 block intervals),
  * - batch-issue of 50, end to end (target ≤ 3 s), beside a naive one-by-one baseline,
  * - issuances/s with 10 concurrent writers of one org and with 5 orgs × 10 writers,
@@ -11,7 +11,6 @@
  */
 import { parseEther, Wallet, ZeroHash, type Provider } from "ethers";
 import { AssetToken__factory } from "../typechain-types/factories/AssetToken__factory.js";
-import { startTxWorkers } from "../relayer/src/engine/tx-workers.js";
 import { startTestStack, type TestOrg } from "../test/support/stack.js";
 import { runAsScript } from "./support/run-as-script.js";
 import { percentile } from "./support/percentile.js";
@@ -88,7 +87,7 @@ async function rawChainRate(
 export async function runWritesBench(): Promise<void> {
   console.log("Starting anvil (1 s blocks), PostgreSQL, contracts and the relayer...");
   const stack = await startTestStack({ blockTime: 1, logLevel: "warn" });
-  const workers = await startTxWorkers(stack.ctx);
+  await stack.ctx.engine.start();
   try {
     const orgs = await Promise.all(Array.from({ length: 5 }, () => stack.registerOrg()));
     let nonce = await stack.ctx.provider.getTransactionCount(stack.ctx.operator.address, "pending");
@@ -146,7 +145,7 @@ export async function runWritesBench(): Promise<void> {
       `ratios: one org / raw = ${(oneOrg / raw).toFixed(2)}, 5 orgs / raw = ${(fiveOrgs / raw).toFixed(2)}`,
     );
   } finally {
-    await workers.stop();
+    await stack.ctx.engine.stop();
     await stack.stop();
   }
 }

@@ -6,7 +6,7 @@ import type { Logger } from "pino";
 import type { Database } from "./db/client.js";
 import type { KeyStore } from "./wallets/key-store.js";
 import type { SignerRouter } from "./wallets/signer-router.js";
-import type { TxRuntime } from "./engine/engine.js";
+import type { Engine } from "./engine/engine.js";
 import type { IpfsTarget } from "./metadata/ipfs-target.js";
 import type { Metrics } from "./metrics.js";
 import type { CoinPriceService } from "./reads/coin-price.js";
@@ -149,7 +149,7 @@ export interface AppContext extends Foundation {
   /** Prometheus registry and HTTP metrics, exposed at `/metrics`. */
   metrics: Metrics;
   /** The transaction engine: store, sequencer, block watcher, notifier (docs/transactions.md). */
-  tx: TxRuntime;
+  engine: Engine;
   /** The signer backends: each wallet's key where it lives; new keys in SIGNER's backend. */
   signers: SignerRouter;
   /** Registered asset-type names (a hit is final; a miss asks the registry contract). */

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import { RpcClient } from "./chain/rpc/rpc-client.js";
 import { RpcClientProvider } from "./chain/rpc/rpc-provider.js";
 import { registerRpcMetrics } from "./chain/rpc/rpc-metrics.js";
-import { TxRuntime, type TxRuntimeOptions } from "./engine/engine.js";
+import { Engine, type EngineOptions } from "./engine/engine.js";
 import type { ContractAddresses } from "./chain/contracts/bindings.js";
 import type { AppContext, Config, Foundation } from "./context.js";
 import type { Database } from "./db/client.js";
@@ -36,7 +36,7 @@ export interface CreateAppContextOptions {
   /** Defaults to AES-256-GCM under `config.masterKey`. */
   keyStore?: KeyStore;
   /** Tuning of the transaction engine (tests and benchmarks shorten its timeouts). */
-  tx?: TxRuntimeOptions;
+  engine?: EngineOptions;
   /** The signer backends, already opened; default: `createSigners` from `config.signer`. */
   signers?: SignerRouter;
 }
@@ -48,7 +48,7 @@ export interface CreateAppContextOptions {
  * creates a service or finds one by a hidden lookup: code reaches a service through `ctx`.
  *
  * Construction starts nothing (no timer, no connection) except the RPC health checks; the
- * workers are started by the caller (`startTxWorkers`, `startIndexer`, ...).
+ * workers are started by the caller (`ctx.engine.start()`, `startIndexer`, ...).
  *
  * The caller owns the lifecycle of what it passed in (database, anvil); call `disposeAppContext`
  * to release what this function created and close the database.
@@ -102,7 +102,7 @@ export function createAppContext(options: CreateAppContextOptions): AppContext {
     "Statements that leased a share of a rate-limit window from PostgreSQL",
     () => rateLimiter.leases,
   );
-  const tx = new TxRuntime(
+  const engine = new Engine(
     {
       rpc,
       database,
@@ -113,17 +113,17 @@ export function createAppContext(options: CreateAppContextOptions): AppContext {
       maxFeePerGasWei: config.maxFeePerGasWei,
       confirmations: config.confirmations,
     },
-    { registry: metrics.registry, ...options.tx },
+    { registry: metrics.registry, ...options.engine },
   );
   const apiKeys = new ApiKeyCache();
   // Operator changes to an org (plan, suspension, a revoked key) reach every process's cache.
-  tx.notifier.on("orgChanged", (orgId) => apiKeys.forgetOrg(orgId));
+  engine.notifier.on("orgChanged", (orgId) => apiKeys.forgetOrg(orgId));
   return {
     ...foundation,
     metrics,
-    tx,
+    engine,
     signers,
-    assetTypes: new AssetTypeCache(tx.reader),
+    assetTypes: new AssetTypeCache(engine.reader),
     ipfs: createIpfsTarget(config.ipfs, config.dataDir, logger),
     apiKeys,
     rateLimiter,
@@ -143,7 +143,7 @@ export async function disposeAppContext(ctx: AppContext): Promise<void> {
 
 /** `disposeAppContext` without closing the database (for a caller that owns the pool). */
 export async function releaseAppServices(ctx: AppContext): Promise<void> {
-  await ctx.tx.stop();
+  await ctx.engine.stop();
   await ctx.rateLimiter.close();
   await ctx.signers.close();
   await ctx.ipfs.stop();

@@ -22,7 +22,6 @@ import { createDatabase, type Database } from "./db/client.js";
 import { runMigrations } from "./db/migrate.js";
 import { BaseError, ConfigError } from "./errors.js";
 import { createLogger } from "./logger.js";
-import { startTxWorkers } from "./engine/tx-workers.js";
 import { startOperatorAttemptSettler } from "./audit/settle-operator-attempts.js";
 import { ensureConsoleBuilt } from "./console/build-console.js";
 import * as httpApp from "./http/app.js";
@@ -304,13 +303,11 @@ export async function startRelayer(options: StartRelayerOptions = {}): Promise<R
     // Background workers, stopped (in reverse) after the HTTP server has closed and before the
     // database pool ends: transactions first (routes enqueue into it), then the indexer (which
     // writes webhook events), then webhook delivery.
-    const txWorkers = await step(
-      runWorkers
-        ? "Starting transaction workers"
-        : "Following the chain head (no engine: RELAYER_ROLE=api)",
-      () => startTxWorkers(ctx, { engine: runWorkers }),
+    await step(
+      runWorkers ? "Starting the engine" : "Following the chain head (no engine: RELAYER_ROLE=api)",
+      () => ctx.engine.start({ sequencer: runWorkers }),
     );
-    cleanups.push({ label: "transaction workers", run: () => txWorkers.stop() });
+    cleanups.push({ label: "engine", run: () => ctx.engine.stop() });
     if (runWorkers) {
       const indexer = await step("Starting the indexer", () => startIndexer(ctx));
       cleanups.push({ label: "indexer", run: () => indexer.stop() });

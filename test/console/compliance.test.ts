@@ -1,7 +1,7 @@
+import type { Engine } from "../../relayer/src/engine/engine.js";
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { startTxWorkers } from "../../relayer/src/engine/tx-workers.js";
 import { ensureConsoleBuilt } from "../../relayer/src/console/build-console.js";
 import { startIndexer, type IndexerHandle } from "../../relayer/src/indexer/start-indexer.js";
 import { launchChromium } from "../support/browser.js";
@@ -23,7 +23,7 @@ describe("compliance controls in the console", { timeout: 300_000 }, () => {
   let org: TestOrg;
   let browser: Browser;
   let indexer: IndexerHandle | undefined;
-  let txWorkers: { stop(): Promise<void> } | undefined;
+  let engine: Engine | undefined;
 
   const url = (route: string) => `${stack.baseUrl}/console${route}`;
 
@@ -43,7 +43,8 @@ describe("compliance controls in the console", { timeout: 300_000 }, () => {
     const build = await ensureConsoleBuilt({ print: (line) => process.stderr.write(`${line}\n`) });
     assert.notEqual(build.status, "failed", build.status === "failed" ? build.message : "");
     stack = await startTestStack({ logLevel: "warn" });
-    txWorkers = await startTxWorkers(stack.ctx);
+    engine = stack.ctx.engine;
+    await engine.start();
     indexer = await startIndexer(stack.ctx, { pollIntervalMs: 100, lockPollMs: 200 });
     org = await stack.registerOrg({ orgName: "Compliance Console Org" });
     browser = await launchChromium(CHROMIUM);
@@ -52,7 +53,7 @@ describe("compliance controls in the console", { timeout: 300_000 }, () => {
   after(async () => {
     await browser?.close();
     await indexer?.stop();
-    await txWorkers?.stop();
+    await engine?.stop();
     await stack?.stop();
   });
 
@@ -71,14 +72,14 @@ describe("compliance controls in the console", { timeout: 300_000 }, () => {
     await operator.getByRole("button", { name: "Freeze", exact: true }).click();
     await operator.getByRole("button", { name: "Yes, freeze" }).click();
     await operator.getByText("Give a reason").waitFor();
-    assert.equal(await stack.ctx.tx.reader.isFrozen(BigInt(tokenId)), false);
+    assert.equal(await stack.ctx.engine.reader.isFrozen(BigInt(tokenId)), false);
 
     await operator.locator("#freeze-reason").fill("Ownership dispute, case 2026-11");
     await operator.getByRole("button", { name: "Freeze", exact: true }).click();
     await operator.getByText(`Freeze token #${tokenId}?`).waitFor();
     await operator.getByRole("button", { name: "Yes, freeze" }).click();
     await operator.getByText(`Token #${tokenId} frozen`).waitFor({ timeout: 30_000 });
-    assert.equal(await stack.ctx.tx.reader.isFrozen(BigInt(tokenId)), true);
+    assert.equal(await stack.ctx.engine.reader.isFrozen(BigInt(tokenId)), true);
 
     const page = await signedIn(org.apiKey, "/wallet/");
     await page.goto(url("/assets/"));

@@ -1,3 +1,4 @@
+import type { Engine } from "../../relayer/src/engine/engine.js";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import http from "node:http";
@@ -6,7 +7,6 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { startTxWorkers } from "../../relayer/src/engine/tx-workers.js";
 import { ensureConsoleBuilt } from "../../relayer/src/console/build-console.js";
 import { startIndexer, type IndexerHandle } from "../../relayer/src/indexer/start-indexer.js";
 import {
@@ -20,7 +20,7 @@ import { startTestStack, type TestOrg, type TestStack } from "../support/stack.j
 /**
  * The admin console in a real browser (Debian's chromium through playwright-core) against the
  * full stack: anvil, PostgreSQL, contracts, the relayer serving the console's static export,
- * transaction workers, the indexer and webhook delivery. Screenshots of every screen at 1280 and
+ * engine, the indexer and webhook delivery. Screenshots of every screen at 1280 and
  * 390 px go to test-artifacts/console/, and every screen is checked with axe-core at both widths
  * (no serious or critical violation).
  */
@@ -68,7 +68,7 @@ describe("admin console in a browser", { timeout: 900_000 }, () => {
   let page: Page;
   let indexer: IndexerHandle | undefined;
   let webhookWorkers: WebhookWorkersHandle | undefined;
-  let txWorkers: { stop(): Promise<void> } | undefined;
+  let engine: Engine | undefined;
   let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
 
   const url = (route: string) => `${stack.baseUrl}/console${route}`;
@@ -135,7 +135,8 @@ describe("admin console in a browser", { timeout: 900_000 }, () => {
     process.stderr.write(`console build: ${build.status} in ${build.ms} ms\n`);
     assert.notEqual(build.status, "failed", build.status === "failed" ? build.message : "");
     stack = await startTestStack({ logLevel: "warn" });
-    txWorkers = await startTxWorkers(stack.ctx);
+    engine = stack.ctx.engine;
+    await engine.start();
     indexer = await startIndexer(stack.ctx, { pollIntervalMs: 100, lockPollMs: 200 });
     try {
       webhookWorkers = await startWebhookWorkers(stack.ctx, { backoffBaseMs: 200 });
@@ -155,7 +156,7 @@ describe("admin console in a browser", { timeout: 900_000 }, () => {
     await browser?.close();
     await webhookWorkers?.stop();
     await indexer?.stop();
-    await txWorkers?.stop();
+    await engine?.stop();
     await receiver?.close();
     await stack?.stop();
   });

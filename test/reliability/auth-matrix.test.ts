@@ -86,7 +86,7 @@ describe("authorization matrix", { timeout: 120_000 }, () => {
     };
     ownerIds.webhookId = await hookOf(owner);
     callerIds.webhookId = await hookOf(caller);
-    // A failed write of the owner, written directly (no transaction workers run here).
+    // A failed write of the owner, written directly (no engine run here).
     ownerIds.transactionId = "tx_matrixprobe";
     await stack.database.pool.query(
       `INSERT INTO transactions (id, org_id, wallet_id, kind, request_hash, from_address, state)

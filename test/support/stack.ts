@@ -27,7 +27,7 @@ import { createApp, type CreateAppOptions } from "../../relayer/src/http/app.js"
 import { createLogger } from "../../relayer/src/logger.js";
 import type { Metrics } from "../../relayer/src/metrics.js";
 import { createAppContext, releaseAppServices } from "../../relayer/src/create-app-context.js";
-import type { TxRuntimeOptions } from "../../relayer/src/engine/engine.js";
+import type { EngineOptions } from "../../relayer/src/engine/engine.js";
 import { httpRequest, type ApiCallOptions, type ApiResponse } from "./http-request.js";
 import { startIntervalMining } from "./interval-mining.js";
 import { createTestDatabase, stopTestServer, type TestDatabase } from "./postgres.js";
@@ -65,7 +65,7 @@ export interface TestStackOptions {
   /** Also print captured log lines to stderr (default: env STACK_LOGS=1). */
   printLogs?: boolean;
   /** Tuning of the transaction engine (`createAppContext`'s `tx`). */
-  tx?: TxRuntimeOptions;
+  engine?: EngineOptions;
   /** Extra routes for the app (benchmarks' constant-JSON ceiling routes). */
   extraRoutes?: CreateAppOptions["extraRoutes"];
   /**
@@ -259,7 +259,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       rpcUrl: relayerRpcUrl,
       contracts,
       isLocalChain: true,
-      ...(options.tx === undefined ? {} : { tx: options.tx }),
+      ...(options.engine === undefined ? {} : { engine: options.engine }),
     });
     cleanups.push(() => releaseAppServices(ctx));
 

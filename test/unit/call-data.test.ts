@@ -5,7 +5,10 @@ import { hexlify } from "ethers";
 import { encodeMint } from "../../relayer/src/chain/contracts/call-data.js";
 import { assetTokenInterface } from "../../relayer/src/chain/contracts/bindings.js";
 
-/** The issuance path's calldata (viem) is byte for byte what ethers encodes from the same ABI. */
+/**
+ * The issuance path's calldata (selector resolved once, arguments through AbiCoder) is byte for
+ * byte what `Interface.encodeFunctionData` encodes from the same ABI.
+ */
 describe("encodeMint", () => {
   const bytes32 = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => hexlify(b));
   const cid = fc.record({

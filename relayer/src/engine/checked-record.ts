@@ -84,7 +84,7 @@ const ROW_PARAMS = columns.length;
  * writes and the wallet's reservations as the statement sees them, its verdict, and its rows
  * inserted only if it passed (`INSERT ... SELECT FROM unnest(...)`, one array parameter per
  * field, so the text is the same whatever the number of rows). It wakes no engine: the recording
- * process does, once the statement commits (`TxRuntime.submit`). Parameters: `checkedRecordParams`.
+ * process does, once the statement commits (`Engine.submit`). Parameters: `checkedRecordParams`.
  *
  * The reservations: live writes not yet mined, and writes mined after the block the balance is
  * known to include (a range of transactions_wallet_receipt_block_idx: a block's rows of the

@@ -12,7 +12,7 @@ import type { SignerBackend } from "../wallets/signer-backend.js";
 import type { WalletBook, WalletState } from "./wallet-book.js";
 
 /** Tuning of the engine (defaults suit a 1 s block chain). */
-export interface TxSequencerOptions {
+export interface SequencerOptions {
   /** Wallet lease length; renewed every `claimIntervalMs`. Default 15 s. */
   leaseMs: number;
   /** How often to look for wallets with work and renew leases. Default 1 s. */
@@ -41,7 +41,7 @@ export interface TxSequencerOptions {
   confirmations: number;
 }
 
-export const DEFAULT_SEQUENCER_OPTIONS: TxSequencerOptions = {
+export const DEFAULT_SEQUENCER_OPTIONS: SequencerOptions = {
   leaseMs: 15_000,
   claimIntervalMs: 1_000,
   idleReleaseMs: 3_000,
@@ -56,7 +56,7 @@ export const DEFAULT_SEQUENCER_OPTIONS: TxSequencerOptions = {
 };
 
 /** What the engine is built from. */
-export interface TxSequencerDeps {
+export interface SequencerDeps {
   store: TxStore;
   rpc: RpcClient;
   fees: FeeOracle;
@@ -77,8 +77,8 @@ export interface TxSequencerDeps {
  * leases, and the two things every module may ask of the scheduler.
  */
 export interface EngineContext {
-  readonly d: TxSequencerDeps;
-  readonly options: TxSequencerOptions;
+  readonly d: SequencerDeps;
+  readonly options: SequencerOptions;
   readonly writes: LeasedTxWrites;
   readonly book: WalletBook;
   readonly fillCounter: Counter<"reason">;

@@ -16,7 +16,7 @@ import { describeFeeModel, FeeOracle } from "./fee-oracle.js";
 import type { RpcClient } from "../chain/rpc/rpc-client.js";
 import { isFinal } from "./tx-lifecycle.js";
 import { GAS_CHANNEL, TxNotifier } from "./tx-notifier.js";
-import { TxSequencer, type TxSequencerOptions } from "./sequencer.js";
+import { Sequencer, type SequencerOptions } from "./sequencer.js";
 import { WalletWakes } from "./wallet-wakes.js";
 import { TxStore, type TxRow } from "./tx-store.js";
 import { isGroupRow } from "./tx-rows.js";
@@ -25,7 +25,7 @@ import { isGroupRow } from "./tx-rows.js";
 const CURSOR_REREAD_MS = 200;
 
 /** What the engine is built from (`createAppContext` passes the app's own). */
-export interface TxRuntimeDeps {
+export interface EngineDeps {
   rpc: RpcClient;
   database: Database;
   /** Where custodial keys live and sign (`LocalKeySigner` by default). */
@@ -39,9 +39,9 @@ export interface TxRuntimeDeps {
   confirmations: number;
 }
 
-/** Tuning of the transaction runtime (tests and the benchmark shorten timeouts). */
-export interface TxRuntimeOptions {
-  sequencer?: Partial<TxSequencerOptions>;
+/** Tuning of the engine (tests and the benchmark shorten timeouts). */
+export interface EngineOptions {
+  sequencer?: Partial<SequencerOptions>;
   /** Head poll interval of the block watcher (default 100 ms). */
   blockPollMs?: number;
   /** Interval of the purge of expired `Idempotency-Key` records. Default 10 min. */
@@ -51,19 +51,19 @@ export interface TxRuntimeOptions {
 }
 
 /**
- * The transaction machinery of one process, built once by `createAppContext` (as `ctx.tx`): RPC
+ * The transaction machinery of one process, built once by `createAppContext` (as `ctx.engine`): RPC
  * client, fee oracle, store, notifier (LISTEN/NOTIFY), block watcher and sequencer. Write services record rows with
  * `store.record`, wake the sequencer with `submit` and wait with `waitForFinal`;
- * `startTxWorkers` starts the background parts.
+ * `start` starts its background parts and `stop` ends them (the composition root calls both).
  */
-export class TxRuntime {
+export class Engine {
   readonly rpc: RpcClient;
   readonly fees: FeeOracle;
   readonly store: TxStore;
   readonly reader: ChainReader;
   readonly notifier: TxNotifier;
   readonly blocks: BlockWatcher;
-  readonly sequencer: TxSequencer;
+  readonly sequencer: Sequencer;
   /** Gas figures learned from receipts: writes of a known shape are not estimated. */
   readonly gas: GasBook;
   /** Balances and compliance views as of the head block, read once per key per block. */
@@ -71,7 +71,7 @@ export class TxRuntime {
   /** Writes whose checked records are running here (`unrecorded-writes.ts`). */
   readonly unrecorded = new UnrecordedWrites();
   readonly owner: string;
-  readonly #deps: TxRuntimeDeps;
+  readonly #deps: EngineDeps;
   /** Synchronous writes waiting for their rows, woken by row id (`final-waiters.ts`). */
   readonly #finalWaiters: FinalWaiters;
   readonly #wakes: WalletWakes;
@@ -81,14 +81,14 @@ export class TxRuntime {
   #cursorRead: Promise<void> | undefined;
   #cursorReadAt = Number.NEGATIVE_INFINITY;
 
-  constructor(deps: TxRuntimeDeps, options: TxRuntimeOptions = {}) {
+  constructor(deps: EngineDeps, options: EngineOptions = {}) {
     this.#deps = deps;
     this.owner = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
     this.rpc = deps.rpc;
     this.fees = new FeeOracle(this.rpc);
     this.reader = new ChainReader(this.rpc, deps.contracts);
     this.store = new TxStore(deps.database);
-    const logger = deps.logger.child({ component: "tx-engine" });
+    const logger = deps.logger.child({ component: "engine" });
     const connectionString = (deps.database.pool.options as { connectionString?: string })
       .connectionString;
     if (connectionString === undefined)
@@ -121,7 +121,7 @@ export class TxRuntime {
     this.notifier.on("gas", (change, from) => {
       if (from !== this.owner) this.gas.apply(change);
     });
-    this.sequencer = new TxSequencer({
+    this.sequencer = new Sequencer({
       store: this.store,
       rpc: this.rpc,
       fees: this.fees,
@@ -144,12 +144,12 @@ export class TxRuntime {
 
   /**
    * Starts the notifier, the block watcher, the sequencer and the idempotency purge, and detects
-   * the node's fee model (docs/transactions.md "Fees"). Without `engine` (RELAYER_ROLE=api) only
+   * the node's fee model (docs/transactions.md "Fees"). With `sequencer: false` (RELAYER_ROLE=api) only
    * what requests use starts: the notifier and the block watcher (the chain views per block);
-   * recorded writes are sent by the processes that run the engine, woken by the record's
+   * recorded writes are sent by the processes that run the sequencer, woken by the record's
    * notification.
    */
-  async start(options: { engine: boolean } = { engine: true }): Promise<void> {
+  async start(options: { sequencer: boolean } = { sequencer: true }): Promise<void> {
     void this.fees.detect().then(
       (model) =>
         this.#deps.logger.info({ feeModel: describeFeeModel(model) }, "fee model detected"),
@@ -158,7 +158,7 @@ export class TxRuntime {
     );
     await this.#startNotifier();
     this.blocks.start();
-    if (!options.engine) return;
+    if (!options.sequencer) return;
     this.sequencer.start();
     this.#purgeTimer ??= setInterval(() => {
       void this.store

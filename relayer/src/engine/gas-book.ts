@@ -47,7 +47,7 @@ export function ranOutOfGas(status: number, gasUsed: bigint, gasLimit: bigint | 
 
 /**
  * A shape's figure changed in one process: `used` is its new figure, undefined when it was
- * forgotten. Published to the other processes (`TxRuntime`), which apply it with `apply`: an
+ * forgotten. Published to the other processes (`Engine`), which apply it with `apply`: an
  * API-only process learns from the engine's receipts, and forgets a shape that ran out of gas.
  */
 export interface GasChange {

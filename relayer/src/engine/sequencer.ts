@@ -10,15 +10,15 @@ import { withWalletSigner } from "../wallets/signer-backend.js";
 import {
   DEFAULT_SEQUENCER_OPTIONS,
   type EngineContext,
-  type TxSequencerDeps,
-  type TxSequencerOptions,
+  type SequencerDeps,
+  type SequencerOptions,
 } from "./engine-context.js";
 import { sendQueued } from "./sender.js";
 import { SerialLoop } from "./serial-loop.js";
 import { checkDue, checkSent, processBlocks } from "./settler.js";
 import { WalletBook, type WalletState } from "./wallet-book.js";
 
-export { DEFAULT_SEQUENCER_OPTIONS, type TxSequencerDeps, type TxSequencerOptions };
+export { DEFAULT_SEQUENCER_OPTIONS, type SequencerDeps, type SequencerOptions };
 
 /** How long a wallet woken by a new write waits for others to share its round's statements. */
 const WAKE_LINGER_MS = 20;
@@ -31,9 +31,9 @@ const WAKE_LINGER_MS = 20;
  * `engine/decisions.ts` (docs/transactions.md). Every store write is checked against the
  * wallet's lease (`LeasedTxWrites`): a process that lost a wallet changes nothing of it.
  */
-export class TxSequencer implements EngineContext {
-  readonly d: TxSequencerDeps;
-  readonly options: TxSequencerOptions;
+export class Sequencer implements EngineContext {
+  readonly d: SequencerDeps;
+  readonly options: SequencerOptions;
   readonly writes: LeasedTxWrites;
   readonly book = new WalletBook();
   readonly fillCounter: Counter<"reason">;
@@ -71,9 +71,7 @@ export class TxSequencer implements EngineContext {
     { lingerMs: WAKE_LINGER_MS },
   );
 
-  constructor(
-    deps: TxSequencerDeps & { registry?: Registry; options?: Partial<TxSequencerOptions> },
-  ) {
+  constructor(deps: SequencerDeps & { registry?: Registry; options?: Partial<SequencerOptions> }) {
     this.d = deps;
     this.options = { ...DEFAULT_SEQUENCER_OPTIONS, ...deps.options };
     this.writes = deps.store.leasedBy(deps.owner);

@@ -141,7 +141,7 @@ export class TxStore {
   /**
    * Records a write if its org's checks pass as the statement runs (`CheckedWrite`): its rows,
    * its `Idempotency-Key` claim and `alongside` in one database transaction. It wakes no engine
-   * (the caller does once it returns: `TxRuntime.submit`). Without a claim nor
+   * (the caller does once it returns: `Engine.submit`). Without a claim nor
    * `alongside`, the writes of one turn share one statement (one round trip, one commit for the
    * check and the rows). Nothing is written for a write refused.
    *

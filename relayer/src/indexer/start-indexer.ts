@@ -121,7 +121,7 @@ export async function startIndexer(
   const abort = new AbortController();
   const pause = (ms: number) =>
     sleep(ms, undefined, { signal: abort.signal }).catch(() => undefined);
-  const watcher = ctx.tx.blocks;
+  const watcher = ctx.engine.blocks;
   /**
    * Until there may be a block past `cursor`: the watcher's next head (at once when it has
    * already seen one), at most `RECHECK_MS`; `pollMs` while the watcher is not following. The

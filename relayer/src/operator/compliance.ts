@@ -152,7 +152,7 @@ async function sendTokenCall(
   act: OperatorAct,
 ): Promise<TransactionReceipt> {
   return sendOperatorTransaction(ctx, { to: ctx.contracts.assetToken, data }, purpose, act)
-    .finally(() => ctx.tx.head.forgetCompliance())
+    .finally(() => ctx.engine.head.forgetCompliance())
     .catch((error: unknown) => {
       // Gas estimation reverted (say, the operator lacks the role): name the contract's reason.
       const cause = error instanceof TransactionFailedError ? error.cause : undefined;
@@ -164,7 +164,7 @@ async function sendTokenCall(
 
 /** The token's holder, or 404 `Asset not found`. */
 async function holderOf(ctx: AppContext, tokenId: bigint): Promise<string> {
-  const holder = await ctx.tx.reader.ownerOf(tokenId);
+  const holder = await ctx.engine.reader.ownerOf(tokenId);
   if (holder === undefined) throw new NotFoundError("Asset not found");
   return holder;
 }
@@ -205,7 +205,7 @@ export async function setAssetFrozen(
     target: tokenText,
     orgId: await holderOrgOf(ctx, tokenId),
   };
-  if ((await ctx.tx.reader.isFrozen(tokenId)) === input.frozen) {
+  if ((await ctx.engine.reader.isFrozen(tokenId)) === input.frozen) {
     const last = await indexedFreeze(ctx, tokenId);
     return auditUnchanged<FreezeResult>(ctx, act, {
       success: true,
@@ -249,7 +249,7 @@ export async function setMarketPaused(
     target: "market",
     orgId: null,
   };
-  if ((await ctx.tx.reader.paused()) === input.paused) {
+  if ((await ctx.engine.reader.paused()) === input.paused) {
     const { rows } = await ctx.database.pool.query<{ reason: string; tx_hash: string }>(
       `SELECT reason, tx_hash FROM market_state WHERE id = 'market' AND paused = $1`,
       [input.paused],
@@ -297,7 +297,7 @@ export async function forceTransferAsset(
   const marketplace = getAddress(ctx.contracts.marketplace);
   if (to === marketplace)
     throw new ValidationError("Invalid field: toAddress (must not be the marketplace)");
-  const reader = ctx.tx.reader;
+  const reader = ctx.engine.reader;
   const holder = await holderOf(ctx, tokenId);
   if (holder === to)
     throw new ValidationError("Invalid field: toAddress (already holds the asset)");
@@ -349,8 +349,8 @@ export async function forceTransferAsset(
 
 /** Whether the type of a live token is restricted (read on chain). */
 async function typeRestrictedOf(ctx: AppContext, tokenId: bigint): Promise<boolean> {
-  const name = await ctx.tx.reader.assetTypeOf(tokenId);
-  return ctx.tx.reader.isTypeRestricted(name);
+  const name = await ctx.engine.reader.assetTypeOf(tokenId);
+  return ctx.engine.reader.isTypeRestricted(name);
 }
 
 /**
@@ -364,7 +364,7 @@ export async function setAssetTypeRestricted(
   input: { name: string; restricted: boolean },
   origin: AuditOrigin,
 ): Promise<TypeRestrictionResult> {
-  const reader = ctx.tx.reader;
+  const reader = ctx.engine.reader;
   if (!(await reader.isAssetTypeRegistered(input.name)))
     throw new NotFoundError("Asset type not found");
   const act: ComplianceAct = {
@@ -424,7 +424,7 @@ export async function setAllowlisted(
     target: address,
     orgId: input.orgId ?? (await walletOrgOf(ctx, address)),
   };
-  if ((await ctx.tx.reader.isAllowed(address)) === input.allowed) {
+  if ((await ctx.engine.reader.isAllowed(address)) === input.allowed) {
     const { rows } = await ctx.database.pool.query<{ tx_hash: string }>(
       `SELECT tx_hash FROM chain_logs WHERE kind = 'AllowlistUpdated' AND args->>'account' = $1
        ORDER BY block_number DESC, log_index DESC LIMIT 1`,

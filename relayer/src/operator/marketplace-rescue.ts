@@ -44,7 +44,7 @@ export async function rescueMarketplaceToken(
   const marketplace = ctx.contracts.marketplace;
   if (to.toLowerCase() === marketplace.toLowerCase())
     throw new ValidationError("Invalid field: toAddress (must not be the marketplace)");
-  const reader = ctx.tx.reader;
+  const reader = ctx.engine.reader;
   const owner = await reader.ownerOf(tokenId);
   if (owner === undefined) throw new NotFoundError("Asset not found");
   if (owner.toLowerCase() !== marketplace.toLowerCase())

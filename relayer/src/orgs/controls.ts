@@ -223,7 +223,7 @@ export async function updateOrg(
   ctx.apiKeys.forgetOrg(orgId);
   // The engine that leases the wallet, here or in another process, looks at it again: its held
   // writes are sendable now.
-  if (changes.suspended?.to === false && walletId !== null) ctx.tx.submit(walletId);
+  if (changes.suspended?.to === false && walletId !== null) ctx.engine.submit(walletId);
   if (Object.keys(changes).length > 0)
     ctx.logger.info({ orgId, changes }, "organization changed by operator");
   return { org: await getOrg(ctx, orgId), changes };

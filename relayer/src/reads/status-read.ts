@@ -55,7 +55,7 @@ export async function readStatus(ctx: AppContext): Promise<ServiceStatus> {
   const [rpc, fees, db] = await Promise.all([
     timed(async () => Number(BigInt(await ctx.rpc.call<string>("eth_blockNumber", [])))),
     // Detected once (and again after a failure); a status read does not re-probe the node.
-    ctx.tx.fees.detect().catch(() => undefined),
+    ctx.engine.fees.detect().catch(() => undefined),
     timed(async () => {
       const { rows } = await ctx.database.pool.query<{
         indexed: string | null;

@@ -14,7 +14,7 @@ export async function requireHeld(
   wallet: OrgWallet,
   tokenId: bigint,
 ): Promise<void> {
-  const owner = await ctx.tx.reader.ownerOf(tokenId);
+  const owner = await ctx.engine.reader.ownerOf(tokenId);
   if (owner === undefined) throw new ValidationError(`Token ${tokenId} does not exist`);
   if (owner.toLowerCase() !== wallet.address.toLowerCase()) {
     throw new ValidationError(`Token ${tokenId} is not held by this organization's wallet`);
@@ -23,7 +23,7 @@ export async function requireHeld(
 
 /** Refuses inactive (expired, sold, cancelled, unknown) listings with the spec's 400. */
 export async function activeListing(ctx: AppContext, listingId: bigint) {
-  const listing = await ctx.tx.reader.listing(listingId);
+  const listing = await ctx.engine.reader.listing(listingId);
   if (listing === undefined || listing.effectiveState !== LISTING_STATE.Active)
     throw new ValidationError("Listing not active");
   return listing;
@@ -47,7 +47,7 @@ export async function requireTransferAllowed(
   to: string,
   tokenId: bigint,
 ): Promise<void> {
-  const reader = ctx.tx.reader;
+  const reader = ctx.engine.reader;
   if (await reader.canTransfer(from, to, tokenId)) return;
   if (await reader.paused()) throw new ValidationError(COMPLIANCE_REASONS.paused);
   if (await reader.isFrozen(tokenId)) throw new ValidationError(COMPLIANCE_REASONS.frozen);
@@ -56,7 +56,7 @@ export async function requireTransferAllowed(
 
 /** Refuses a redemption AssetToken would revert: paused, or the token frozen (400). */
 export async function requireRedeemAllowed(ctx: AppContext, tokenId: bigint): Promise<void> {
-  const reader = ctx.tx.reader;
+  const reader = ctx.engine.reader;
   const [paused, frozen] = await Promise.all([reader.paused(), reader.isFrozen(tokenId)]);
   if (paused) throw new ValidationError(COMPLIANCE_REASONS.paused);
   if (frozen) throw new ValidationError(COMPLIANCE_REASONS.frozen);
@@ -72,13 +72,13 @@ export async function requireMintAllowed(
   to: string,
   assetTypes: readonly string[],
 ): Promise<void> {
-  const head = ctx.tx.head;
+  const head = ctx.engine.head;
   const types = [...new Set(assetTypes)];
   const [paused, ...restricted] = await Promise.all([
     head.paused(),
     ...types.map((name) => head.isTypeRestricted(name)),
   ]);
   if (paused) throw new ValidationError(COMPLIANCE_REASONS.paused);
-  if (restricted.some(Boolean) && !(await ctx.tx.reader.isAllowed(to)))
+  if (restricted.some(Boolean) && !(await ctx.engine.reader.isAllowed(to)))
     throw new ValidationError(COMPLIANCE_REASONS.recipient);
 }

@@ -51,14 +51,14 @@ export async function readTransactionStatus(
   orgId: string,
   txId: string,
 ): Promise<TransactionStatusRead> {
-  const runtime = ctx.tx;
-  const store = runtime.store;
+  const engine = ctx.engine;
+  const store = engine.store;
   const row = /^tx_[0-9a-f]{24}$/.test(txId) ? await store.get(txId) : undefined;
   if (row === undefined || row.orgId !== orgId || row.parentId !== null)
     throw new NotFoundError("Transaction not found");
   const children = isGroupRow(row) ? await store.children(row.id) : [];
-  const receiptBlock = await runtime.receiptBlockOf(row);
-  const visible = receiptBlock === undefined || (await runtime.isIndexed(receiptBlock));
+  const receiptBlock = await engine.receiptBlockOf(row);
+  const visible = receiptBlock === undefined || (await engine.isIndexed(receiptBlock));
   const failure = visible ? writeFailure(row) : undefined;
   const result =
     isFinal(row.state) && visible && failure === undefined ? writeResponse(row, children) : null;
@@ -86,8 +86,8 @@ export async function readTransactionStatus(
       minedAt: visible ? (row.minedAt?.toISOString() ?? null) : null,
       confirmations: {
         blocksAbove:
-          visible && receiptBlock !== undefined && runtime.blocks.head >= receiptBlock
-            ? runtime.blocks.head - receiptBlock
+          visible && receiptBlock !== undefined && engine.blocks.head >= receiptBlock
+            ? engine.blocks.head - receiptBlock
             : null,
         required: ctx.config.confirmations,
       },

@@ -107,13 +107,13 @@ async function checkAndRecord(
   hash: string,
   accepted: readonly string[],
 ): Promise<{ txId: string; justRecorded: boolean }> {
-  const runtime = ctx.tx;
+  const engine = ctx.engine;
   // The wallet is read once per process (it never changes); the fee quote and the balance are
   // asked for while the write is prepared against it: one wait instead of three.
-  const wallet = await runtime.store.walletOf(request.orgId);
+  const wallet = await engine.store.walletOf(request.orgId);
   if (wallet === undefined) throw new NotFoundError("Wallet not found");
-  const quoteRead = runtime.fees.quoteForCheck();
-  const funds = runtime.head.balanceAt(wallet.address);
+  const quoteRead = engine.fees.quoteForCheck();
+  const funds = engine.head.balanceAt(wallet.address);
   const prepared = request.prepare(wallet);
   // Settled below in order, or not at all when an earlier check refuses: never unhandled.
   for (const pending of [quoteRead, funds.read, funds.head, prepared]) pending.catch(() => {});
@@ -131,13 +131,13 @@ async function checkAndRecord(
     Promise.all(
       calls.map(async (call): Promise<{ limit?: bigint; gas?: bigint; revert?: string }> => {
         const shape = { kind: callKind, to: call.to, data: call.data };
-        const limit = runtime.gas.limitFor(shape);
+        const limit = engine.gas.limitFor(shape);
         if (limit !== undefined) return { limit };
         try {
-          const gas = await runtime.reader.estimateGas({ from: wallet.address, ...call });
+          const gas = await engine.reader.estimateGas({ from: wallet.address, ...call });
           // The shape is known from now on, here and in the other processes; the first receipt
           // that uses more raises it.
-          if (gas !== undefined) runtime.gas.learn(shape, gas);
+          if (gas !== undefined) engine.gas.learn(shape, gas);
           return { gas };
         } catch (error) {
           if (!(error instanceof TransactionFailedError)) throw error;
@@ -150,7 +150,7 @@ async function checkAndRecord(
     ),
   ]);
 
-  const margin = BigInt(100 + runtime.sequencer.options.gasMarginPercent);
+  const margin = BigInt(100 + engine.sequencer.options.gasMarginPercent);
   const ceiling = ctx.config.maxFeePerGasWei;
   const feeCap = reservedFeeCap(quote, ceiling);
   let need = 0n;
@@ -193,7 +193,7 @@ async function checkAndRecord(
   }
   switch (verdict.outcome) {
     case "recorded":
-      runtime.submit(wallet.id);
+      engine.submit(wallet.id);
       return { txId: rows[0]!.id, justRecorded: true };
     case "no-wallet":
       throw new NotFoundError("Wallet not found");
@@ -225,11 +225,11 @@ async function recordChecked(
   write: Pick<CheckedWrite, "wallet" | "rows" | "needWei" | "balance">,
   claim: IdempotencyClaim | undefined,
 ): Promise<RecordVerdict> {
-  const ledger = ctx.tx.unrecorded;
+  const ledger = ctx.engine.unrecorded;
   const held = ledger.held(request.orgId);
   const release = ledger.hold(request.orgId, write.rows[0]!.id, write.needWei);
   try {
-    return await ctx.tx.store.record(
+    return await ctx.engine.store.record(
       { ...write, held, maxLiveRoots: WRITE_LIMITS.maxQueuedPerOrg },
       claim,
       request.alongside,
@@ -313,7 +313,7 @@ async function outcomeOf(
   respondAsync: boolean,
   justRecorded = false,
 ): Promise<WriteOutcome> {
-  const runtime = ctx.tx;
+  const engine = ctx.engine;
   const accepted = (state: string): WriteOutcome => ({
     status: "accepted",
     transactionId: txId,
@@ -324,8 +324,8 @@ async function outcomeOf(
   let row: TxRow | undefined;
   try {
     row = respondAsync
-      ? await runtime.store.get(txId)
-      : await runtime.waitForFinal(txId, WRITE_LIMITS.syncWaitMs, justRecorded);
+      ? await engine.store.get(txId)
+      : await engine.waitForFinal(txId, WRITE_LIMITS.syncWaitMs, justRecorded);
   } catch (error) {
     ctx.logger.warn({ err: error, txId }, "waiting for a recorded write failed; answering 202");
     return accepted("queued");
@@ -333,7 +333,7 @@ async function outcomeOf(
   if (row === undefined) throw new Error(`transaction ${txId} not found`);
   if (respondAsync || !isFinal(row.state)) return accepted(row.state);
   try {
-    const children = isGroupRow(row) ? await runtime.store.children(row.id) : [];
+    const children = isGroupRow(row) ? await engine.store.children(row.id) : [];
     return { status: "final", row, children };
   } catch (error) {
     ctx.logger.warn({ err: error, txId }, "reading a final write failed; answering 202");

@@ -10,7 +10,7 @@ import { orgSigner } from "../webhooks/chain-helpers.js";
 import { assetBody, startWriteStackWithOrgs, type WriteStack } from "../writes/helpers.js";
 
 /**
- * The audit log through the API, on a real anvil and PostgreSQL with the transaction workers and
+ * The audit log through the API, on a real anvil and PostgreSQL with the engine and
  * the indexer running: each management and operator action appends one row with the right actor,
  * organization, target, request id, source address and changed fields (never a secret); a
  * refused action appends none; `GET /api/enterprise/audit-log` shows an organization only its own

@@ -1,4 +1,4 @@
-import type { TxRuntimeOptions } from "../../../relayer/src/engine/engine.js";
+import type { EngineOptions } from "../../../relayer/src/engine/engine.js";
 import { ChainProbe } from "../../support/chain-probe.js";
 import {
   startRpcFaultProxy,
@@ -20,7 +20,7 @@ export interface ProxiedWriteStack {
 }
 
 /**
- * `startWriteStack` (transaction workers and indexer running) with one fault proxy per entry of
+ * `startWriteStack` (engine and indexer running) with one fault proxy per entry of
  * `proxies` in front of the stack's anvil; the relayer's `RPC_URL` lists them in that order.
  * The contracts are deployed through the proxies too, before any rule is added.
  *
@@ -31,7 +31,7 @@ export interface ProxiedWriteStack {
 export async function startProxiedWriteStack(
   proxies: readonly RpcFaultProxyOptions[],
   options: TestStackOptions = {},
-  tx: TxRuntimeOptions = {},
+  tx: EngineOptions = {},
 ): Promise<ProxiedWriteStack> {
   const started = await Promise.all(proxies.map((o) => startRpcFaultProxy(o)));
   const closeProxies = () => Promise.all(started.map((p) => p.close()));

@@ -5,7 +5,6 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { startTxWorkers } from "../../../relayer/src/engine/tx-workers.js";
 import type { Config } from "../../../relayer/src/context.js";
 import type { RegisteredOrganization } from "../../../relayer/src/domain/org.js";
 import { createApp } from "../../../relayer/src/http/app.js";
@@ -25,7 +24,7 @@ import { assetBody } from "../writes/helpers.js";
 
 /**
  * `npm run rotate-master-key` end to end: a real anvil and PostgreSQL, relayer "processes" (an
- * app context with its transaction workers and indexer, on the shared database) started and
+ * app context with its engine and indexer, on the shared database) started and
  * stopped as an operator restarts them, and the command itself: run in this process (its
  * database pool of its own) or, where it must be killed, spawned as a child process. Signing a
  * write is what proves a custodial key still opens after it was re-sealed.
@@ -65,9 +64,9 @@ async function startRelayer(masterKey: string, masterKeyPrevious?: string): Prom
     contracts: stack.ctx.contracts,
     isLocalChain: true,
     keyStore,
-    tx: { sequencer: { checkIntervalMs: 200 } },
+    engine: { sequencer: { checkIntervalMs: 200 } },
   });
-  const workers = await startTxWorkers(ctx);
+  await ctx.engine.start();
   const indexer = await startIndexer(ctx, { lockPollMs: 200 });
   const server: Server = await new Promise((resolve) => {
     const s = createApp(ctx).listen(0, "127.0.0.1", () => resolve(s));
@@ -100,7 +99,7 @@ async function startRelayer(masterKey: string, masterKeyPrevious?: string): Prom
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      await workers.stop();
+      await ctx.engine.stop();
       await indexer.stop();
       await releaseAppServices(ctx);
     },

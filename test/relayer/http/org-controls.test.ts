@@ -33,7 +33,7 @@ describe("operator controls over organizations", () => {
       contracts: stack.ctx.contracts,
       isLocalChain: true,
     });
-    await ctx.tx.notifier.start();
+    await ctx.engine.notifier.start();
     const server = createApp(ctx).listen(0, "127.0.0.1");
     await once(server, "listening");
     other = { ctx, server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
@@ -55,10 +55,10 @@ describe("operator controls over organizations", () => {
     new Promise<void>((resolve) => {
       const listener = (id: string) => {
         if (id !== orgId) return;
-        other.ctx.tx.notifier.off("orgChanged", listener);
+        other.ctx.engine.notifier.off("orgChanged", listener);
         resolve();
       };
-      other.ctx.tx.notifier.on("orgChanged", listener);
+      other.ctx.engine.notifier.on("orgChanged", listener);
     });
 
   it("GET /api/enterprise/orgs pages through organizations and finds them by name, ignoring case", async () => {

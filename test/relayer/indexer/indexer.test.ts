@@ -307,7 +307,7 @@ describe("indexer (anvil + PostgreSQL)", () => {
     // This suite's indexer polls every 50 ms while no watcher runs: 20 head reads and 20 header
     // reads a second. With the process's watcher following, it reads the node once per new head
     // and once per second without one.
-    const blocks = stack.ctx.tx.blocks;
+    const blocks = stack.ctx.engine.blocks;
     blocks.start();
     try {
       await eventually(

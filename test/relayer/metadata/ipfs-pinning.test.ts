@@ -28,7 +28,7 @@ async function hashesTo(bytes: Uint8Array, cid: CID): Promise<boolean> {
   return again.equals(cid);
 }
 
-/** A write stack (transaction workers and indexer) with the pin worker running. */
+/** A write stack (engine and indexer) with the pin worker running. */
 async function startPinningStack(options: TestStackOptions = {}) {
   const stack = await startWriteStack(options);
   const pins: PinWorkersHandle = await startPinWorkers(stack.ctx);

@@ -76,7 +76,7 @@ describe("funds check: the last block's balance stands in while the head's is sl
 
   it("a write the last block's balance covers is answered without waiting for the head's", async () => {
     await setBalance("100");
-    await stack.ctx.tx.head.balanceAt(org.walletAddress).head;
+    await stack.ctx.engine.head.balanceAt(org.walletAddress).head;
     const slow = slowHeadBalance(30_000);
     await setBalance("100");
     await answeredBeforeTheHeadsRead(slow, "Stand-in", "the last block's balance");
@@ -84,7 +84,7 @@ describe("funds check: the last block's balance stands in while the head's is sl
 
   it("after a quiet spell, a balance read seconds ago stands in for the head's slow read", async () => {
     await setBalance("100");
-    await stack.ctx.tx.head.balanceAt(org.walletAddress).head;
+    await stack.ctx.engine.head.balanceAt(org.walletAddress).head;
     // Longer than the 2 s a compliance view may stand in, and than the 1 s after which a
     // balance is read again; automine mines no block meanwhile, so no head's read is warmed.
     await new Promise((r) => setTimeout(r, 3_000));
@@ -96,12 +96,12 @@ describe("funds check: the last block's balance stands in while the head's is sl
     // The wallet holds 1 coin at block `poor`; then 100 in the next block.
     const poor = await setBalance("1");
     assert.equal(
-      (await stack.ctx.tx.head.balanceAt(org.walletAddress).head).value,
+      (await stack.ctx.engine.head.balanceAt(org.walletAddress).head).value,
       parseEther("1"),
     );
     const slow = slowHeadBalance(3_000);
     await setBalance("100");
-    const look = stack.ctx.tx.head.balanceAt(org.walletAddress);
+    const look = stack.ctx.engine.head.balanceAt(org.walletAddress);
     assert.equal(look.floor, poor, "the head's read is slow: block `poor`'s balance stands in");
     assert.equal((await look.read).value, parseEther("1"));
 

@@ -40,7 +40,7 @@ describe("funds check: reservations from the balance's block", () => {
 
     // A write the wallet cannot afford (an empty balance) is refused, and the verdict tells what
     // the wallet's writes reserve against a balance known at each block.
-    const store = stack.ctx.tx.store;
+    const store = stack.ctx.engine.store;
     const wallet = await store.walletOf(org.orgId);
     assert.ok(wallet);
     const reservedAt = async (balanceBlock: number | undefined) => {

@@ -2,8 +2,7 @@ import assert from "node:assert/strict";
 import { JsonRpcProvider, parseEther, toBeHex } from "ethers";
 import type { AssetToken } from "../../../typechain-types/AssetToken.js";
 import { AssetToken__factory } from "../../../typechain-types/factories/AssetToken__factory.js";
-import type { TxRuntimeOptions } from "../../../relayer/src/engine/engine.js";
-import { startTxWorkers } from "../../../relayer/src/engine/tx-workers.js";
+import type { EngineOptions } from "../../../relayer/src/engine/engine.js";
 import { startIndexer, type IndexerHandle } from "../../../relayer/src/indexer/start-indexer.js";
 import { eventually } from "../../support/eventually.js";
 import { startRpcFaultProxy, type RpcFaultProxy } from "../../support/rpc-fault-proxy.js";
@@ -14,7 +13,7 @@ import {
   type TestStackOptions,
 } from "../../support/stack.js";
 
-/** A test stack with the transaction workers running. */
+/** A test stack with the engine running. */
 export interface WriteStack extends TestStack {
   provider: JsonRpcProvider;
   /** The AssetToken contract, read through `provider`. */
@@ -35,20 +34,20 @@ export interface WriteStack extends TestStack {
 }
 
 /**
- * Starts the shared harness plus `startTxWorkers` and the indexer (both stopped before the
+ * Starts the shared harness plus `ctx.engine.start()` and the indexer (both stopped before the
  * stack), as `npm start` runs them: a synchronous write answers once the indexer has applied its
  * block. `tx` overrides the runtime's tuning (default: 200 ms nonce checks).
  */
 export async function startWriteStack(
   options: TestStackOptions = {},
-  tx: TxRuntimeOptions = {},
+  tx: EngineOptions = {},
 ): Promise<WriteStack> {
   const stack = await startTestStack({
     logLevel: "warn",
     ...options,
-    tx: { ...tx, sequencer: { checkIntervalMs: 200, ...tx.sequencer } },
+    engine: { ...tx, sequencer: { checkIntervalMs: 200, ...tx.sequencer } },
   });
-  const workers = await startTxWorkers(stack.ctx);
+  await stack.ctx.engine.start();
   const indexer = await startIndexer(stack.ctx, { lockPollMs: 200 });
   const provider = new JsonRpcProvider(stack.rpcUrl, 1236, { staticNetwork: true });
   const stop = stack.stop.bind(stack);
@@ -69,24 +68,25 @@ export async function startWriteStack(
     },
     setBalance: async (address: string, coin: string) => {
       await provider.send("anvil_setBalance", [address, toBeHex(parseEther(coin))]);
-      const before = stack.ctx.tx.blocks.head;
+      const before = stack.ctx.engine.blocks.head;
       await provider.send("evm_mine", []);
       await eventually(
-        () => Promise.resolve(assert.ok(stack.ctx.tx.blocks.head > before, "the block is seen")),
+        () =>
+          Promise.resolve(assert.ok(stack.ctx.engine.blocks.head > before, "the block is seen")),
         10_000,
         20,
       );
-      return stack.ctx.tx.blocks.head;
+      return stack.ctx.engine.blocks.head;
     },
     stop: async () => {
       const t0 = Date.now();
-      await workers.stop();
+      await stack.ctx.engine.stop();
       await indexer.stop();
       const t1 = Date.now();
       provider.destroy();
       await stop();
       if (process.env.STACK_TIMING === "1")
-        console.error(`workers.stop ${t1 - t0} ms, stack.stop ${Date.now() - t1} ms`);
+        console.error(`engine.stop ${t1 - t0} ms, stack.stop ${Date.now() - t1} ms`);
     },
   });
 }
@@ -101,7 +101,7 @@ export type ProxiedWriteStack = WriteStack & { proxy: RpcFaultProxy };
  */
 export async function startWriteStackBehindProxy(
   options: TestStackOptions = {},
-  tx: TxRuntimeOptions = {},
+  tx: EngineOptions = {},
 ): Promise<ProxiedWriteStack> {
   let proxy: RpcFaultProxy | undefined;
   const stack = await startWriteStack(
@@ -142,7 +142,7 @@ type Orgs<N extends number, T extends TestOrg[] = []> = T["length"] extends N
 export async function startWriteStackWithOrgs<N extends number>(
   count: N,
   options: TestStackOptions = {},
-  tx: TxRuntimeOptions = {},
+  tx: EngineOptions = {},
 ): Promise<[WriteStack, ...Orgs<N>]> {
   const stack = await startWriteStack(options, tx);
   const orgs = await Promise.all(Array.from({ length: count }, () => stack.registerOrg()));

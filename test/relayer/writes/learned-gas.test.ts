@@ -66,8 +66,8 @@ describe("gas learned from receipts (anvil + PostgreSQL)", () => {
     const seedRow = await rowOf(seed.headers.get("x-transaction-id")!);
     const shape = { kind: seedRow.kind, to: seedRow.to_address, data: seedRow.data };
     // Teach the book a figure far too low for this shape (as if the contract got dearer).
-    stack.ctx.tx.gas.forget(shape);
-    stack.ctx.tx.gas.learn(shape, 30_000n);
+    stack.ctx.engine.gas.forget(shape);
+    stack.ctx.engine.gas.learn(shape, 30_000n);
 
     const supplyBefore = await stack.token.totalSupply();
     const before = estimates();
@@ -87,6 +87,6 @@ describe("gas learned from receipts (anvil + PostgreSQL)", () => {
     assert.equal(sent!.outOfGas, undefined);
     assert.ok(BigInt(row.gas_limit) > 52_100n, `re-estimated limit ${row.gas_limit}`);
     // The book learned the real figure again from the successful receipt.
-    assert.ok(stack.ctx.tx.gas.limitFor(shape)! > BigInt(row.receipt!.gasUsed));
+    assert.ok(stack.ctx.engine.gas.limitFor(shape)! > BigInt(row.receipt!.gasUsed));
   });
 });

@@ -171,7 +171,7 @@ describe("suspending an organization holds its queued writes until it is resumed
       [probe.orgId],
     );
     const walletId = rows[0]!.id;
-    const writes = stack.ctx.tx.store.leasedBy("probe");
+    const writes = stack.ctx.engine.store.leasedBy("probe");
     const entry = {
       id: "tx_doesnotexist",
       nonce: 0,

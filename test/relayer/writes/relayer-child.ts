@@ -1,6 +1,6 @@
 /**
- * Test-only relayer process (until main.ts starts the transaction workers): serves the app and
- * runs startTxWorkers against an existing database and chain. Configured by environment:
+ * Test-only relayer process (until main.ts starts the engine): serves the app and
+ * runs the engine against an existing database and chain. Configured by environment:
  * DATABASE_URL, RPC_URL, CONTRACTS (JSON), MASTER_KEY, ADMIN_TOKEN, LEASE_MS. Prints
  * `READY <port>` on stdout once listening.
  */
@@ -16,7 +16,6 @@ import type { Config } from "../../../relayer/src/context.js";
 import { createDatabase } from "../../../relayer/src/db/client.js";
 import { createApp } from "../../../relayer/src/http/app.js";
 import { createAppContext } from "../../../relayer/src/create-app-context.js";
-import { startTxWorkers } from "../../../relayer/src/engine/tx-workers.js";
 import { startIndexer } from "../../../relayer/src/indexer/start-indexer.js";
 
 const env = (name: string): string => {
@@ -59,9 +58,9 @@ const ctx = createAppContext({
   rpcUrl: config.rpcUrl!,
   contracts: JSON.parse(env("CONTRACTS")),
   isLocalChain: true,
-  tx: { sequencer: { leaseMs: Number(process.env.LEASE_MS ?? "15000"), claimIntervalMs: 500 } },
+  engine: { sequencer: { leaseMs: Number(process.env.LEASE_MS ?? "15000"), claimIntervalMs: 500 } },
 });
-await startTxWorkers(ctx);
+await ctx.engine.start();
 await startIndexer(ctx, { lockPollMs: 500 });
 const server = createApp(ctx).listen(0, "127.0.0.1", () => {
   process.stdout.write(`READY ${(server.address() as AddressInfo).port}\n`);

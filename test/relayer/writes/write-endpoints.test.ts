@@ -381,7 +381,7 @@ describe("write endpoints (anvil automine + PostgreSQL)", () => {
           }>("SELECT count(*)::text AS n FROM idempotency_keys WHERE org_id = $1", [org])
           .then((r) => Number(r.rows[0]!.n));
       const before = await count(alice.orgId);
-      assert.equal(await stack.ctx.tx.store.purgeExpiredIdempotencyKeys(), 1);
+      assert.equal(await stack.ctx.engine.store.purgeExpiredIdempotencyKeys(), 1);
       assert.equal(await count(alice.orgId), before - 1);
     });
 

@@ -16,7 +16,7 @@ import { INDEXER_LOCK_ID } from "../../../relayer/src/indexer/start-indexer.js";
 /**
  * Reliability harness: one anvil (1 s blocks by default), one database, the contracts deployed,
  * and any number of real relayer processes (`relayer/src/main.ts`, what `npm start` runs) on
- * them, each with its transaction workers, indexer and webhook workers.
+ * them, each with its engine, indexer and webhook workers.
  *
  * @example
  * const cluster = await startCluster();

@@ -55,7 +55,7 @@ export const delist = defineWriteKind({
   },
   async prepare(ctx, wallet, input) {
     const listingId = parseId(input.listingId, "listingId");
-    const listing = await ctx.tx.reader.listing(listingId);
+    const listing = await ctx.engine.reader.listing(listingId);
     // Stored Active and past its expiry: reclaimable, by its seller only.
     const expired =
       listing?.state === LISTING_STATE.Active && listing.effectiveState === LISTING_STATE.Expired;

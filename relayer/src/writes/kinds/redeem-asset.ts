@@ -65,7 +65,7 @@ export const redeemAsset = defineWriteKind({
   },
   async prepare(ctx, wallet, input) {
     const tokenId = parseId(input.tokenId, "tokenId");
-    const reader = ctx.tx.reader;
+    const reader = ctx.engine.reader;
     const owner = await reader.ownerOf(tokenId);
     if (owner?.toLowerCase() !== wallet.address.toLowerCase()) {
       if (owner?.toLowerCase() === ctx.contracts.marketplace.toLowerCase()) {
