@@ -9,7 +9,10 @@ import type { SignerRouter } from "./wallets/signer-router.js";
 import type { Engine } from "./engine/engine.js";
 import type { IpfsTarget } from "./metadata/ipfs-target.js";
 import type { Metrics } from "./metrics.js";
-import type { CoinPriceService } from "./reads/coin-price.js";
+import type { CoinPriceService, CoinPriceSettings } from "./reads/coin-price.js";
+import type { Pkcs11Settings, SignerSettings } from "./wallets/signer-settings.js";
+
+export type { CoinPriceSettings, Pkcs11Settings, SignerSettings };
 import type { ApiKeyCache } from "./auth/api-key-cache.js";
 import type { RateLimiter } from "./limits/rate-limiter.js";
 import type { DeliveryProducer } from "./webhooks/delivery-queue.js";
@@ -85,38 +88,11 @@ export interface Config {
   signer?: SignerSettings | undefined;
 }
 
-/** Where the native coin's USD price comes from (COIN_PRICE_USD, COIN_PRICE_URL, COIN_PRICE_TTL_SECONDS). */
-export interface CoinPriceSettings {
-  /** A fixed decimal price; also the fallback while COIN_PRICE_URL has not answered. */
-  fixedUsd: string | undefined;
-  /** An http(s) URL answering JSON with `priceUsd`, `usd` or `price`. */
-  url: string | undefined;
-  /** How long a fetched price is served before the URL is asked again. */
-  ttlSeconds: number;
-}
-
 /** The IPFS target of metadata documents (`metadata/ipfs-target.ts`). */
 export type IpfsSettings =
   | { kind: "embedded" }
   | { kind: "kubo"; url: string }
   | { kind: "pinning-service"; url: string; token: string };
-
-/**
- * The signer backends (wallets/create-signers.ts). `newWallets` (SIGNER) is where a new
- * organization's key is made; `pkcs11` (PKCS11_MODULE, PKCS11_TOKEN_LABEL, PKCS11_PIN) is the
- * token, opened whenever it is configured so that wallets made there keep signing.
- */
-export interface SignerSettings {
-  newWallets: "local" | "pkcs11";
-  pkcs11?: Pkcs11Settings | undefined;
-}
-
-/** A PKCS#11 token: the module (shared library) path, the token's label, the user PIN. */
-export interface Pkcs11Settings {
-  module: string;
-  tokenLabel: string;
-  pin: string;
-}
 
 /**
  * What the composition root opens or starts before any service: configuration, logger, database,

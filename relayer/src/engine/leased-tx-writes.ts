@@ -13,7 +13,8 @@ import {
   type TxErrorKind,
   type TxReceiptSummary,
 } from "./tx-lifecycle.js";
-import { notifyFinal, TX_CHANNELS, updateNotifyingFinal, type TxRow } from "./tx-store.js";
+import { notifyFinal, TX_CHANNELS, updateNotifyingFinal } from "./tx-channels.js";
+import type { TxRow } from "./tx-rows.js";
 
 /** One row's first broadcast: its nonce and first attempt, written together. */
 export interface SentEntry {

@@ -1,4 +1,13 @@
 import { BaseError } from "../errors.js";
+import {
+  TX_STATES,
+  type TxAttempt,
+  type TxErrorKind,
+  type TxReceiptSummary,
+  type TxState,
+} from "../db/schema/transactions.js";
+
+export { TX_STATES, type TxAttempt, type TxErrorKind, type TxReceiptSummary };
 
 /**
  * The life of one write (a row of `transactions`), as a tagged union: each state carries its
@@ -23,11 +32,15 @@ export type TxLifecycle =
   | { status: "failed"; reason: string; errorKind: TxErrorKind; receipt: TxReceiptSummary | null }
   | { status: "replaced"; reason: string };
 
-/** The name of a state. */
-export type TxState = TxLifecycle["status"];
-
-/** Every state, in lifecycle order. */
-export const TX_STATES = ["queued", "sent", "mined", "confirmed", "failed", "replaced"] as const;
+/** The name of a state: each member of the union is one of the stored states. */
+export type { TxState };
+// The union and the stored states are the same set (a state added to one is a type error here).
+const SAME_STATES: [TxLifecycle["status"]] extends [TxState]
+  ? [TxState] extends [TxLifecycle["status"]]
+    ? true
+    : never
+  : never = true;
+void SAME_STATES;
 
 /** States in which a row still needs work from the engine. */
 export const LIVE_STATES = ["queued", "sent", "mined"] as const satisfies readonly TxState[];
@@ -41,48 +54,6 @@ export const FINAL_STATES = [
 
 /** States a reorg moves back to `sent` when the row's receipt block is no longer canonical. */
 export const REORG_REOPENS = ["mined", "confirmed", "failed"] as const satisfies readonly TxState[];
-
-/** How the API surfaces a failure: a revert reason, a refusal, or an internal problem. */
-export type TxErrorKind = "revert" | "rejected" | "internal";
-
-/** One signed broadcast of a transaction (re-pricing adds a new attempt with the same nonce). */
-export interface TxAttempt {
-  hash: string;
-  /** The nonce it was signed with (absent on rows from before it was recorded: the row's). */
-  nonce?: number;
-  /** Transaction type: 2 (EIP-1559) or 0 (legacy; both fee fields then hold the gas price). */
-  type?: 0 | 2;
-  maxFeePerGas: string;
-  maxPriorityFeePerGas: string;
-  sentAt: string; // ISO time
-  /**
-   * The signed bytes, so the very same transaction can be broadcast again (after a reorg, a lost
-   * answer, a restart). Signatures from an HSM are not deterministic: re-signing would make
-   * another hash. Absent on rows from before it was recorded (their key signs again, RFC 6979).
-   */
-  raw?: string;
-  /** Set when the node refused this attempt for good: it can never be mined. */
-  refused?: string;
-  /** Set when another transaction took this attempt's nonce: it can never be mined. */
-  superseded?: string;
-  /**
-   * Set when this attempt was mined and ran out of gas: the write was re-estimated and sent
-   * again with a new nonce (`superseded` is then its own hash). Once per write.
-   */
-  outOfGas?: true;
-  /** Block number this attempt was mined in before a reorg dropped that block. */
-  reorgedFrom?: number;
-}
-
-/** The part of a receipt kept on the row. */
-export interface TxReceiptSummary {
-  hash: string;
-  blockNumber: number;
-  blockHash: string;
-  status: number;
-  gasUsed: string;
-  effectiveGasPrice: string;
-}
 
 /**
  * The allowed moves. A row gets its nonce and its first attempt in one write (`queued → sent`);

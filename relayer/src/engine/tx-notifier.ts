@@ -2,7 +2,7 @@ import { EventEmitter } from "node:events";
 import pg from "pg";
 import type { Logger } from "pino";
 import { decodeGasChange, type GasChange } from "./gas-book.js";
-import { TX_CHANNELS } from "./tx-store.js";
+import { TX_CHANNELS } from "./tx-channels.js";
 
 /** Channel of the indexer's progress: payload = the last block number applied. */
 export const INDEXED_CHANNEL = "rwa_indexed";

@@ -20,6 +20,7 @@ import {
   type VerdictRow,
 } from "./checked-record.js";
 import { LeasedTxWrites } from "./leased-tx-writes.js";
+import { notifyFinal, TX_CHANNELS } from "./tx-channels.js";
 import { LIVE_STATES, REORG_REOPENS, sourcesOf, type TxState } from "./tx-lifecycle.js";
 
 export { LeasedTxWrites, LeaseLostError } from "./leased-tx-writes.js";
@@ -31,7 +32,6 @@ export type { TxRow } from "./tx-rows.js";
 export type { NewTxRow, OrgWalletRef, RecordedRow } from "./checked-record.js";
 export type { CheckedWrite, RecordVerdict } from "./checked-record.js";
 
-/** Channels of PostgreSQL notifications the store sends (see `tx-notifier.ts`). */
 /**
  * SQL: the transactions row `t` (a table alias) is not held. A queued write of a suspended
  * organization is held: it waits, unsent and without a nonce, until operator staff resume the
@@ -40,13 +40,6 @@ export type { CheckedWrite, RecordVerdict } from "./checked-record.js";
 export const notHeld = (t: string): string =>
   `(${t}.state <> 'queued' OR NOT EXISTS (
      SELECT 1 FROM orgs o WHERE o.id = ${t}.org_id AND o.suspended_at IS NOT NULL))`;
-
-export const TX_CHANNELS = {
-  /** Payload: comma-separated ids of wallets with new queued work. */
-  queued: "rwa_tx_queued",
-  /** Payload: comma-separated ids of rows that became final. */
-  final: "rwa_tx_final",
-} as const;
 
 /** A wallet leased by this process. */
 export interface LeasedWallet {
@@ -65,9 +58,6 @@ export interface IdempotencyClaim {
   requestHash: string;
   ttlMs: number;
 }
-
-/** NOTIFY payloads are limited to 8000 bytes: ids are sent in chunks of this many. */
-const NOTIFY_CHUNK = 200;
 
 /** Rows per statement when writes are recorded together (a bound on the statement's size). */
 const RECORD_ROWS = 1_000;
@@ -516,37 +506,4 @@ export class TxStore {
   #inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     return inTransaction(this.#database, work);
   }
-}
-
-/**
- * One statement that runs `update` (an `UPDATE transactions t ... RETURNING t.id, t.state`) and
- * tells every process's waiting requests of the rows it made final (not `mined`): a `NOTIFY` per
- * ${NOTIFY_CHUNK} ids, sent on commit, as `notifyFinal` does, without a transaction held open
- * across round trips. `$<channel>` is the parameter that carries `TX_CHANNELS.final`.
- */
-export function updateNotifyingFinal(update: string, channel: number): string {
-  return `WITH changed AS (${update}),
-     notified AS (
-       SELECT pg_notify($${channel}, string_agg(id, ',')) FROM (
-         SELECT id, (row_number() OVER () - 1) / ${NOTIFY_CHUNK} AS chunk
-           FROM changed WHERE state <> 'mined') final
-        GROUP BY chunk)
-   SELECT changed.id, changed.state FROM changed, (SELECT count(*) FROM notified) AS sent`;
-}
-
-/** The payloads of the notifications that carry `ids`: `NOTIFY_CHUNK` ids each, comma-separated. */
-export function notifyPayloads(ids: readonly string[]): string[] {
-  const payloads: string[] = [];
-  for (let i = 0; i < ids.length; i += NOTIFY_CHUNK)
-    payloads.push(ids.slice(i, i + NOTIFY_CHUNK).join(","));
-  return payloads;
-}
-
-/** Tells every process's waiting requests that `ids` became final (`NOTIFY`, on commit). */
-export async function notifyFinal(
-  client: { query: (text: string, values: unknown[]) => Promise<unknown> },
-  ids: readonly string[],
-): Promise<void> {
-  for (const payload of notifyPayloads(ids))
-    await client.query("SELECT pg_notify($1, $2)", [TX_CHANNELS.final, payload]);
 }

@@ -1,6 +1,6 @@
 import { Batcher } from "../db/batcher.js";
 import type { Database } from "../db/client.js";
-import { notifyPayloads, TX_CHANNELS } from "./tx-store.js";
+import { notifyPayloads, TX_CHANNELS } from "./tx-channels.js";
 
 /**
  * Tells the other relayer processes which wallets have new queued work (`rwa_tx_queued`, payload:

@@ -1,6 +1,6 @@
 import express, { type Express } from "express";
 import { requireMetricsToken } from "../auth/require-metrics-token.js";
-import { consoleRouter } from "../console/serve-console.js";
+import { consoleRouter } from "./serve-console.js";
 import type { AppContext } from "../context.js";
 import { errorHandler, notFound } from "./error-handler.js";
 import { jsonBody } from "./json-body.js";

@@ -24,7 +24,7 @@ const KEEP_BLOCKS = 2_000;
 
 /**
  * Work another concern does inside the indexer's transaction of each block event, after the
- * read model is written (the wallet balance watch, `alerts/balance-watch.ts`). A hook that
+ * read model is written (the wallet balance watch, `indexer/balance-watch.ts`). A hook that
  * throws fails the whole event, which the indexer then retries.
  */
 export interface IndexerHook {

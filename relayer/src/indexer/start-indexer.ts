@@ -15,7 +15,7 @@ import {
 import { INDEXED_TOPICS } from "./decode-log.js";
 import { IndexerStore } from "./indexer-store.js";
 import { LeaderLock } from "./leader-lock.js";
-import { BalanceWatch } from "../alerts/balance-watch.js";
+import { BalanceWatch } from "./balance-watch.js";
 
 /** Options of `startIndexer` (all optional). */
 export interface IndexerOptions extends Partial<ChainSyncOptions> {

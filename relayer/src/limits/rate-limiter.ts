@@ -1,5 +1,4 @@
 import type pg from "pg";
-import type { AppContext } from "../context.js";
 import { RateLimitError } from "../errors.js";
 import { Batcher } from "../db/batcher.js";
 import { retryOnDeadlock } from "../db/client.js";
@@ -341,7 +340,7 @@ function lowWater(size: number): number {
  *
  * @throws RateLimitError with `retryAfterSeconds` = time until the exceeded window resets
  */
-export async function consumeRequest(ctx: AppContext, caller: Caller): Promise<void> {
+export async function consumeRequest(ctx: LimitsContext, caller: Caller): Promise<void> {
   await ctx.rateLimiter.consume(requestBuckets(ctx, caller));
 }
 
@@ -349,15 +348,18 @@ export async function consumeRequest(ctx: AppContext, caller: Caller): Promise<v
  * Starts the lease `consumeRequest` will need for a caller's next request, before the request
  * is authenticated (`caller` is a hint: the key's expired cache entry). Spends nothing.
  */
-export function prefetchRequest(ctx: AppContext, caller: Caller): void {
+export function prefetchRequest(ctx: LimitsContext, caller: Caller): void {
   ctx.rateLimiter.prefetch(requestBuckets(ctx, caller));
 }
+
+/** What the request limits read: the process's limiter and the per-key limit (`AppContext` has both). */
+type LimitsContext = { rateLimiter: RateLimiter; config: { apiKeyRateLimitPerMinute: number } };
 
 /** Who a request counts against. */
 type Caller = { keyId: string; orgId: string; plan: string };
 
 /** The buckets one API request counts against: its key's, and its organization's plan's. */
-function requestBuckets(ctx: AppContext, caller: Caller): Bucket[] {
+function requestBuckets(ctx: LimitsContext, caller: Caller): Bucket[] {
   const plan = planLimits(caller.plan);
   return [
     { key: `key:${caller.keyId}:m`, limit: ctx.config.apiKeyRateLimitPerMinute, windowSeconds: 60 },
@@ -376,7 +378,7 @@ function requestBuckets(ctx: AppContext, caller: Caller): Bucket[] {
  * @throws RateLimitError with `retryAfterSeconds` = time until the window resets
  */
 export async function consumeAllowance(
-  ctx: AppContext,
+  ctx: Pick<LimitsContext, "rateLimiter">,
   key: string,
   limit: number,
   windowSeconds: number,

@@ -148,7 +148,7 @@ export async function registerOrganization(
           );
           devFaucet = { funded: true, amount, txHash: receipt.hash };
           // The balance watch's first reading is at this block or later, never at the
-          // allowlisting block before it, where the wallet held nothing (alerts/balance-watch.ts).
+          // allowlisting block before it, where the wallet held nothing (indexer/balance-watch.ts).
           await tx
             .insert(walletAlerts)
             .values({ orgId, watchFromBlock: receipt.blockNumber, recheck: true });

@@ -1,5 +1,14 @@
 import { z } from "zod";
-import type { CoinPriceSettings } from "../context.js";
+
+/** Where the native coin's USD price comes from (COIN_PRICE_USD, COIN_PRICE_URL, COIN_PRICE_TTL_SECONDS). */
+export interface CoinPriceSettings {
+  /** A fixed decimal price; also the fallback while COIN_PRICE_URL has not answered. */
+  fixedUsd: string | undefined;
+  /** An http(s) URL answering JSON with `priceUsd`, `usd` or `price`. */
+  url: string | undefined;
+  /** How long a fetched price is served before the URL is asked again. */
+  ttlSeconds: number;
+}
 
 /** `GET /api/v1/coin-price` body. `priceUsd` is a decimal string (never a float), null when unknown. */
 export interface CoinPrice {

@@ -58,7 +58,7 @@ function decodeCursor(cursor: string): number {
 }
 
 /**
- * The wallet's balance over a time window, as the indexer recorded it (`alerts/balance-watch.ts`:
+ * The wallet's balance over a time window, as the indexer recorded it (`indexer/balance-watch.ts`:
  * one point per block where the balance changed, read with `eth_getBalance` at that block, so
  * coins received from outside show at the block the indexer next read the wallet, and a point
  * is never more than a block behind the writes that moved it). Newest `limit` points per page,

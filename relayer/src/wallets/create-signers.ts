@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { Config } from "../context.js";
+import type { SignerSettings } from "./signer-settings.js";
 import type { CustodialSigner } from "./custodial-signer.js";
 import type { KeyStore } from "./key-store.js";
 import { LocalKeySigner } from "./local-signer.js";
@@ -16,7 +16,11 @@ import { SignerRouter } from "./signer-router.js";
  * const signers = createSigners(config, keyStore, logger);
  * // on shutdown: await signers.close();
  */
-export function createSigners(config: Config, keyStore: KeyStore, logger: Logger): SignerRouter {
+export function createSigners(
+  config: { signer?: SignerSettings | undefined },
+  keyStore: KeyStore,
+  logger: Logger,
+): SignerRouter {
   const settings = config.signer ?? { newWallets: "local" };
   const backends: CustodialSigner[] = [new LocalKeySigner(keyStore)];
   if (settings.pkcs11 !== undefined) {

@@ -1,7 +1,7 @@
 import pkcs11js from "pkcs11js";
 import { getBytes } from "ethers";
 import type { CustodialWalletRef, DigestSigner } from "./signer-backend.js";
-import type { Pkcs11Settings } from "../context.js";
+import type { Pkcs11Settings } from "./signer-settings.js";
 import { HsmUnavailableError } from "../errors.js";
 import type { CustodialSigner, NewCustodialKey } from "./custodial-signer.js";
 import { formatPkcs11KeyRef, parsePkcs11KeyRef } from "./pkcs11-key-ref.js";

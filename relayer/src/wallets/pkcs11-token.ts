@@ -1,6 +1,6 @@
 import pkcs11js from "pkcs11js";
 import type { Logger } from "pino";
-import type { Pkcs11Settings } from "../context.js";
+import type { Pkcs11Settings } from "./signer-settings.js";
 import { ConfigError, HsmUnavailableError } from "../errors.js";
 import { SECP256K1_EC_PARAMS } from "./secp256k1.js";
 

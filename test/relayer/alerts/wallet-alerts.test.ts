@@ -10,7 +10,7 @@ import type { TestOrg } from "../../support/stack.js";
 import { RwaClient } from "../../../relayer/sdk/index.js";
 import { FOREIGN_KEYS } from "../webhooks/chain-helpers.js";
 import { startReceiver, verifyDelivery, type Receiver } from "../webhooks/receiver.js";
-import { BalanceWatch } from "../../../relayer/src/alerts/balance-watch.js";
+import { BalanceWatch } from "../../../relayer/src/indexer/balance-watch.js";
 
 /**
  * Wallet alerts (docs/api-decisions.md "Wallet alerts") against a real anvil (automine),

@@ -4,12 +4,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { pino } from "pino";
 import { IllegalTransitionError } from "../../../relayer/src/engine/tx-lifecycle.js";
-import {
-  LeaseLostError,
-  TX_CHANNELS,
-  TxStore,
-  type RecordedRow,
-} from "../../../relayer/src/engine/tx-store.js";
+import { TX_CHANNELS } from "../../../relayer/src/engine/tx-channels.js";
+import { LeaseLostError, TxStore, type RecordedRow } from "../../../relayer/src/engine/tx-store.js";
 import { TxNotifier } from "../../../relayer/src/engine/tx-notifier.js";
 import type { HeldWrite } from "../../../relayer/src/engine/unrecorded-writes.js";
 import { WalletWakes } from "../../../relayer/src/engine/wallet-wakes.js";

@@ -9,16 +9,61 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
-import type {
-  TxAttempt,
-  TxErrorKind,
-  TxReceiptSummary,
-  TxState,
-} from "../../engine/tx-lifecycle.js";
+import { TRANSACTION_STATES, type TransactionState } from "../../domain/transaction.js";
 import { orgs, wallets } from "./orgs.js";
 
-export type { TxAttempt, TxReceiptSummary, TxState } from "../../engine/tx-lifecycle.js";
-export { TX_STATES } from "../../engine/tx-lifecycle.js";
+/*
+ * What the columns of a transaction row hold. The engine's lifecycle (engine/tx-lifecycle.ts)
+ * gives these states their meaning and their allowed moves.
+ */
+
+/** Every state, in lifecycle order: the states the API reports (`domain/transaction.ts`). */
+export const TX_STATES = TRANSACTION_STATES;
+
+/** The name of a stored state. */
+export type TxState = TransactionState;
+
+/** How the API surfaces a failure: a revert reason, a refusal, or an internal problem. */
+export type TxErrorKind = "revert" | "rejected" | "internal";
+
+/** One signed broadcast of a transaction (re-pricing adds a new attempt with the same nonce). */
+export interface TxAttempt {
+  hash: string;
+  /** The nonce it was signed with (absent on rows from before it was recorded: the row's). */
+  nonce?: number;
+  /** Transaction type: 2 (EIP-1559) or 0 (legacy; both fee fields then hold the gas price). */
+  type?: 0 | 2;
+  maxFeePerGas: string;
+  maxPriorityFeePerGas: string;
+  sentAt: string; // ISO time
+  /**
+   * The signed bytes, so the very same transaction can be broadcast again (after a reorg, a lost
+   * answer, a restart). Signatures from an HSM are not deterministic: re-signing would make
+   * another hash. Absent on rows from before it was recorded (their key signs again, RFC 6979).
+   */
+  raw?: string;
+  /** Set when the node refused this attempt for good: it can never be mined. */
+  refused?: string;
+  /** Set when another transaction took this attempt's nonce: it can never be mined. */
+  superseded?: string;
+  /**
+   * Set when this attempt was mined and ran out of gas: the write was re-estimated and sent
+   * again with a new nonce (`superseded` is then its own hash). Once per write.
+   */
+  outOfGas?: true;
+  /** Block number this attempt was mined in before a reorg dropped that block. */
+  reorgedFrom?: number;
+}
+
+/** The part of a receipt kept on the row. */
+export interface TxReceiptSummary {
+  hash: string;
+  blockNumber: number;
+  blockHash: string;
+  status: number;
+  gasUsed: string;
+  effectiveGasPrice: string;
+}
 
 /**
  * Every write the relayer performs, recorded before anything is signed. A batch issuance is one

@@ -32,7 +32,7 @@ export const walletAlerts = pgTable("wallet_alerts", {
 });
 
 /**
- * The custodial wallet's balance as the indexer saw it (`alerts/balance-watch.ts`): one row per
+ * The custodial wallet's balance as the indexer saw it (`indexer/balance-watch.ts`): one row per
  * block where it changed (or where it crossed the threshold), read with `eth_getBalance` at that
  * block. Rows above a reorg's common ancestor are deleted with the rest of the read model.
  */

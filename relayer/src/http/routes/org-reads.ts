@@ -1,6 +1,6 @@
 import { notFoundErrors } from "../openapi/operation-metadata.js";
 import { z } from "zod";
-import { TX_STATES } from "../../db/schema/index.js";
+import { TRANSACTION_STATES } from "../../domain/transaction.js";
 import { assetHistory } from "../../reads/asset-history.js";
 import { listAssets } from "../../reads/assets-read.js";
 import { deliveriesPerHour, issuancesPerDay } from "../../reads/org-stats.js";
@@ -45,7 +45,9 @@ export const orgAssetsQuery = z.strictObject({
 export const orgTransactionsQuery = z.strictObject({
   limit: intParam(1, 100),
   cursor: cursorSchema,
-  status: z.enum(TX_STATES, { error: `must be one of ${TX_STATES.join(", ")}` }).optional(),
+  status: z
+    .enum(TRANSACTION_STATES, { error: `must be one of ${TRANSACTION_STATES.join(", ")}` })
+    .optional(),
   kind: z
     .string()
     .regex(/^[a-z][a-z-]{0,39}$/, "must be a write kind such as issue-asset")
@@ -56,7 +58,7 @@ export const orgTransactionsQuery = z.strictObject({
 export const orgTransactionSchema = z.object({
   transactionId: z.string(),
   kind: z.string(),
-  status: z.enum(TX_STATES),
+  status: z.enum(TRANSACTION_STATES),
   nonce: z.number().int().nullable(),
   txHash: z.string().nullable().describe("the mined hash, else the latest broadcast one"),
   hashes: z.array(z.string()),

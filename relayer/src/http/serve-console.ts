@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import express, { Router, type Request, type Response } from "express";
-import { CONSOLE_OUT_DIR, consoleBuildFailure } from "./build-console.js";
+import { CONSOLE_OUT_DIR, consoleBuildFailure } from "../console/build-console.js";
 
 /** URL prefix of the console (Next.js `basePath`). */
 export const CONSOLE_BASE_PATH = "/console";

@@ -3,10 +3,10 @@ import { getAddress, toQuantity } from "ethers";
 import type pg from "pg";
 import type { RpcClient } from "../chain/rpc/rpc-client.js";
 import { weiToDecimal } from "../domain/amount.js";
-import type { BlockEvent } from "../indexer/block-event.js";
+import type { BlockEvent } from "./block-event.js";
 import type { OutboxEvent } from "../webhooks/event-kinds.js";
 import { insertOutboxEvents } from "../webhooks/outbox.js";
-import { DEFAULT_LOW_BALANCE_WEI } from "./low-balance.js";
+import { DEFAULT_LOW_BALANCE_WEI } from "../alerts/low-balance.js";
 
 type BlockRead = Extract<BlockEvent, { type: "block" }>;
 
