@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseCid } from "../../relayer/src/metadata/cid.js";
-import { canonicalJson } from "../../relayer/src/metadata/document.js";
+import { canonicalJson } from "../../relayer/src/shared/canonical-json.js";
 
 describe("CIDs and canonical JSON", () => {
   it("parses v0 and v1 CIDs into the contract's parts and refuses others", () => {

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import type { AuditChanges, AuditValue } from "../domain/audit.js";
+import type { AuditChanges } from "../domain/audit.js";
+import { canonicalJson } from "../shared/canonical-json.js";
 
 /** The `prevHash` of the first row. */
 export const GENESIS_HASH = "0".repeat(64);
@@ -18,19 +19,6 @@ export interface AuditRowContent {
   sourceAddress: string | null;
   changes: AuditChanges;
   prevHash: string;
-}
-
-/**
- * Canonical JSON: object keys sorted by code unit, no whitespace, arrays in order, strings and
- * numbers as `JSON.stringify` writes them. The same value always encodes to the same text, and
- * a value read back from the `jsonb` column encodes as it did before it was stored (numbers are
- * finite, keys are unique), so the verifier recomputes exactly what the writer hashed.
- */
-export function canonicalJson(value: AuditValue): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  const keys = Object.keys(value).sort();
-  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key]!)}`).join(",")}}`;
 }
 
 /**

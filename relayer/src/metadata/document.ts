@@ -1,3 +1,4 @@
+import { canonicalJson } from "../shared/canonical-json.js";
 import { rawCid, parseCid, type CidParts } from "./cid.js";
 
 /** What an issuance puts in the NFT metadata document. */
@@ -20,21 +21,6 @@ export interface BuiltMetadata {
   cidParts: CidParts;
   /** True when the caller gave `ipfsHash` (then `cid` is their reference, not a hash of `json`). */
   external: boolean;
-}
-
-/**
- * Canonical JSON: object keys sorted, no insignificant whitespace, UTF-8. The same document
- * always gives the same bytes, hence the same CID.
- */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /** The CID of a stored document's text: the only key a document is ever stored or served under. */

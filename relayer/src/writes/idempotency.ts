@@ -3,7 +3,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client.js";
 import { idempotencyKeys } from "../db/schema/index.js";
 import { ConflictError, ValidationError } from "../errors.js";
-import { canonicalJson } from "../metadata/document.js";
+import { canonicalJson } from "../shared/canonical-json.js";
 import { WRITE_LIMITS } from "./limits.js";
 
 /** The 409 message of the spec decision for a reused key. */

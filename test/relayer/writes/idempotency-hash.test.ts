@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { describe, it } from "node:test";
 import { requestHash, requestHashes } from "../../../relayer/src/writes/idempotency.js";
-import { canonicalJson } from "../../../relayer/src/metadata/document.js";
+import { canonicalJson } from "../../../relayer/src/shared/canonical-json.js";
 
 const MASTER_KEY = "ab".repeat(32);
 const OTHER_KEY = "cd".repeat(32);
