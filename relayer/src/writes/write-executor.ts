@@ -17,30 +17,27 @@ import type {
   TxRow,
 } from "../engine/tx-store.js";
 import type { DbTransaction } from "../db/client.js";
+import type { AuditOrigin } from "../audit/audit-writer.js";
+import { appendWriteAudit } from "../audit/write-audit.js";
 import { formatCoinShort } from "../shared/coin-amount.js";
 import { findIdempotent, requestHashes } from "./idempotency.js";
 import { WRITE_LIMITS } from "./limits.js";
-import type { WriteKind } from "./kinds/index.js";
-import type { PreparedCall } from "./kinds/write-kind.js";
+import type { RegisteredWriteKind } from "./kinds/index.js";
+import type { AnyWriteKind, PreparedCall } from "./kinds/write-kind.js";
 import type { OrgWallet } from "./wallet-of-org.js";
 import { failedWriteError } from "./write-failure.js";
 
-/** A write to execute (built by the write routes from a kind module, `writes/kinds/`). */
+/** A write to execute: the validated body of one write kind's route (`http/routes/write.ts`). */
 export interface WriteRequest {
-  kind: WriteKind;
+  /** The kind's module (`writes/kinds/<kind>.ts`): it checks the body against the chain and builds the call(s). */
+  kind: AnyWriteKind & Pick<RegisteredWriteKind, "kind">;
   orgId: string;
   /** The validated body (hashed for idempotency). */
   body: unknown;
   idempotencyKey: string | undefined;
   respondAsync: boolean;
-  /** Validates against the chain and builds the call(s); throws 400s. One call, or one per batch item. */
-  prepare(wallet: OrgWallet): Promise<PreparedCall[]>;
-  /**
-   * Written in the transaction that records the write (a management act's audit row, naming
-   * the transaction): stored with the write or not at all. A replay of the same
-   * `Idempotency-Key` records nothing, so it runs once per write.
-   */
-  alongside?: (tx: DbTransaction, transactionId: string) => Promise<unknown>;
+  /** Who asked (key or session, request id): a management act's audit row names it. */
+  origin: AuditOrigin;
 }
 
 /** What the route answers: a final row (200 or the error it carries) or 202 with the id. */
@@ -82,7 +79,7 @@ const FALLBACK_GAS = 300_000n;
  *    a bare error once the write is recorded). `Prefer: respond-async`: 202 at once.
  */
 export async function executeWrite(ctx: AppContext, request: WriteRequest): Promise<WriteOutcome> {
-  const { hash, accepted } = requestHashes(request.kind, request.body, ctx.config);
+  const { hash, accepted } = requestHashes(request.kind.kind, request.body, ctx.config);
   if (request.idempotencyKey !== undefined) {
     const existing = await findIdempotent(
       ctx.database,
@@ -114,17 +111,17 @@ async function checkAndRecord(
   if (wallet === undefined) throw new NotFoundError("Wallet not found");
   const quoteRead = engine.fees.quoteForCheck();
   const funds = engine.head.balanceAt(wallet.address);
-  const prepared = request.prepare(wallet);
+  const prepared = request.kind.prepare(ctx, wallet, request.body);
   // Settled below in order, or not at all when an earlier check refuses: never unhandled.
   for (const pending of [quoteRead, funds.read, funds.head, prepared]) pending.catch(() => {});
 
   await ctx.signers.ensureAvailable(wallet.signerBackend);
   const calls = await prepared;
-  const batch = request.kind === "batch-issue";
+  const batch = request.kind.kind === "batch-issue";
 
   // A call of a shape the gas book has seen gets its limit from earlier receipts, without asking
   // the node; the others are estimated together.
-  const callKind = batch ? "issue-asset" : request.kind;
+  const callKind = batch ? "issue-asset" : request.kind.kind;
   const [quote, balance, estimates] = await Promise.all([
     quoteRead,
     funds.read,
@@ -232,11 +229,25 @@ async function recordChecked(
     return await ctx.engine.store.record(
       { ...write, held, maxLiveRoots: WRITE_LIMITS.maxQueuedPerOrg },
       claim,
-      request.alongside,
+      alongsideOf(request),
     );
   } finally {
     release();
   }
+}
+
+/**
+ * What is written in the transaction that records the write: a management act's audit row
+ * (`WriteKindModule.audit`), naming the transaction. The act and its row are stored together or
+ * not at all; a replay of the same `Idempotency-Key` records nothing, so it appends nothing.
+ */
+function alongsideOf(
+  request: WriteRequest,
+): ((tx: DbTransaction, transactionId: string) => Promise<unknown>) | undefined {
+  const entry = request.kind.audit?.(request.body);
+  if (entry === undefined) return undefined;
+  return (tx, transactionId) =>
+    appendWriteAudit(tx, request.origin, request.orgId, entry, transactionId);
 }
 
 /** The rows of a write: its root, and a batch's items after it (items a revert failed, failed). */
@@ -258,13 +269,13 @@ function writeRows(
     fromAddress: wallet.address,
     feeCap: feeCap.toString(),
   };
-  if (request.kind !== "batch-issue") {
+  if (request.kind.kind !== "batch-issue") {
     const call = calls[0]!;
     return [
       {
         ...base,
         id: rootId,
-        kind: request.kind,
+        kind: request.kind.kind,
         toAddress: call.to,
         data: call.data,
         value: call.value.toString(),

@@ -1,6 +1,5 @@
 import type { Request, Response } from "express";
 import type { AuditOrigin } from "../../audit/audit-writer.js";
-import { appendWriteAudit } from "../../audit/write-audit.js";
 import type { AppContext } from "../../context.js";
 import { writeAccepted } from "../../domain/transaction.js";
 import { checkIdempotencyKey } from "../../writes/idempotency.js";
@@ -20,9 +19,8 @@ const writeErrors = {
 } as const;
 
 /**
- * Runs a write and answers 200 (final), 202 (async or still pending) or throws. A kind that is a
- * management act (`audit`) appends its audit row in the transaction that records the write,
- * naming it (an idempotent replay of the same request records nothing, so appends nothing).
+ * Runs a write and answers 200 (final), 202 (async or still pending) or throws. The executor
+ * takes it from here: idempotency, the kind's checks, funds, the record (`writes/write-executor.ts`).
  */
 async function runWrite(
   ctx: AppContext,
@@ -34,18 +32,13 @@ async function runWrite(
   origin: AuditOrigin,
 ): Promise<unknown> {
   const prefer = (req.get("prefer") ?? "").toLowerCase();
-  const auditEntry = kind.audit?.(body);
   const outcome = await executeWrite(ctx, {
-    kind: kind.kind,
+    kind,
     orgId,
     body,
     idempotencyKey: checkIdempotencyKey(req.get("idempotency-key")),
     respondAsync: /(^|[,\s])respond-async($|[,;\s])/.test(prefer),
-    prepare: (wallet) => kind.prepare(ctx, wallet, body),
-    alongside:
-      auditEntry === undefined
-        ? undefined
-        : (tx, transactionId) => appendWriteAudit(tx, origin, orgId, auditEntry, transactionId),
+    origin,
   });
   // Every answer to a recorded write names it, a failure too (it may have reached the chain).
   const transactionId = outcome.status === "accepted" ? outcome.transactionId : outcome.row.id;
