@@ -76,7 +76,7 @@ export async function readTransactionStatus(
       hashes: attempts.map((a) => a.hash),
       attempts,
       receipt: visible ? (row.receipt ?? null) : null,
-      result: result as Record<string, unknown> | null,
+      result,
       error: failure?.message ?? null,
       lastError: row.lastError,
       createdAt: row.createdAt.toISOString(),

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { ContractAddresses } from "./bindings.js";
 import { decodeEvent } from "./event-decoder.js";
 
@@ -10,24 +11,31 @@ export interface RawLog {
 
 /**
  * The API-relevant facts of a receipt's logs (emitted by the project's contracts only):
- * ids as decimal strings, amounts in wei as decimal strings, addresses checksummed.
+ * ids as decimal strings, amounts in wei as decimal strings, addresses checksummed. Every fact is
+ * optional: a receipt has only those of the events it emitted. The engine stores them in a
+ * confirmed row's `result`, where a write kind parses them back with this schema
+ * (`writes/kinds/write-kind.ts`).
  */
-export interface ReceiptFacts {
-  tokenId?: string;
-  owner?: string;
-  listingId?: string;
-  priceWei?: string;
-  expiresAt?: number;
-  seller?: string;
-  buyer?: string;
-  typeName?: string;
-  transferFrom?: string;
-  transferTo?: string;
+export const receiptFactsSchema = z.object({
+  tokenId: z.string().optional(),
+  owner: z.string().optional(),
+  listingId: z.string().optional(),
+  priceWei: z.string().optional(),
+  /** Unix seconds. */
+  expiresAt: z.number().int().optional(),
+  seller: z.string().optional(),
+  buyer: z.string().optional(),
+  typeName: z.string().optional(),
+  transferFrom: z.string().optional(),
+  transferTo: z.string().optional(),
   /** Stake paid out by a redeem, in wei. */
-  stakeWei?: string;
+  stakeWei: z.string().optional(),
   /** `cancelled` (ListingCancelled) or `expired` (ListingReclaimed). */
-  delistReason?: "cancelled" | "expired";
-}
+  delistReason: z.enum(["cancelled", "expired"]).optional(),
+});
+
+/** The facts `receiptFacts` extracts (see `receiptFactsSchema`). */
+export type ReceiptFacts = z.output<typeof receiptFactsSchema>;
 
 /**
  * Extracts token ids, listing ids, prices and parties from a receipt's logs.

@@ -5,13 +5,19 @@ import { address } from "../../domain/address.js";
 import { WRITE_LIMITS as L } from "../limits.js";
 import { requireMintAllowed } from "../chain-checks.js";
 import { failedWriteError, writeFailure } from "../write-failure.js";
-import { issueAssetRequest, prepareIssue } from "./issue-asset.js";
-import { defineWriteKind, txHashOf } from "./write-kind.js";
+import {
+  issueAssetContext,
+  issueAssetRequest,
+  issueAssetResult,
+  prepareIssue,
+} from "./issue-asset.js";
+import { defineWriteKind, parseStored, txHashOf } from "./write-kind.js";
 
 /** Body of batch-issue: 1 to 50 assets. */
 export const batchIssueRequest = z.preprocess(
   (input) => {
-    const assets = (input as { assets?: unknown } | null)?.assets;
+    const assets =
+      typeof input === "object" && input !== null && "assets" in input ? input.assets : undefined;
     if (
       typeof input === "object" &&
       input !== null &&
@@ -52,19 +58,21 @@ type BatchItemResult = z.output<typeof batchItemResult>;
 type BatchIssueResponse = z.output<typeof batchIssueResponse>;
 
 /**
- * The outcome of one batch item from its (final) child row; a failed item's `error` is its
- * `writeFailure` message, the words a single write would answer with.
+ * The context of a batch's own row (`writes/write-executor.ts` writes `{ wallet, owner }`; its
+ * items' rows hold the issue-asset context). Read leniently: the sender's address stands in.
+ */
+const batchRootContext = z.object({ wallet: z.string().optional() });
+
+/**
+ * The outcome of one batch item from its (final) child row, an issue-asset row whose result is
+ * parsed with issue-asset's schema; a failed item's `error` is its `writeFailure` message, the
+ * words a single write would answer with.
  */
 export function batchItemOf(child: TxRow): BatchItemResult {
   const txHash = txHashOf(child);
   if (child.state === "confirmed") {
-    const tokenId = child.result?.tokenId;
-    return {
-      index: child.itemIndex ?? 0,
-      success: true,
-      tokenId: typeof tokenId === "string" ? tokenId : "",
-      txHash,
-    };
+    const { tokenId } = parseStored(child, "result", child.result, issueAssetResult);
+    return { index: child.itemIndex ?? 0, success: true, tokenId, txHash };
   }
   return {
     index: child.itemIndex ?? 0,
@@ -79,7 +87,8 @@ export function batchItemOf(child: TxRow): BatchItemResult {
 export function batchResponse(root: TxRow, children: readonly TxRow[]): BatchIssueResponse {
   const results = children.map(batchItemOf);
   const issued = results.filter((r) => r.success).length;
-  const wallet = (root.context as { wallet?: string }).wallet ?? root.fromAddress;
+  const wallet =
+    parseStored(root, "context", root.context, batchRootContext).wallet ?? root.fromAddress;
   return {
     success: issued === results.length,
     issued,
@@ -101,6 +110,7 @@ export const batchIssue = defineWriteKind({
   scopes: ["write:issue"],
   request: batchIssueRequest,
   response: batchIssueResponse,
+  context: issueAssetContext,
   docs: {
     operationId: "batchIssue",
     description:

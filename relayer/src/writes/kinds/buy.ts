@@ -5,7 +5,8 @@ import { address } from "../../domain/address.js";
 import { formatCoin, parseCoin } from "../../shared/coin-amount.js";
 import { activeListing, requireTransferAllowed } from "../chain-checks.js";
 import { amountField, idField, parseId } from "../../shared/parse-input.js";
-import { confirmedResult, defineWriteKind, idText } from "./write-kind.js";
+import { receiptFactsSchema } from "../../chain/contracts/receipt-events.js";
+import { confirmedResult, defineWriteKind, writeResult } from "./write-kind.js";
 
 /** Body of marketplace/buy. */
 export const buyRequest = z.strictObject({
@@ -24,11 +25,17 @@ export const buyResponse = z.object({
   seller: address.nullable(),
 });
 
-interface BuyContext {
-  listingId: string;
-  tokenId: string;
-  buyer: string;
-}
+/** What a purchase's response needs beside the receipt's price and seller. */
+export const buyContext = z.object({
+  listingId: z.string(),
+  tokenId: z.string(),
+  buyer: z.string(),
+});
+
+type BuyContext = z.output<typeof buyContext>;
+
+/** A confirmed purchase's stored result: a sale always emits `ListingSold` (`priceWei`). */
+export const buyResult = writeResult(buyContext, receiptFactsSchema.required({ priceWei: true }));
 
 /**
  * `POST /api/v1/write/marketplace/buy`: `buy(listingId, maxPrice)` paying `maxPriceInCOIN` when
@@ -41,6 +48,7 @@ export const buy = defineWriteKind({
   scopes: ["write:marketplace"],
   request: buyRequest,
   response: buyResponse,
+  context: buyContext,
   docs: {
     operationId: "buyAsset",
     description: "Reverts when the current price is above `maxPriceInCOIN`.",
@@ -76,16 +84,16 @@ export const buy = defineWriteKind({
     };
     return [{ to: ctx.contracts.marketplace, data, value, context }];
   },
-  respond(row) {
-    const { result: r, txHash } = confirmedResult<BuyContext>(row);
+  respond(row): z.output<typeof buyResponse> {
+    const { result: r, txHash } = confirmedResult(row, buyResult);
     return {
       success: true,
       txHash,
-      listingId: idText(r.listingId),
-      tokenId: idText(r.tokenId),
-      pricePaid: typeof r.priceWei === "string" ? formatCoin(BigInt(r.priceWei)) : null,
+      listingId: r.listingId,
+      tokenId: r.tokenId,
+      pricePaid: formatCoin(BigInt(r.priceWei)),
       buyer: r.buyer,
       seller: r.seller ?? null,
-    } as z.output<typeof buyResponse>;
+    };
   },
 });

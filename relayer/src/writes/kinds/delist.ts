@@ -3,7 +3,8 @@ import { LISTING_STATE, marketplaceInterface } from "../../chain/contracts/bindi
 import { ValidationError } from "../../errors.js";
 import { requireTransferAllowed } from "../chain-checks.js";
 import { idField, parseId } from "../../shared/parse-input.js";
-import { confirmedResult, defineWriteKind, idText } from "./write-kind.js";
+import { receiptFactsSchema } from "../../chain/contracts/receipt-events.js";
+import { confirmedResult, defineWriteKind, writeResult } from "./write-kind.js";
 
 /** Body of marketplace/delist. */
 export const delistRequest = z.strictObject({ listingId: idField });
@@ -19,11 +20,23 @@ export const delistResponse = z.object({
     .describe("cancelled: an active listing; expired: an expired listing's token taken back"),
 });
 
-interface DelistContext {
-  listingId: string;
-  tokenId: string;
-  reason: "cancelled" | "expired";
-}
+/** What a delisting's response needs: which listing, its token, and why it ends. */
+export const delistContext = z.object({
+  listingId: z.string(),
+  tokenId: z.string(),
+  reason: z.enum(["cancelled", "expired"]),
+});
+
+type DelistContext = z.output<typeof delistContext>;
+
+/**
+ * A confirmed delisting's stored result. Rows from before expired listings could be reclaimed
+ * have neither `reason` nor the receipt's `delistReason`: they were cancellations.
+ */
+export const delistResult = writeResult(
+  delistContext.partial({ reason: true }),
+  receiptFactsSchema,
+);
 
 /**
  * `POST /api/v1/write/marketplace/delist`: seller only (400 otherwise, nothing sent). An active
@@ -40,6 +53,7 @@ export const delist = defineWriteKind({
   scopes: ["write:marketplace"],
   request: delistRequest,
   response: delistResponse,
+  context: delistContext,
   docs: {
     operationId: "delistAsset",
     description:
@@ -77,14 +91,14 @@ export const delist = defineWriteKind({
       : marketplaceInterface.encodeFunctionData("delist", [listingId]);
     return [{ to: ctx.contracts.marketplace, data, value: 0n, context }];
   },
-  respond(row) {
-    const { result: r, txHash } = confirmedResult<DelistContext>(row);
+  respond(row): z.output<typeof delistResponse> {
+    const { result: r, txHash } = confirmedResult(row, delistResult);
     return {
       success: true,
       txHash,
-      listingId: idText(r.listingId),
-      tokenId: idText(r.tokenId),
+      listingId: r.listingId,
+      tokenId: r.tokenId,
       reason: r.delistReason ?? r.reason ?? "cancelled",
-    } as z.output<typeof delistResponse>;
+    };
   },
 });

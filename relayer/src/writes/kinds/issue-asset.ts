@@ -11,7 +11,8 @@ import { METADATA_CONTEXT_KEY } from "../../metadata/bind-metadata.js";
 import { buildMetadata, type BuiltMetadata } from "../../metadata/document.js";
 import { amountField, textField } from "../../shared/parse-input.js";
 import type { OrgWallet } from "../wallet-of-org.js";
-import { confirmedResult, defineWriteKind, idText, type PreparedCall } from "./write-kind.js";
+import { receiptFactsSchema } from "../../chain/contracts/receipt-events.js";
+import { confirmedResult, defineWriteKind, writeResult, type PreparedCall } from "./write-kind.js";
 
 /** One asset: the body of issue-asset and each item of batch-issue. */
 export const issueAssetRequest = z.strictObject({
@@ -45,20 +46,33 @@ export const issueAssetResponse = z.object({
 });
 
 /** What an issuance's response needs beside the receipt's `tokenId`. */
-export interface IssueContext {
-  wallet: string;
-  owner: string;
-  assetType: string;
-  name: string;
-  stakedAmount: string;
-  ipfsHash: string;
+export const issueAssetContext = z.object({
+  wallet: z.string(),
+  owner: z.string(),
+  assetType: z.string(),
+  name: z.string(),
+  stakedAmount: z.string(),
+  ipfsHash: z.string(),
   /**
    * The metadata document (canonical JSON). It rides on the write's own row; the indexer binds
    * it to the token this row's transaction mints (`metadata/bind-metadata.ts`). A refused write
    * has no row, so nothing is stored for it.
    */
-  [METADATA_CONTEXT_KEY]: string;
-}
+  [METADATA_CONTEXT_KEY]: z.string(),
+});
+
+/** The context of one issuance (`issueAssetContext`). */
+export type IssueContext = z.output<typeof issueAssetContext>;
+
+/**
+ * A confirmed issuance's stored result (also each confirmed batch-issue item's): the mint always
+ * emits `AssetIssued`, so `tokenId` is there; rows from before the metadata document rode on the
+ * row lack it.
+ */
+export const issueAssetResult = writeResult(
+  issueAssetContext.partial({ [METADATA_CONTEXT_KEY]: true }),
+  receiptFactsSchema.required({ tokenId: true }),
+);
 
 /**
  * Validates one asset (stake minimum, registered type, CID, URLs), builds its metadata document
@@ -138,6 +152,7 @@ export const issueAsset = defineWriteKind({
   scopes: ["write:issue"],
   request: issueAssetRequest,
   response: issueAssetResponse,
+  context: issueAssetContext,
   docs: {
     operationId: "issueAsset",
     description:
@@ -159,17 +174,17 @@ export const issueAsset = defineWriteKind({
     await requireMintAllowed(ctx, wallet.address, [input.assetType]);
     return [call];
   },
-  respond(row) {
-    const { result: r, txHash } = confirmedResult<IssueContext>(row);
+  respond(row): z.output<typeof issueAssetResponse> {
+    const { result: r, txHash } = confirmedResult(row, issueAssetResult);
     return {
-      success: true as const,
-      tokenId: idText(r.tokenId),
+      success: true,
+      tokenId: r.tokenId,
       txHash,
       wallet: r.wallet,
       owner: r.owner,
       assetType: r.assetType,
       stakedAmount: r.stakedAmount,
       ipfsHash: r.ipfsHash,
-    } as z.output<typeof issueAssetResponse>;
+    };
   },
 });

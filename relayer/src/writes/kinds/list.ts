@@ -6,7 +6,8 @@ import { formatCoin, parseCoin } from "../../shared/coin-amount.js";
 import { requireHeld, requireTransferAllowed } from "../chain-checks.js";
 import { WRITE_LIMITS as L } from "../limits.js";
 import { amountField, idField, parseId } from "../../shared/parse-input.js";
-import { confirmedResult, defineWriteKind, idText } from "./write-kind.js";
+import { receiptFactsSchema } from "../../chain/contracts/receipt-events.js";
+import { confirmedResult, defineWriteKind, writeResult } from "./write-kind.js";
 
 /** Body of marketplace/list. */
 export const listRequest = z.strictObject({
@@ -32,12 +33,21 @@ export const listResponse = z.object({
   expiresAt: z.string().nullable(),
 });
 
-interface ListContext {
-  tokenId: string;
-  priceInCOIN: string;
-  durationDays: number;
-  seller: string;
-}
+/** What a listing's response needs beside the receipt's `listingId` and `expiresAt`. */
+export const listContext = z.object({
+  tokenId: z.string(),
+  priceInCOIN: z.string(),
+  durationDays: z.number().int(),
+  seller: z.string(),
+});
+
+type ListContext = z.output<typeof listContext>;
+
+/** A confirmed listing's stored result: a listing always emits `ListingCreated` (`listingId`). */
+export const listResult = writeResult(
+  listContext,
+  receiptFactsSchema.required({ listingId: true }),
+);
 
 /**
  * `POST /api/v1/write/marketplace/list`: one transaction, no approval:
@@ -50,6 +60,7 @@ export const list = defineWriteKind({
   scopes: ["write:marketplace"],
   request: listRequest,
   response: listResponse,
+  context: listContext,
   docs: {
     operationId: "listAsset",
     description:
@@ -86,17 +97,16 @@ export const list = defineWriteKind({
     };
     return [{ to: ctx.contracts.assetToken, data, value: 0n, context }];
   },
-  respond(row) {
-    const { result: r, txHash } = confirmedResult<ListContext>(row);
+  respond(row): z.output<typeof listResponse> {
+    const { result: r, txHash } = confirmedResult(row, listResult);
     return {
       success: true,
-      listingId: idText(r.listingId),
+      listingId: r.listingId,
       txHash,
-      tokenId: idText(r.tokenId),
+      tokenId: r.tokenId,
       priceInCOIN: r.priceInCOIN,
       durationDays: r.durationDays,
-      expiresAt:
-        typeof r.expiresAt === "number" ? new Date(r.expiresAt * 1000).toISOString() : null,
-    } as z.output<typeof listResponse>;
+      expiresAt: r.expiresAt === undefined ? null : new Date(r.expiresAt * 1000).toISOString(),
+    };
   },
 });

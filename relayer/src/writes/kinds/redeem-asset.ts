@@ -5,7 +5,8 @@ import { requireRedeemAllowed } from "../chain-checks.js";
 import { formatCoin } from "../../shared/coin-amount.js";
 import { WRITE_LIMITS } from "../limits.js";
 import { idField, parseId, textField } from "../../shared/parse-input.js";
-import { confirmedResult, defineWriteKind, idText } from "./write-kind.js";
+import { receiptFactsSchema } from "../../chain/contracts/receipt-events.js";
+import { confirmedResult, defineWriteKind, writeResult } from "./write-kind.js";
 
 /** Body of redeem-asset. */
 export const redeemRequest = z.strictObject({
@@ -23,10 +24,16 @@ export const redeemResponse = z.object({
   stakeReturned: z.string().describe("the stake paid back to the org wallet, in COIN"),
 });
 
-interface RedeemContext {
-  tokenId: string;
-  stakeReturned: string;
-}
+/**
+ * What a redemption's response needs: the token, and its stake as read before sending (the
+ * receipt's `stakeWei`, the stake actually paid out, takes precedence).
+ */
+export const redeemContext = z.object({ tokenId: z.string(), stakeReturned: z.string() });
+
+type RedeemContext = z.output<typeof redeemContext>;
+
+/** A confirmed redemption's stored result. */
+export const redeemResult = writeResult(redeemContext, receiptFactsSchema);
 
 /**
  * `POST /api/v1/write/redeem-asset`: burns a token the org's wallet holds with `redeem(tokenId)`;
@@ -37,7 +44,7 @@ interface RedeemContext {
  * - a token with a password: the body's `password` must match the hash stored on chain (the
  *   contract's `checkPassword`), else 400 `Invalid password`. The contract's `redeem` does not
  *   check it (the custodial wallet is the owner); the service does, because redeeming cannot be
- *   undone (README, "Decisions").
+ *   undone (docs/api-decisions.md).
  */
 export const redeemAsset = defineWriteKind({
   kind: "redeem-asset",
@@ -46,6 +53,7 @@ export const redeemAsset = defineWriteKind({
   scopes: ["write:issue"],
   request: redeemRequest,
   response: redeemResponse,
+  context: redeemContext,
   docs: {
     operationId: "redeemAsset",
     description:
@@ -90,14 +98,13 @@ export const redeemAsset = defineWriteKind({
     const data = assetTokenInterface.encodeFunctionData("redeem", [tokenId]);
     return [{ to: ctx.contracts.assetToken, data, value: 0n, context }];
   },
-  respond(row) {
-    const { result: r, txHash } = confirmedResult<RedeemContext>(row);
+  respond(row): z.output<typeof redeemResponse> {
+    const { result: r, txHash } = confirmedResult(row, redeemResult);
     return {
       success: true,
       txHash,
-      tokenId: idText(r.tokenId),
-      stakeReturned:
-        typeof r.stakeWei === "string" ? formatCoin(BigInt(r.stakeWei)) : r.stakeReturned,
-    } as z.output<typeof redeemResponse>;
+      tokenId: r.tokenId,
+      stakeReturned: r.stakeWei === undefined ? r.stakeReturned : formatCoin(BigInt(r.stakeWei)),
+    };
   },
 });

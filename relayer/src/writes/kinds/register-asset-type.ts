@@ -3,7 +3,8 @@ import { registryInterface } from "../../chain/contracts/bindings.js";
 import { AUDIT_ACTIONS } from "../../domain/audit.js";
 import { ValidationError } from "../../errors.js";
 import { assetTypeNameField } from "../../shared/parse-input.js";
-import { confirmedResult, defineWriteKind } from "./write-kind.js";
+import { receiptFactsSchema } from "../../chain/contracts/receipt-events.js";
+import { confirmedResult, defineWriteKind, writeResult } from "./write-kind.js";
 
 /** Body of register-asset-type. */
 export const registerTypeRequest = z.strictObject({
@@ -17,9 +18,13 @@ export const registerTypeResponse = z.object({
   txHash: z.string(),
 });
 
-interface RegisterTypeContext {
-  typeName: string;
-}
+/** What a registration's response needs: the type's name. */
+export const registerTypeContext = z.object({ typeName: z.string() });
+
+type RegisterTypeContext = z.output<typeof registerTypeContext>;
+
+/** A confirmed registration's stored result. */
+export const registerTypeResult = writeResult(registerTypeContext, receiptFactsSchema);
 
 /**
  * `POST /api/v1/write/register-asset-type`: `registerType(name)` from the org's wallet (it holds
@@ -32,6 +37,7 @@ export const registerAssetType = defineWriteKind({
   scopes: ["admin:types"],
   request: registerTypeRequest,
   response: registerTypeResponse,
+  context: registerTypeContext,
   docs: {
     operationId: "registerAssetType",
     errors: { 400: ["Missing required field: typeName", "Asset type already registered: Art"] },
@@ -50,9 +56,9 @@ export const registerAssetType = defineWriteKind({
       },
     ];
   },
-  respond(row) {
-    const { result: r, txHash } = confirmedResult<RegisterTypeContext>(row);
-    return { success: true, typeName: r.typeName, txHash } as z.output<typeof registerTypeResponse>;
+  respond(row): z.output<typeof registerTypeResponse> {
+    const { result: r, txHash } = confirmedResult(row, registerTypeResult);
+    return { success: true, typeName: r.typeName, txHash };
   },
   audit: (input) => ({
     action: AUDIT_ACTIONS.assetTypeRegistered,

@@ -3,7 +3,8 @@ import { assetTokenInterface } from "../../chain/contracts/bindings.js";
 import { address } from "../../domain/address.js";
 import { requireHeld, requireTransferAllowed } from "../chain-checks.js";
 import { idField, parseAddress, parseId } from "../../shared/parse-input.js";
-import { confirmedResult, defineWriteKind, idText } from "./write-kind.js";
+import { receiptFactsSchema } from "../../chain/contracts/receipt-events.js";
+import { confirmedResult, defineWriteKind, writeResult } from "./write-kind.js";
 
 /** Body of transfer. */
 export const transferRequest = z.strictObject({
@@ -20,11 +21,13 @@ export const transferResponse = z.object({
   tokenId: z.string(),
 });
 
-interface TransferContext {
-  from: string;
-  to: string;
-  tokenId: string;
-}
+/** What a transfer's response needs (the receipt's facts add nothing it uses). */
+export const transferContext = z.object({ from: z.string(), to: z.string(), tokenId: z.string() });
+
+type TransferContext = z.output<typeof transferContext>;
+
+/** A confirmed transfer's stored result. */
+export const transferResult = writeResult(transferContext, receiptFactsSchema);
 
 /** `POST /api/v1/write/transfer`: `safeTransferFrom(wallet, to, tokenId)`. */
 export const transfer = defineWriteKind({
@@ -34,6 +37,7 @@ export const transfer = defineWriteKind({
   scopes: ["write:transfer"],
   request: transferRequest,
   response: transferResponse,
+  context: transferContext,
   docs: {
     operationId: "transfer",
     errors: {
@@ -59,14 +63,8 @@ export const transfer = defineWriteKind({
     const context: TransferContext = { from: wallet.address, to, tokenId: tokenId.toString() };
     return [{ to: ctx.contracts.assetToken, data, value: 0n, context }];
   },
-  respond(row) {
-    const { result: r, txHash } = confirmedResult<TransferContext>(row);
-    return {
-      success: true,
-      txHash,
-      from: r.from,
-      to: r.to,
-      tokenId: idText(r.tokenId),
-    } as z.output<typeof transferResponse>;
+  respond(row): z.output<typeof transferResponse> {
+    const { result: r, txHash } = confirmedResult(row, transferResult);
+    return { success: true, txHash, from: r.from, to: r.to, tokenId: r.tokenId };
   },
 });

@@ -1,6 +1,5 @@
-import type { z } from "zod";
+import { z } from "zod";
 import type { Scope } from "../../domain/scope.js";
-import type { ReceiptFacts } from "../../chain/contracts/receipt-events.js";
 import type { TxRow } from "../../engine/tx-store.js";
 import type { AppContext } from "../../context.js";
 import type { AuditEntry } from "../../audit/audit-writer.js";
@@ -19,17 +18,34 @@ export interface PreparedCall<TContext extends object = Record<string, unknown>>
   context: TContext;
 }
 
-/** What a finished row's `result` holds: the call's context, the receipt's facts, the hash. */
-export type WriteResultOf<TContext extends object> = Partial<TContext> &
-  ReceiptFacts & { txHash?: string };
+/**
+ * The schema of a confirmed row's `result`, as the engine stores it (`engine/settler.ts`): the
+ * call's context, the receipt's facts over it, and the hash. A field both name (`tokenId`,
+ * `owner`, `seller`, ...) keeps the context's schema, so it is present whenever the context
+ * has it.
+ *
+ * @param stored the kind's context as rows of every version hold it: a field added later is made
+ *   optional (`context.partial({ reason: true })`), so older rows still parse
+ * @param facts `receiptFactsSchema`, with the facts the kind's own event always gives made
+ *   required (`receiptFactsSchema.required({ tokenId: true })`)
+ * @example
+ * const transferResult = writeResult(transferContext, receiptFactsSchema);
+ */
+export function writeResult<TStored extends z.ZodRawShape, TFacts extends z.ZodRawShape>(
+  stored: z.ZodObject<TStored>,
+  facts: z.ZodObject<TFacts>,
+) {
+  return facts.extend(stored.shape).extend({ txHash: z.string() });
+}
 
 /**
  * Everything about one write kind, in one object (one file per kind under `writes/kinds/`):
  * its endpoint and scopes, its request schema (the input limits), how it checks the chain and
  * builds its call(s) (`prepare`; the executor then does the funds check common to all kinds),
- * how it turns the finished row (its receipt's facts) into the response, the response schema and
- * its OpenAPI description. The registry (`writes/kinds/index.ts`) lists the kinds; the routes,
- * OpenAPI document and SDK are derived from it.
+ * the schema of its calls' context, how it turns the finished row (its stored result, parsed
+ * with `confirmedResult`) into the response, the response schema and its OpenAPI description.
+ * The registry (`writes/kinds/index.ts`) lists the kinds; the routes, OpenAPI document and SDK
+ * are derived from it.
  */
 export interface WriteKindModule<
   TKind extends string = string,
@@ -50,6 +66,11 @@ export interface WriteKindModule<
   request: z.ZodType<TInput>;
   /** The 200 body. */
   response: z.ZodType<TResponse>;
+  /**
+   * What `prepare` puts in each call's `context`: stored on the row, and copied into its result
+   * on confirmation (`writeResult` derives the result's schema from it).
+   */
+  context: z.ZodType<TContext>;
   /** Operation id (= SDK method name), longer text and example errors (tag: Writes). */
   docs: WriteKindDocs;
   /**
@@ -57,7 +78,10 @@ export interface WriteKindModule<
    * Throws `ValidationError` (400) for anything the chain would refuse, before anything is signed.
    */
   prepare(ctx: AppContext, wallet: OrgWallet, input: TInput): Promise<PreparedCall<TContext>[]>;
-  /** The response of a final row (`children` for a batch). A failed row throws (500). */
+  /**
+   * The response of a final row (`children` for a batch). A failed row throws its
+   * `writeFailure`; a stored result its kind's schema does not parse throws (500).
+   */
   respond(row: TxRow, children: readonly TxRow[]): TResponse;
   /**
    * For a management act done by a write (registering an asset type): the audit row it appends
@@ -99,26 +123,41 @@ export function defineWriteKind<
 }
 
 /**
- * The typed result of a final, successful row: its context plus its receipt's facts (what the
- * engine stores on confirmation). A failed or replaced row throws its `writeFailure`
- * (500 `Transaction failed: <reason>`, or the 400 of a lost race).
+ * The result of a final, successful row, parsed with its kind's `schema` (`writeResult`) where it
+ * leaves the database, and its hash. A failed or replaced row throws its `writeFailure`
+ * (500 `Transaction failed: <reason>`, or the 400 of a lost race); a result that does not parse
+ * throws a plain `Error` (500 `Internal error`) naming the row.
  */
-export function confirmedResult<TContext extends object>(
+export function confirmedResult<TResult extends { txHash: string }>(
   row: TxRow,
-): { result: WriteResultOf<TContext>; txHash: string | null } {
+  schema: z.ZodType<TResult>,
+): { result: TResult; txHash: string } {
   const failure = writeFailure(row);
   if (failure !== undefined) throw failure;
-  return { result: (row.result ?? {}) as WriteResultOf<TContext>, txHash: txHashOf(row) };
+  const result = parseStored(row, "result", row.result, schema);
+  // The receipt's hash, as before; the result holds the same hash (the engine writes both at once).
+  return { result, txHash: txHashOf(row) ?? result.txHash };
+}
+
+/**
+ * `value` (a JSON column of `row`) parsed with `schema`. What the engine stored not matching its
+ * schema is a bug, not a client's mistake: a plain `Error` (500 `Internal error`) naming the row.
+ */
+export function parseStored<T>(
+  row: Pick<TxRow, "id" | "kind">,
+  column: "result" | "context",
+  value: unknown,
+  schema: z.ZodType<T>,
+): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new Error(
+    `Stored ${column} of ${row.kind} row ${row.id} does not parse: ${z.prettifyError(parsed.error)}`,
+    { cause: parsed.error },
+  );
 }
 
 /** The hash of the mined attempt, or of the latest one sent. */
 export function txHashOf(row: TxRow): string | null {
   return row.receipt?.hash ?? row.attempts.at(-1)?.hash ?? null;
-}
-
-/** An id (string, number or bigint) as a decimal string, or null. */
-export function idText(value: unknown): string | null {
-  return typeof value === "string" || typeof value === "number" || typeof value === "bigint"
-    ? String(value)
-    : null;
 }
