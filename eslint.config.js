@@ -15,6 +15,8 @@ export default tseslint.config(
       "test-artifacts/",
       "console/.next/",
       "console/out/",
+      // Generated from the OpenAPI document (relayer/src/http/openapi/console-api-types.ts).
+      "console/app/lib/api-types.ts",
       "relayer/sdk/dist/",
     ],
   },
@@ -47,6 +49,15 @@ export default tseslint.config(
     // Plain JavaScript files (this config, scripts) are not type-checked.
     files: ["**/*.js", "**/*.mjs", "**/*.cjs"],
     ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    // CommonJS configuration files (.dependency-cruiser.cjs) run under Node's require.
+    files: ["**/*.cjs"],
+    languageOptions: {
+      sourceType: "commonjs",
+      globals: { require: "readonly", module: "writable" },
+    },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
   },
   {
     // mocha/chai assertions such as `expect(x).to.be.true` are expressions.

@@ -2,7 +2,7 @@
 
 import { useEffect, useRef, useState } from "react";
 import { api, ApiError, query } from "./api";
-import type { Page } from "./types";
+import type { ListRow, PagedPath } from "./types";
 import { useResource, type Resource } from "./use-resource";
 
 /** Previous / next over cursor pages, as `Pager` and `DataTable` take it. */
@@ -58,25 +58,26 @@ function useLocalTrail(filter: string): PageTrail {
  * a time. The cursors of the pages seen so far are kept (in the component, or in `trail`: the
  * URL's, from `useUrlFields`), so "Previous" works although the API only gives a `nextCursor`.
  * A cursor the API refuses (400: a link edited by hand or from another deployment) is not an
- * error to retry forever: the list goes back to page 1.
+ * error to retry forever: the list goes back to page 1. The rows' type is the path's own, from the
+ * OpenAPI document (`PagedPath`: the `GET`s that answer a cursor page).
  *
  * @example
- * const txs = usePagedResource<TransactionSummary>("/api/v1/transactions", { status }, 20);
+ * const txs = usePagedResource("/api/v1/transactions", { status }, 20); // rows: TransactionSummary
  * <DataTable resource={txs} pagination={txs.pagination} ... />
  */
-export function usePagedResource<T>(
-  path: string,
+export function usePagedResource<P extends PagedPath>(
+  path: P,
   params: Record<string, string | number | undefined | null>,
   pageSize: number,
   trail?: PageTrail,
-): PagedResource<T> {
+): PagedResource<ListRow<P>> {
   const local = useLocalTrail(`${path}${query({ ...params, limit: pageSize })}`);
   const { cursors, go, reset } = trail ?? local;
   const cursor = cursors.at(-1);
   const url = `${path}${query({ ...params, limit: pageSize, cursor })}`;
   const page = useResource(url, async () => {
     try {
-      return await api<Page<T>>("GET", url);
+      return await api<{ data: ListRow<P>[]; nextCursor: string | null }>("GET", url);
     } catch (caught) {
       if (cursor !== undefined && caught instanceof ApiError && caught.status === 400)
         return REFUSED_CURSOR;

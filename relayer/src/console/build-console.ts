@@ -97,19 +97,23 @@ async function acquireLock(print: (line: string) => void): Promise<() => Promise
   }
 }
 
-function runNextBuild(consoleDir: string): Promise<{ code: number | null; output: string }> {
+/**
+ * The console's API types (console/app/lib/api-types.ts) come from the relayer's OpenAPI
+ * document, which the http module owns; the console module does not import it
+ * (relayer/module-map.json), so the build runs this command first, as a process of its own.
+ */
+const API_TYPES_CLI = path.join("relayer", "src", "http", "openapi", "console-api-types-cli.ts");
+
+/** Runs `node args` in `cwd`, keeping the tail of its output. */
+function runNode(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const nextBin = path.join(
-      path.dirname(consoleDir),
-      "node_modules",
-      "next",
-      "dist",
-      "bin",
-      "next",
-    );
-    const child = spawn(process.execPath, [nextBin, "build"], {
-      cwd: consoleDir,
-      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+    const child = spawn(process.execPath, args, {
+      cwd,
+      env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
@@ -131,11 +135,21 @@ function runNextBuild(consoleDir: string): Promise<{ code: number | null; output
   });
 }
 
+/** Runs `node args`; throws, with the last lines of its output, when it fails. */
+async function runStep(what: string, args: string[], cwd: string, env?: Record<string, string>) {
+  const { code, output } = await runNode(args, cwd, env);
+  if (code !== 0) {
+    const tail = output.trim().split("\n").slice(-25).join("\n");
+    throw new Error(`${what} exited with ${code}\n${tail}`);
+  }
+}
+
 /**
  * Builds the console's static export when it is missing or older than its sources (see
- * `consoleSourceMtime`), printing progress. Never throws: a failed build is logged through
- * `print`, remembered for `consoleBuildFailure()` (so /console answers a clear 503 page) and
- * returned, and the API keeps running without its console.
+ * `consoleSourceMtime`): first its API types from the OpenAPI document (`API_TYPES_CLI`), then
+ * `next build`, which type-checks the console against them. Prints progress. Never throws: a
+ * failed build is logged through `print`, remembered for `consoleBuildFailure()` (so /console
+ * answers a clear 503 page) and returned, and the API keeps running without its console.
  *
  * @param options.force rebuild even when fresh
  * @example
@@ -160,12 +174,18 @@ export async function ensureConsoleBuilt(
         lastFailure = undefined;
         return { status: "fresh", ms: elapsed() };
       }
-      print("  building the console (next build: first start or changed sources, about 15 s)...");
-      const { code, output } = await runNextBuild(consoleDir);
-      if (code !== 0) {
-        const tail = output.trim().split("\n").slice(-25).join("\n");
-        throw new Error(`next build exited with ${code}\n${tail}`);
-      }
+      print("  building the console (first start or changed sources, about 30 s)...");
+      const root = path.dirname(consoleDir);
+      await runStep(
+        "the console's API types",
+        ["--import", "tsx", path.join(root, API_TYPES_CLI), consoleDir],
+        root,
+      );
+      const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
+      await runStep("next build", [nextBin, "build"], consoleDir, {
+        NEXT_TELEMETRY_DISABLED: "1",
+        NODE_ENV: "production",
+      });
       const outDir = path.join(consoleDir, "out");
       await mkdir(outDir, { recursive: true });
       const sourceMtimeMs = await consoleSourceMtime(consoleDir);

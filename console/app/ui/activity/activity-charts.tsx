@@ -1,7 +1,7 @@
 "use client";
 
 import { api, query } from "../../lib/api";
-import type { DeliveryHour, IssuanceDay, WalletHistory } from "../../lib/types";
+import type { ResponseBody, WalletHistory } from "../../lib/types";
 import { useResource } from "../../lib/use-resource";
 import { Chart } from "../common/chart";
 
@@ -33,10 +33,16 @@ export function ActivityCharts() {
     api<WalletHistory>("GET", `/api/enterprise/wallet/history${query({ days: 30 })}`),
   );
   const issuances = useResource("issuances", () =>
-    api<{ data: IssuanceDay[] }>("GET", `/api/enterprise/stats/issuances${query({ days: 30 })}`),
+    api<ResponseBody<"/api/enterprise/stats/issuances", "get">>(
+      "GET",
+      `/api/enterprise/stats/issuances${query({ days: 30 })}`,
+    ),
   );
   const deliveries = useResource("delivery-stats", () =>
-    api<{ data: DeliveryHour[] }>("GET", `/api/enterprise/stats/deliveries${query({ hours: 24 })}`),
+    api<ResponseBody<"/api/enterprise/stats/deliveries", "get">>(
+      "GET",
+      `/api/enterprise/stats/deliveries${query({ hours: 24 })}`,
+    ),
   );
 
   const balancePoints = history.data?.points.map((p) => ({ at: p.at, balance: Number(p.balance) }));

@@ -5,7 +5,7 @@ import { useSearchParams } from "next/navigation";
 import { api } from "../../lib/api";
 import { formatTime, priceOf, safeLink, sameAddress } from "../../lib/format";
 import { useSignedIn } from "../../lib/session";
-import type { AssetDetail, AssetHistoryEvent, ListingRecord } from "../../lib/types";
+import type { AssetDetail, AssetHistoryEvent, ListingRecord, ResponseBody } from "../../lib/types";
 import { useResource } from "../../lib/use-resource";
 import { CopyButton } from "../common/copy-button";
 import { hexColumn, timeColumn, valueColumn } from "../common/columns";
@@ -50,7 +50,7 @@ export function AssetDetailPanel() {
   );
   const history = useResource(`history-${id}`, async () => {
     if (!valid) return [];
-    const { data } = await api<{ data: AssetHistoryEvent[] }>(
+    const { data } = await api<ResponseBody<"/api/v1/assets/{id}/history", "get">>(
       "GET",
       `/api/v1/assets/${id}/history`,
     );

@@ -3,7 +3,6 @@
 import Link from "next/link";
 import { priceOf } from "../../lib/format";
 import { assetFilterSchema } from "../../lib/schemas";
-import type { AssetDetail } from "../../lib/types";
 import { useForm } from "../../lib/use-form";
 import { usePagedResource } from "../../lib/use-paged-resource";
 import { useUrlFields } from "../../lib/use-url-fields";
@@ -62,7 +61,7 @@ export function AssetsPanel() {
   // A type longer than the filter accepts (an edited link) reads as "any".
   const filters = useUrlFields({ assetType: "" }, { assetType: /^.{1,64}$/ });
   const { assetType } = filters.values;
-  const assets = usePagedResource<AssetDetail>(
+  const assets = usePagedResource(
     "/api/enterprise/assets",
     { assetType },
     PAGE_SIZE,

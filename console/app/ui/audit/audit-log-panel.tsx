@@ -2,7 +2,7 @@
 
 import { api } from "../../lib/api";
 import { AUDIT_ACTIONS } from "../../lib/constants";
-import type { AuditRecord, OrgOverview, Page } from "../../lib/types";
+import type { AuditRecord, ResponseBody } from "../../lib/types";
 import { usePagedResource } from "../../lib/use-paged-resource";
 import { useResource } from "../../lib/use-resource";
 import { useUrlFields } from "../../lib/use-url-fields";
@@ -41,6 +41,7 @@ function ChangesCell({ changes }: { changes: Record<string, unknown> }) {
 
 /** The organizations that name the operator's rows: the first page of 100 (others show by id). */
 const ORG_PAGE = "?limit=100";
+type OrgPage = ResponseBody<"/api/enterprise/orgs", "get">;
 
 /**
  * The audit log, newest first: what (action, its target below, changed fields), who (key id or
@@ -55,7 +56,7 @@ export function AuditLogPanel({ operator = false }: { operator?: boolean }) {
     { action: ACTIONS, from: DATE, to: DATE },
   );
   const { action, from, to, orgId } = filters.values;
-  const rows = usePagedResource<AuditRecord>(
+  const rows = usePagedResource(
     "/api/enterprise/audit-log",
     {
       action: action || undefined,
@@ -67,7 +68,7 @@ export function AuditLogPanel({ operator = false }: { operator?: boolean }) {
     filters.pages,
   );
   const orgs = useResource(operator ? "audit-orgs" : "audit-no-orgs", async () =>
-    operator ? (await api<Page<OrgOverview>>("GET", `/api/enterprise/orgs${ORG_PAGE}`)).data : [],
+    operator ? (await api<OrgPage>("GET", `/api/enterprise/orgs${ORG_PAGE}`)).data : [],
   );
   const orgName = (id: string | null): string =>
     id === null ? "(service)" : (orgs.data?.find((org) => org.orgId === id)?.orgName ?? id);

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { api } from "../../lib/api";
 import { useSignedIn } from "../../lib/session";
-import type { ApiKeySummary, CreatedApiKey } from "../../lib/types";
+import type { ApiKeySummary, CreatedApiKey, ResponseBody } from "../../lib/types";
 import { useAction } from "../../lib/use-action";
 import { useResource } from "../../lib/use-resource";
 import { actionsColumn, tagsColumn, timeColumn } from "../common/columns";
@@ -18,7 +18,10 @@ import { keyStatusColumn } from "./key-status";
 export function KeysPanel() {
   const session = useSignedIn();
   const keys = useResource("keys", async () => {
-    const { keys } = await api<{ keys: ApiKeySummary[] }>("GET", "/api/enterprise/keys");
+    const { keys } = await api<ResponseBody<"/api/enterprise/keys", "get">>(
+      "GET",
+      "/api/enterprise/keys",
+    );
     return keys;
   });
   const [created, setCreated] = useState<CreatedApiKey | undefined>(undefined);

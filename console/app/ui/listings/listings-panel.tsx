@@ -43,7 +43,7 @@ export function ListingsPanel() {
     { scope: SCOPES.map((s) => s.value), status: LISTING_STATES },
   );
   const { scope, status } = filters.values;
-  const listings = usePagedResource<ListingRecord>(
+  const listings = usePagedResource(
     "/api/v1/marketplace",
     {
       seller: scope === "mine" ? (walletAddress ?? NO_WALLET) : undefined,

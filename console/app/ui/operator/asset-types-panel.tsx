@@ -3,7 +3,7 @@
 import { api } from "../../lib/api";
 import { shortHex } from "../../lib/format";
 import { assetTypeSchema } from "../../lib/schemas";
-import type { AssetType } from "../../lib/types";
+import type { AssetType, ResponseBody } from "../../lib/types";
 import { useResource } from "../../lib/use-resource";
 import { useForm } from "../../lib/use-form";
 import { hexColumn, timeColumn, valueColumn } from "../common/columns";
@@ -15,14 +15,17 @@ import { TextField } from "../common/text-field";
 /** Operator: registered asset types, and registering one from the operator account. */
 export function AssetTypesPanel() {
   const types = useResource("asset-types", async () => {
-    const { data } = await api<{ data: AssetType[] }>("GET", "/api/v1/asset-types");
+    const { data } = await api<ResponseBody<"/api/v1/asset-types", "get">>(
+      "GET",
+      "/api/v1/asset-types",
+    );
     return data;
   });
   const form = useForm(
     assetTypeSchema,
     { typeName: "" },
     async (data) => {
-      const done = await api<{ typeName: string; txHash: string }>(
+      const done = await api<ResponseBody<"/api/console/operator/asset-types", "post">>(
         "POST",
         "/api/console/operator/asset-types",
         data,

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { api } from "../../lib/api";
 import { PLANS } from "../../lib/constants";
 import { formatTime } from "../../lib/format";
-import type { ApiKeySummary, OrgOverview } from "../../lib/types";
+import type { ApiKeySummary, OrgOverview, ResponseBody } from "../../lib/types";
 import { useAction } from "../../lib/use-action";
 import { useForm } from "../../lib/use-form";
 import { useResource } from "../../lib/use-resource";
@@ -32,7 +32,10 @@ export function OrgDetailPanel() {
   const path = `/api/enterprise/orgs/${encodeURIComponent(orgId)}`;
   const org = useResource(`org:${orgId}`, () => api<OrgOverview>("GET", path));
   const keys = useResource(`org-keys:${orgId}`, async () => {
-    const { keys } = await api<{ keys: ApiKeySummary[] }>("GET", `${path}/keys`);
+    const { keys } = await api<ResponseBody<"/api/enterprise/orgs/{orgId}/keys", "get">>(
+      "GET",
+      `${path}/keys`,
+    );
     return keys;
   });
   const reloadAll = () => {

@@ -22,12 +22,7 @@ import { RegisterOrgForm } from "./register-org-form";
 export function OrgsPanel() {
   const search = useUrlFields({ q: "" });
   const query = useDebouncedField(search.field("q"));
-  const orgs = usePagedResource<OrgOverview>(
-    "/api/enterprise/orgs",
-    search.values,
-    20,
-    search.pages,
-  );
+  const orgs = usePagedResource("/api/enterprise/orgs", search.values, 20, search.pages);
   const [registered, setRegistered] = useState<RegisteredOrg | undefined>(undefined);
   const columns: ReadonlyArray<Column<OrgOverview>> = [
     {

@@ -1,6 +1,7 @@
 "use client";
 
 import { api } from "../../lib/api";
+import type { ResponseBody } from "../../lib/types";
 import { shortHex } from "../../lib/format";
 import { rescueTokenSchema } from "../../lib/schemas";
 import { useForm } from "../../lib/use-form";
@@ -16,7 +17,7 @@ export function RescueTokenForm() {
     rescueTokenSchema,
     { tokenId: "", toAddress: "" },
     async (data) => {
-      const done = await api<{ tokenId: string; toAddress: string; txHash: string }>(
+      const done = await api<ResponseBody<"/api/enterprise/marketplace/rescue", "post">>(
         "POST",
         "/api/enterprise/marketplace/rescue",
         data,

@@ -33,12 +33,7 @@ export function TransactionsPanel() {
     { status: TRANSACTION_STATES, kind: KINDS },
   );
   const { status, kind } = filters.values;
-  const txs = usePagedResource<TransactionSummary>(
-    "/api/v1/transactions",
-    filters.values,
-    PAGE_SIZE,
-    filters.pages,
-  );
+  const txs = usePagedResource("/api/v1/transactions", filters.values, PAGE_SIZE, filters.pages);
   const live = txs.data?.some((t) => LIVE_STATES.includes(t.status)) ?? false;
   const { reload } = txs;
 

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { api } from "../../lib/api";
 import { WEBHOOK_EVENTS } from "../../lib/constants";
-import type { RotatedWebhookSecret, WebhookSummary } from "../../lib/types";
+import type { ResponseBody, RotatedWebhookSecret, WebhookSummary } from "../../lib/types";
 import { useAction } from "../../lib/use-action";
 import { CheckboxGroup } from "../common/checkbox-group";
 import { ConfirmButton } from "../common/confirm-button";
@@ -43,7 +43,11 @@ export function WebhookControls({
   const replay = () =>
     void action.run("Replay queued.", async () => {
       const body = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
-      const queued = await api<{ queued: number }>("POST", `${path}/replay`, body);
+      const queued = await api<ResponseBody<"/api/enterprise/webhooks/{webhookId}/replay", "post">>(
+        "POST",
+        `${path}/replay`,
+        body,
+      );
       if (queued.queued === 0) throw new Error("No event of that range matches this webhook.");
     });
   const rotate = () =>

@@ -3,7 +3,12 @@
 import { useState } from "react";
 import { api } from "../../lib/api";
 import { formatTime } from "../../lib/format";
-import type { CreatedWebhook, RotatedWebhookSecret, WebhookSummary } from "../../lib/types";
+import type {
+  CreatedWebhook,
+  ResponseBody,
+  RotatedWebhookSecret,
+  WebhookSummary,
+} from "../../lib/types";
 import { useAction } from "../../lib/use-action";
 import { useResource } from "../../lib/use-resource";
 import { ConfirmButton } from "../common/confirm-button";
@@ -21,7 +26,7 @@ import { WebhookControls } from "./webhook-controls";
  */
 export function WebhooksPanel() {
   const hooks = useResource("webhooks", async () => {
-    const { webhooks } = await api<{ webhooks: WebhookSummary[] }>(
+    const { webhooks } = await api<ResponseBody<"/api/enterprise/webhooks", "get">>(
       "GET",
       "/api/enterprise/webhooks",
     );
