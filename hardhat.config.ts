@@ -16,7 +16,7 @@ const compiler = {
     // High runs: favours runtime gas (AssetToken.mint is an acceptance figure) over deploy size.
     optimizer: { enabled: true, runs: 1_000_000 },
     // Berlin unless EVM_VERSION says otherwise: bytecode without PUSH0, MCOPY or transient
-    // storage deploys on older private chains too (README "Running on your own chain").
+    // storage deploys on older private chains too (docs/deploying.md "Running on your own chain").
     evmVersion,
   },
 };

@@ -1,6 +1,6 @@
 /**
  * `npm run doctor -- --rpc <url>`: asks a node what it supports and prints what the service will
- * use on it (README "Running on your own chain"). Changes nothing on the node. Exits 1 when the
+ * use on it (docs/deploying.md "Running on your own chain"). Changes nothing on the node. Exits 1 when the
  * service cannot serve the chain (unreachable, wrong chain id, an EVM older than the contracts'
  * target), naming the setting to change; 2 on bad arguments.
  */

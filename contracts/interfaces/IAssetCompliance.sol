@@ -8,7 +8,7 @@ import {IERC7943NonFungible} from "./IERC7943NonFungible.sol";
 /// transfers that release escrow, one pause switch over every transfer and the marketplace, and
 /// restricted asset types whose tokens only allowlisted addresses may hold.
 ///
-/// Rules (README "Compliance controls"):
+/// Rules (docs/contracts.md "Compliance controls"):
 /// - A frozen token does not move: no transfer, listing, purchase or redemption. While it sits in
 ///   escrow, the marketplace may still return it to its seller (delist, reclaim).
 /// - While paused, nothing is minted, moved or redeemed, except returns from escrow to the seller

@@ -167,7 +167,7 @@ export class RwaOperatorClient {
     return this.send("DELETE", path, undefined, true, options);
   }
 
-  // ---- compliance controls (README "Compliance controls"): each answers once mined ----
+  // ---- compliance controls (docs/contracts.md "Compliance controls"): each answers once mined ----
 
   /** `POST /api/enterprise/assets/{tokenId}/freeze`: the asset can no longer move. */
   async freezeAsset(

@@ -18,8 +18,8 @@ import { ConfigError } from "./errors.js";
  * Nothing here touches the disk or the network; the composition root does the I/O.
  *
  * Every variable this file reads is a key of `variables` below (exported as `CONFIG_VARIABLES`);
- * empty counts as unset. The README's "Configuration" table documents each one, and
- * test/relayer/config/readme-env-table.test.ts keeps that table and `CONFIG_VARIABLES` in step.
+ * empty counts as unset. docs/configuration.md ("Relayer variables") documents each one, and
+ * test/relayer/config/configuration-env-table.test.ts keeps that table and `CONFIG_VARIABLES` in step.
  * Nothing else under relayer/src reads `process.env` for a setting: a value reaches the code that
  * uses it through `Config` (services, workers) or `EnvSettings` (the composition root only).
  */
@@ -42,7 +42,7 @@ export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;
  * as soon as it is seen. Chain 1236 is a private chain, and private EVM chains run QBFT or IBFT
  * (instant finality: a sealed block is never replaced) far more often than Clique or proof of
  * work; any other default would add blocks of latency to every write and webhook there. An
- * operator on a chain that can reorganise sets CONFIRMATIONS (README, "Configuration"); the start
+ * operator on a chain that can reorganise sets CONFIRMATIONS (docs/configuration.md); the start
  * warns when RPC_URL is set without it.
  */
 export const DEFAULT_CONFIRMATIONS = 0;
@@ -91,7 +91,7 @@ export interface EnvSettings {
   databaseUrl: string | undefined;
   adminToken: string | undefined;
   masterKey: string | undefined;
-  /** MASTER_KEY_PREVIOUS: the key a master-key rotation moves away from (README, "Rotating the master key"). */
+  /** MASTER_KEY_PREVIOUS: the key a master-key rotation moves away from (docs/custody.md, "Rotating the master key"). */
   masterKeyPrevious: string | undefined;
   operatorPrivateKey: string | undefined;
   coinSymbol: string;

@@ -38,7 +38,7 @@ export interface Config {
   masterKey: string; // 64 hex chars
   /**
    * The key a master-key rotation moves away from (MASTER_KEY_PREVIOUS): envelopes sealed under
-   * it still open until `npm run rotate-master-key` has re-sealed them (README, "Rotating the
+   * it still open until `npm run rotate-master-key` has re-sealed them (docs/custody.md, "Rotating the
    * master key"). Undefined outside a rotation.
    */
   masterKeyPrevious?: string | undefined;

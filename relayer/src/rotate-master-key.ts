@@ -1,5 +1,5 @@
 /**
- * Entry of `npm run rotate-master-key` (README, "Rotating the master key"): see
+ * Entry of `npm run rotate-master-key` (docs/custody.md, "Rotating the master key"): see
  * `infra/rotate-master-key-command.ts`. Exits 0 when done, 1 with the reason printed.
  */
 import { rotateMasterKeyCommand } from "./infra/rotate-master-key-command.js";

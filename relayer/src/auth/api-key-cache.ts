@@ -12,7 +12,7 @@ export interface ApiKeyPrincipal {
 /**
  * How long a process reuses a successful key lookup: the bound on how long a key revoked by
  * another relayer process keeps working here should that process's notification be lost
- * (README, "Authentication"). The process that revokes a key forgets it at once, and every other
+ * (docs/api-decisions.md, "Authentication"). The process that revokes a key forgets it at once, and every other
  * process as soon as the `orgChanged` notification arrives (`orgs/controls.ts`).
  */
 export const API_KEY_CACHE_TTL_MS = 2_000;

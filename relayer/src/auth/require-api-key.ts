@@ -6,7 +6,7 @@ import type { ApiKeyPrincipal } from "./api-key-cache.js";
 import { hasApiKeyHeaders, sessionOf, sessionPrincipal } from "./session-auth.js";
 
 /**
- * Reads the API key from `X-API-Key` or `Authorization: Bearer <key>` (README "Decisions").
+ * Reads the API key from `X-API-Key` or `Authorization: Bearer <key>` (docs/api-decisions.md).
  * When both are present they must carry the same key; any other `Authorization` scheme, an
  * empty value or a malformed header is 401 `Unauthorized`.
  */

@@ -4,7 +4,7 @@ import { UnauthorizedError } from "../errors.js";
 import { adminTokenMatches } from "./require-admin-token.js";
 
 /**
- * Guards `GET /metrics` (README, "Operator safety"): the metrics name routes, queue depths and
+ * Guards `GET /metrics` (docs/api-decisions.md, "Operator safety"): the metrics name routes, queue depths and
  * process details an outsider has no business reading. Accepted: `Authorization: Bearer
  * <METRICS_TOKEN>` (what a Prometheus scrape job sends with `authorization.credentials`),
  * `Authorization: Bearer <ADMIN_TOKEN>`, or `X-Admin-Token: <ADMIN_TOKEN>`. Anything else is 401

@@ -22,7 +22,7 @@ export const assetRecord = z.object({
   owner: z.string(),
   minter: z.string(),
   // No issuer organization id: public reads would map custodial wallets to our customers' ids
-  // (README "Decisions": what public reads reveal about the issuer).
+  // (docs/api-decisions.md).
   hasPassword: z.boolean(),
   listing: z
     .object({
@@ -38,7 +38,7 @@ export const assetRecord = z.object({
   mintedAt: timestamp,
   updatedAt: timestamp,
   redeemed: z.boolean(),
-  // Compliance (README "Compliance controls"): frozen by the operator, with the reason it gave;
+  // Compliance (docs/contracts.md "Compliance controls"): frozen by the operator, with the reason it gave;
   // of a restricted type (only allowlisted wallets may hold it).
   frozen: z.boolean(),
   frozenReason: z.string().nullable(),

@@ -24,7 +24,7 @@ export const AUDIT_ACTIONS = {
   webhookDeleted: "webhook.deleted",
   assetTypeRegistered: "asset_type.registered",
   marketplaceTokenRescued: "marketplace.token_rescued",
-  // The operator's compliance controls (README "Compliance controls"), once mined.
+  // The operator's compliance controls (docs/contracts.md "Compliance controls"), once mined.
   assetFrozen: "asset.frozen",
   assetUnfrozen: "asset.unfrozen",
   assetForcedTransfer: "asset.forced_transfer",

@@ -3,7 +3,7 @@
  * (`orgs/controls.ts`) and the answer to a registration (`orgs/registration.ts`).
  */
 
-/** Organization plans (README "Decisions": plans and rate limits; `limits/plan-limits.ts`). */
+/** Organization plans (docs/api-decisions.md; `limits/plan-limits.ts`). */
 export const PLANS = ["free", "basic", "pro", "enterprise"] as const;
 
 /** One plan name. */

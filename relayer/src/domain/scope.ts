@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * Every scope a key can carry (README "Decisions": keys and scopes). `write:all` is an alias,
+ * Every scope a key can carry (docs/api-decisions.md). `write:all` is an alias,
  * expanded on use (`auth/scopes.ts`).
  */
 export const SCOPES = [

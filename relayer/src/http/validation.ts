@@ -87,7 +87,7 @@ function acceptsAbsent(schema: z.ZodType): boolean {
 
 /**
  * A copy of `input` without the `null`s of optional fields: an optional field sent as `null`
- * means "not given", as if absent (README, "Validation"). Follows the schema into nested objects
+ * means "not given", as if absent (docs/api-decisions.md, "Statuses and error bodies"). Follows the schema into nested objects
  * and arrays; fields the schema leaves free-form (records, unknown) are kept as sent, and a
  * `null` for a required field stays (and answers `Missing required field`).
  */

@@ -29,7 +29,7 @@ function balanceEventId(orgId: string, kind: string, blockHash: string): string 
 
 /**
  * The indexer's view of each custodial wallet's native balance, and the low-balance alerts it
- * drives (README "Wallet alerts"). Called by `IndexerStore.apply` on its transaction, once per
+ * drives (docs/api-decisions.md "Wallet alerts"). Called by `IndexerStore.apply` on its transaction, once per
  * block event, after the event's logs are applied:
  *
  * - Which wallets to read: a balance only falls through the wallet's own transactions (the

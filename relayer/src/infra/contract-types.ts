@@ -12,7 +12,7 @@ export class ContractTypesMissingError extends Error {
 /**
  * Makes sure the TypeChain types the relayer imports exist and are fresh before anything imports
  * them (`main.ts` loads the rest of the relayer only after this). They are generated, not
- * committed (see README "Layout"). In development a missing or stale build (a contract source
+ * committed (see docs/development.md "Generated code"). In development a missing or stale build (a contract source
  * newer than its artifact) is rebuilt on the spot, so the relayer's bindings and the contracts
  * the local chain deploys (deploy/deploy.ts, through the same factories) come from one build; a
  * production start never compiles and says what to run instead.

@@ -112,7 +112,7 @@ const DEV_HINT = "in development: the keys in DATA_DIR/secrets.json";
 
 /**
  * Makes sure the configured master key(s) can open what the database holds, and keeps the
- * database's record of the key in step with a master-key rotation (README, "Rotating the master
+ * database's record of the key in step with a master-key rotation (docs/custody.md, "Rotating the master
  * key"). The first start records the key's fingerprint. A start with MASTER_KEY = a new key and
  * MASTER_KEY_PREVIOUS = the recorded one begins a rotation: from then on new envelopes are sealed
  * under the new key and a process with only the old key is refused. While envelopes remain
@@ -213,7 +213,7 @@ export async function verifyMasterKey(
         `MASTER_KEY gives ${key}). Refusing to start: the custodial wallets are sealed ` +
         `under the original key. Start with the original MASTER_KEY (in development: the masterKey ` +
         `saved in DATA_DIR/secrets.json); to move to a new key, set MASTER_KEY to the new key and ` +
-        `MASTER_KEY_PREVIOUS to the original one (README, "Rotating the master key").`,
+        `MASTER_KEY_PREVIOUS to the original one (docs/custody.md, "Rotating the master key").`,
       { details: { variable: "MASTER_KEY" } },
     );
   });

@@ -5,7 +5,7 @@ import { envelopeKeyId, type KeyStore } from "../wallets/key-store.js";
 
 /**
  * Re-sealing every KeyStore envelope from the previous master key to the current one (`npm run
- * rotate-master-key`; README, "Rotating the master key"), in committed batches, while the
+ * rotate-master-key`; docs/custody.md, "Rotating the master key"), in committed batches, while the
  * service keeps running with both keys.
  *
  * Resumable by construction: a row is re-sealed only while its envelope still names the previous

@@ -12,7 +12,7 @@ import { BaseError } from "../errors.js";
  * on the way to its binaries and to its cluster. A clone in a folder only root can enter (a home
  * folder, any `mktemp -d`) gives it neither, so this module finds or prepares places it can reach:
  * a copy of the binaries and the cluster under a folder root keeps for it (`/var/lib/rwa-relayer`,
- * else `<tmpdir>/rwa-relayer`). The README's "Running as root" section describes the layout.
+ * else `<tmpdir>/rwa-relayer`). docs/development.md ("Running as root") describes the layout.
  */
 
 /** PostgreSQL could not be prepared to run as the `postgres` user. */

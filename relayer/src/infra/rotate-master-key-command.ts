@@ -1,6 +1,6 @@
 /**
  * The command behind `npm run rotate-master-key` (entry: relayer/src/rotate-master-key.ts): re-seals every custodial key and webhook secret from the previous
- * master key to the new one while the service runs (README, "Rotating the master key").
+ * master key to the new one while the service runs (docs/custody.md, "Rotating the master key").
  *
  * Keys: MASTER_KEY (the new key) and MASTER_KEY_PREVIOUS (the old one), the same two variables
  * every relayer process runs with during the rotation. In development, with MASTER_KEY unset, the

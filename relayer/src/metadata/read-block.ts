@@ -7,7 +7,7 @@ import type { Database } from "../db/client.js";
  * by the CID of its own bytes), verified: returned only when their sha2-256 digest is the
  * CID's, so nothing else can ever be served under a CID. The IPFS target (embedded node, kubo,
  * pinning service) is never asked: a public gateway request must not make our node search the
- * network for a CID someone chose (README "Decisions": the local IPFS gateway).
+ * network for a CID someone chose (docs/api-decisions.mdIPFS gateway).
  *
  * @returns the verified bytes, or undefined when the service holds no such document
  */

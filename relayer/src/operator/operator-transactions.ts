@@ -28,7 +28,7 @@ const RECEIPT_POLL_MS = 250;
 /**
  * 503: the operator account cannot pay for an operator action (the dev faucet, a role grant, an
  * asset type registered by staff). Raised before anything is sent, at once, naming the account,
- * its balance and what the action needs, so the operator knows what to fund (README, "Operator
+ * its balance and what the action needs, so the operator knows what to fund (docs/api-decisions.md, "Operator
  * account"). Never a transaction left pending that the node will not mine.
  */
 export class OperatorFundsError extends UnavailableError {

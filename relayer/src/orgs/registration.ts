@@ -45,12 +45,12 @@ const registrations = pLimit(4);
  * non-zero `devFaucetAmountWei` only) and has the balance watch start reading the wallet at the
  * faucet's block.
  *
- * The operator account pays for both (README, "Operator account"): when it cannot pay for the
+ * The operator account pays for both (docs/api-decisions.md, "Operator account"): when it cannot pay for the
  * role grant, registration fails at once with 503 naming its balance and nothing is stored; when
  * it cannot pay the faucet, the organization is registered without the coin and the response's
  * `devFaucet` says so (the faucet is a development convenience; the wallet can be funded later).
  *
- * Custom scopes (anything granting other than the default set) need a paid plan (README "Decisions": plans).
+ * Custom scopes (anything granting other than the default set) need a paid plan (docs/api-decisions.md).
  *
  * @throws ValidationError for custom scopes on the free plan; OperatorFundsError (503) when the
  *   operator account cannot pay for the role grant; RpcUnavailableError when the chain node is
@@ -119,7 +119,7 @@ export async function registerOrganization(
           "granted REGISTRAR_ROLE",
         );
       }
-      // Every organization's wallet may hold restricted asset types (README "Compliance controls").
+      // Every organization's wallet may hold restricted asset types (docs/contracts.md "Compliance controls").
       const allowlisted = await setAllowlisted(
         ctx,
         { address: wallet.address, allowed: true, orgId },

@@ -5,7 +5,7 @@ import { NotFoundError } from "../errors.js";
 import { formatCoin } from "../shared/coin-amount.js";
 import { withRpc } from "../chain/rpc/rpc-errors.js";
 
-/** Wallet balance object (`GET /api/enterprise/wallet` in /openapi.json; amount format in README "Decisions"). */
+/** Wallet balance object (`GET /api/enterprise/wallet` in /openapi.json; amount format in docs/api-decisions.md). */
 export interface WalletBalance {
   walletAddress: string;
   /** Decimal native-coin amount without a trailing `.0`: "1.5", "0", "100". */

@@ -6,7 +6,7 @@ const HIDDEN = "***";
  * the fragment, and any path segment that looks like an API key (20 or more letters, digits,
  * `-` or `_` with at least one digit, as in `https://node.example/v3/<key>`) become `***`.
  * Anything that does not parse as a URL is hidden whole. The start banner and the start-up steps
- * print URLs only through this (README, "Operator safety").
+ * print URLs only through this (docs/api-decisions.md, "Operator safety").
  *
  * @example
  * redactUrl("https://user:pw@rpc.example/v3/0123456789abcdef0123?key=s") // "https://***:***@rpc.example/v3/***?key=***"

@@ -62,7 +62,7 @@ function parseKey(hex: string, variable: string): Buffer {
 
 /**
  * AES-256-GCM key store. Envelope: `v1:<keyId>:<iv b64>:<tag b64>:<ciphertext b64>`; the key id
- * says which master key sealed it, so during a master-key rotation (README, "Rotating the master
+ * says which master key sealed it, so during a master-key rotation (docs/custody.md, "Rotating the master
  * key") envelopes under the previous key and the current key both open, and `seal` always uses
  * the current one.
  *

@@ -1,6 +1,6 @@
 /**
  * Input limits of the write endpoints (the spec leaves them "not shown"; these are ours, also in
- * the README). Lengths are in characters.
+ * docs/api-decisions.md, "Writes"). Lengths are in characters.
  */
 export const WRITE_LIMITS = {
   nameMax: 200,

@@ -7,7 +7,7 @@ import { COMPLIANCE_REASONS } from "./chain-checks.js";
  * Revert reasons that mean the chain's state changed between the checks and the mining (another
  * write bought the listing, or it expired meanwhile; the operator paused transfers, froze the
  * asset or took the recipient off the allowlist). They answer the 400 the check would have given
- * had it run a moment later, not a 500 (README, "Writes").
+ * had it run a moment later, not a 500 (docs/api-decisions.md, "Writes").
  */
 const STATE_RACE_REASONS: ReadonlySet<string> = new Set([
   "Listing not active",

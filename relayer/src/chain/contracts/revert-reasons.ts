@@ -38,7 +38,7 @@ export const REVERT_REASONS: Readonly<Record<string, string>> = {
   Marketplace__TokenListed: "Token backs an active listing",
   Marketplace__TokenNotHeld: "Token not held by the marketplace",
   ReentrancyGuardReentrantCall: "Reentrant call",
-  // Compliance (README "Compliance controls"): the same words as the pre-checks
+  // Compliance (docs/contracts.md "Compliance controls"): the same words as the pre-checks
   // (writes/chain-checks.ts COMPLIANCE_REASONS).
   EnforcedPause: "Transfers are paused",
   ExpectedPause: "Transfers are not paused",

@@ -182,7 +182,7 @@ export function consensusOf(input: {
 }
 
 /**
- * The confirmations advice for a consensus (README "Running on your own chain").
+ * The confirmations advice for a consensus (docs/deploying.md "Running on your own chain").
  *
  * @example
  * confirmationsAdvice("clique") // "set CONFIRMATIONS to several blocks: Clique ..."

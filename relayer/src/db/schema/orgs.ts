@@ -13,7 +13,7 @@ import {
 /**
  * Organizations onboarded by operator staff. `scopes` is the ceiling for every key of the org.
  * `suspendedAt` is set while operator staff hold the org (`orgs/controls.ts`): its keys
- * and sessions get 403 and its queued writes wait (README "Operator controls").
+ * and sessions get 403 and its queued writes wait (docs/api-decisions.md "Operator controls").
  */
 export const orgs = pgTable(
   "orgs",

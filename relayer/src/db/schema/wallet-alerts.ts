@@ -11,7 +11,7 @@ import {
 import { orgs } from "./orgs.js";
 
 /**
- * Each organization's low-balance alert (README "Wallet alerts"): the threshold (`lowBalanceWei`,
+ * Each organization's low-balance alert (docs/api-decisions.md "Wallet alerts"): the threshold (`lowBalanceWei`,
  * NULL = the default, 10 issuances at 0.15 each), and what the indexer last saw of the wallet:
  * whether it was below the threshold (`low`) and at which block (`observedBlock`, NULL = never,
  * or rolled back by a reorg). `recheck` asks the indexer to read the balance at its next block

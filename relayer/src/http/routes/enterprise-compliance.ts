@@ -12,7 +12,7 @@ import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
 import { addressSchema, errorBody, sentErrorBody, timestampSchema } from "./schemas.js";
 
 /**
- * Operator compliance controls (README "Compliance controls"): freeze, forced transfer, market
+ * Operator compliance controls (docs/contracts.md "Compliance controls"): freeze, forced transfer, market
  * pause, restricted asset types and their allowlist. `auth: "admin"`: `X-Admin-Token` or an
  * operator console session; an organization's API key gets 403 `Admin token required`. Each
  * write answers once the operator account's transaction is mined, with its hash (`txHash`),

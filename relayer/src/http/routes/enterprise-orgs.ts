@@ -9,7 +9,7 @@ import { errorBody, timestampSchema } from "./schemas.js";
 
 /**
  * Operator staff's controls over organizations (`X-Admin-Token` or an operator console session;
- * README "Operator controls"): list and search, change the plan, suspend and resume, list and
+ * docs/api-decisions.md "Operator controls"): list and search, change the plan, suspend and resume, list and
  * revoke any key.
  */
 

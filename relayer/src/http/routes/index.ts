@@ -31,7 +31,7 @@ import { WRITE_API_ROUTES } from "./write.js";
 /** Service routes without authentication. */
 export const SYSTEM_ROUTES: readonly AnyRouteDefinition[] = [rootRoute, healthRoute];
 
-/** `/api/enterprise` management routes (README "Decisions"; reference at /docs). */
+/** `/api/enterprise` management routes (docs/api-decisions.md; reference at /docs). */
 export const MANAGEMENT_ROUTES: readonly AnyRouteDefinition[] = [
   registerRoute,
   walletRoute,

@@ -94,7 +94,7 @@ export const statusResponse = z.object({
     })
     .nullable()
     .describe(
-      'Whether the operator paused transfers and the market (README "Compliance controls"), as indexed: the reason and time of the last pause or resume, or null for both while never paused; null while the database cannot be read',
+      'Whether the operator paused transfers and the market (docs/contracts.md "Compliance controls"), as indexed: the reason and time of the last pause or resume, or null for both while never paused; null while the database cannot be read',
     ),
 });
 

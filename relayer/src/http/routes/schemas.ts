@@ -17,7 +17,7 @@ export const sentErrorBody = errorBody.extend({
     .describe("the operator transaction, when it was sent: it may be on chain; look it up"),
 });
 
-/** A scope name (README "Decisions": keys and scopes). */
+/** A scope name (docs/api-decisions.md). */
 export const scopeSchema = z.enum(SCOPES, { error: `must be one of ${SCOPES.join(", ")}` });
 
 /** A checksummed or lowercase 0x address. */
