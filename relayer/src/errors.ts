@@ -5,86 +5,73 @@
  * `message` is the client-facing string (the spec's exact strings where it has one);
  * `details` is extra, log-only context; `cause` chains the underlying error.
  */
+
+/** What any error may carry besides its message. */
+export interface BaseErrorOptions {
+  cause?: unknown;
+  details?: Record<string, unknown>;
+}
+
 export class BaseError extends Error {
-  override name = "BaseError";
+  /** The class's own name (`ValidationError`, ...), for every subclass. */
+  override name = this.constructor.name;
   readonly details: Record<string, unknown> | undefined;
 
-  constructor(
-    message: string,
-    options: { cause?: unknown; details?: Record<string, unknown> } = {},
-  ) {
+  constructor(message: string, options: BaseErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.details = options.details;
   }
 }
 
 /** 400: the request is malformed or fails validation (`Missing required field: x`, ...). */
-export class ValidationError extends BaseError {
-  override name = "ValidationError";
-}
+export class ValidationError extends BaseError {}
 
 /**
  * 401: missing, malformed, unknown or revoked credentials. Message is `Unauthorized` (an expired
  * key: `ApiKeyExpiredError`).
  */
 export class UnauthorizedError extends BaseError {
-  override name = "UnauthorizedError";
-  constructor(options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+  constructor(options: BaseErrorOptions = {}) {
     super("Unauthorized", options);
   }
 }
 
 /** 401 `API key expired`: a known, unrevoked key past the `expiresAt` it was created with. */
 export class ApiKeyExpiredError extends UnauthorizedError {
-  override name = "ApiKeyExpiredError";
-  constructor(options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+  constructor(options: BaseErrorOptions = {}) {
     super(options);
     this.message = "API key expired";
   }
 }
 
 /** 403: authenticated but not allowed (`Insufficient scope`, `Admin token required`). */
-export class ForbiddenError extends BaseError {
-  override name = "ForbiddenError";
-}
+export class ForbiddenError extends BaseError {}
 
 /** 403 `Organization suspended`: the caller's organization is held by operator staff. */
 export class OrgSuspendedError extends ForbiddenError {
-  override name = "OrgSuspendedError";
-  constructor(options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+  constructor(options: BaseErrorOptions = {}) {
     super("Organization suspended", options);
   }
 }
 
 /** 404: unknown route or id. */
 export class NotFoundError extends BaseError {
-  override name = "NotFoundError";
-  constructor(
-    message = "Not found",
-    options: { cause?: unknown; details?: Record<string, unknown> } = {},
-  ) {
+  constructor(message = "Not found", options: BaseErrorOptions = {}) {
     super(message, options);
   }
 }
 
 /** 409: conflicts such as an idempotency key reused with another body. */
-export class ConflictError extends BaseError {
-  override name = "ConflictError";
-}
+export class ConflictError extends BaseError {}
 
 /** 413: body over the size limit. */
-export class PayloadTooLargeError extends BaseError {
-  override name = "PayloadTooLargeError";
-}
+export class PayloadTooLargeError extends BaseError {}
 
 /** 415: the body is not `application/json`. */
-export class UnsupportedMediaTypeError extends BaseError {
-  override name = "UnsupportedMediaTypeError";
-}
+export class UnsupportedMediaTypeError extends BaseError {}
 
 /** 429: a rate limit or queue limit was hit; `retryAfterSeconds` becomes `Retry-After`. */
 export class RateLimitError extends BaseError {
-  override name = "RateLimitError";
   readonly retryAfterSeconds: number;
   constructor(retryAfterSeconds: number, message = "Rate limit exceeded") {
     super(message);
@@ -94,12 +81,8 @@ export class RateLimitError extends BaseError {
 
 /** 500: an on-chain revert. Message is `Transaction failed: <reason>`. */
 export class TransactionFailedError extends BaseError {
-  override name = "TransactionFailedError";
   readonly reason: string;
-  constructor(
-    reason: string,
-    options: { cause?: unknown; details?: Record<string, unknown> } = {},
-  ) {
+  constructor(reason: string, options: BaseErrorOptions = {}) {
     super(`Transaction failed: ${reason}`, options);
     this.reason = reason;
   }
@@ -110,23 +93,20 @@ export class TransactionFailedError extends BaseError {
  * Subclasses name the component that is down.
  */
 export class UnavailableError extends BaseError {
-  override name = "UnavailableError";
   /** Always: try again later. */
   readonly retryable: boolean = true;
 }
 
 /** 503 `RPC unavailable`: the chain node cannot be reached. */
 export class RpcUnavailableError extends UnavailableError {
-  override name = "RpcUnavailableError";
-  constructor(options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+  constructor(options: BaseErrorOptions = {}) {
     super("RPC unavailable", options);
   }
 }
 
 /** 503 `Database unavailable`: PostgreSQL cannot be reached. */
 export class DatabaseUnavailableError extends UnavailableError {
-  override name = "DatabaseUnavailableError";
-  constructor(options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+  constructor(options: BaseErrorOptions = {}) {
     super("Database unavailable", options);
   }
 }
@@ -137,11 +117,7 @@ export class DatabaseUnavailableError extends UnavailableError {
  * and are signed once it answers again; `details` says what the token reported (logged only).
  */
 export class HsmUnavailableError extends UnavailableError {
-  override name = "HsmUnavailableError";
-  constructor(
-    message = "HSM unavailable",
-    options: { cause?: unknown; details?: Record<string, unknown> } = {},
-  ) {
+  constructor(message = "HSM unavailable", options: BaseErrorOptions = {}) {
     super(message, options);
   }
 }
@@ -150,11 +126,10 @@ export class HsmUnavailableError extends UnavailableError {
  * An error raised after a transaction was signed and handed to the node: the broadcast's answer,
  * the receipt look-up or the receipt itself failed. The transaction may be on chain, so the
  * answer names it: the error handler answers `cause` as it would alone (its status and words)
- * and adds `txHash` to the body and the `X-Transaction-Hash` header (README "Compliance
+ * and adds `txHash` to the body and the `X-Transaction-Hash` header (docs/contracts.md "Compliance
  * controls"), as a write's answers carry `X-Transaction-Id`.
  */
 export class SentTransactionError extends BaseError {
-  override name = "SentTransactionError";
   readonly transactionHash: string;
   constructor(transactionHash: string, cause: unknown) {
     super(`transaction ${transactionHash} sent, then: ${messageOf(cause)}`, {
@@ -170,6 +145,4 @@ function messageOf(error: unknown): string {
 }
 
 /** A configuration problem found at start; names the variable. Never reaches HTTP. */
-export class ConfigError extends BaseError {
-  override name = "ConfigError";
-}
+export class ConfigError extends BaseError {}

@@ -2,10 +2,17 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { bumpFees, type FeeQuote } from "../../relayer/src/engine/fee-oracle.js";
 import {
+  attemptOf,
+  capFees,
   chooseFeeModel,
   describeFeeModel,
+  feeCapOf,
+  feesOf,
   MIN_TIP,
+  nextFees,
   quoteFor,
+  reservedFeeCap,
+  unsignedTx,
   type FeeModel,
 } from "../../relayer/src/engine/fee-policy.js";
 import type { FeeSignals } from "../../relayer/src/chain/rpc/node-dialect.js";
@@ -120,6 +127,23 @@ describe("quoteFor: a quote in each model", () => {
       maxPriorityFeePerGas: 2n * GWEI,
     });
   });
+  it("type 2 from eth_maxPriorityFeePerGas: the node's suggested tip on top of twice the base fee", () => {
+    assert.deepEqual(
+      quoteFor(
+        { type: 2, source: "eth_maxPriorityFeePerGas" },
+        { baseFeePerGas: 4n * GWEI, tip: 2n * GWEI },
+      ),
+      { type: 2, maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: 2n * GWEI },
+    );
+  });
+  it("type 2 from eth_gasPrice returns the 1 gwei tip floor when the gas price is at or below the base fee", () => {
+    for (const gasPrice of [10n * GWEI, 9n * GWEI, undefined])
+      assert.deepEqual(
+        quoteFor({ type: 2, source: "eth_gasPrice" }, { baseFeePerGas: 10n * GWEI, gasPrice }),
+        { type: 2, maxFeePerGas: 20n * GWEI + MIN_TIP, maxPriorityFeePerGas: MIN_TIP },
+        String(gasPrice),
+      );
+  });
   it("type 0: the node's gas price as both caps", () => {
     assert.deepEqual(
       quoteFor({ type: 0, source: "eth_gasPrice" }, { baseFeePerGas: 0n, gasPrice: 5n * GWEI }),
@@ -137,6 +161,31 @@ describe("quoteFor: a quote in each model", () => {
 });
 
 describe("bumpFees: a replacement's fees in both models", () => {
+  it("returns exactly ceil(12.5%) + 1 wei above the previous caps when the market is lower", () => {
+    // [previous attempt, market quote, replacement]
+    const cases: Array<[FeeQuote, FeeQuote, FeeQuote]> = [
+      [
+        { type: 0, maxFeePerGas: 1000n, maxPriorityFeePerGas: 1000n },
+        { type: 0, maxFeePerGas: 900n, maxPriorityFeePerGas: 900n },
+        { type: 0, maxFeePerGas: 1126n, maxPriorityFeePerGas: 1126n },
+      ],
+      [
+        { type: 2, maxFeePerGas: 1001n, maxPriorityFeePerGas: 8n },
+        { type: 2, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n },
+        { type: 2, maxFeePerGas: 1128n, maxPriorityFeePerGas: 10n },
+      ],
+    ];
+    for (const [previous, market, replacement] of cases)
+      assert.deepEqual(bumpFees(previous, market), replacement);
+  });
+  it("never returns a tip above the fee cap: the fee is raised to the bumped tip", () => {
+    const next = bumpFees(
+      { type: 2, maxFeePerGas: 100n, maxPriorityFeePerGas: 100n },
+      { type: 2, maxFeePerGas: 10n, maxPriorityFeePerGas: 500n },
+    );
+    assert.deepEqual(next, { type: 2, maxFeePerGas: 500n, maxPriorityFeePerGas: 500n });
+  });
+
   it("type 2: raises both caps by at least 12.5% and never below the current quote", () => {
     const bumped = bumpFees(
       { type: 2, maxFeePerGas: 1000n, maxPriorityFeePerGas: 100n },
@@ -191,5 +240,111 @@ describe("bumpFees: a replacement's fees in both models", () => {
       { type: 2, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n },
     );
     assert.deepEqual(next, { type: 2, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n });
+  });
+});
+
+describe("fee caps: what a write reserves and what an attempt may pay", () => {
+  it("reservedFeeCap returns twice the quote's fee cap when there is no operator ceiling", () => {
+    assert.equal(
+      reservedFeeCap({ maxFeePerGas: 7n * GWEI, maxPriorityFeePerGas: GWEI }, undefined),
+      14n * GWEI,
+    );
+  });
+  it("reservedFeeCap returns the operator ceiling when it is below twice the quote", () => {
+    const quote = { maxFeePerGas: 7n * GWEI, maxPriorityFeePerGas: GWEI };
+    assert.equal(reservedFeeCap(quote, 10n * GWEI), 10n * GWEI);
+    assert.equal(reservedFeeCap(quote, 20n * GWEI), 14n * GWEI);
+  });
+  it("reservedFeeCap returns 0 on free gas, whatever the ceiling", () => {
+    assert.equal(reservedFeeCap({ type: 2, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n }, GWEI), 0n);
+  });
+  it("feeCapOf returns the operator ceiling for a row that reserved nothing", () => {
+    assert.equal(feeCapOf({ feeCap: null }, 50n), 50n);
+    assert.equal(feeCapOf({ feeCap: "30" }, 50n), 30n);
+  });
+  it("capFees keeps a quote already under the cap and reads a quote without a type as type 2", () => {
+    assert.deepEqual(capFees({ maxFeePerGas: 40n, maxPriorityFeePerGas: 3n }, 50n), {
+      type: 2,
+      maxFeePerGas: 40n,
+      maxPriorityFeePerGas: 3n,
+    });
+  });
+});
+
+describe("nextFees: re-pricing a stuck attempt", () => {
+  it("returns the new quote, capped, when the node's fee model changed since the last attempt", () => {
+    assert.deepEqual(
+      nextFees(
+        { type: 0, maxFeePerGas: 1_000n, maxPriorityFeePerGas: 1_000n },
+        { type: 2, maxFeePerGas: 3_000n, maxPriorityFeePerGas: 100n },
+        2_000n,
+      ),
+      { kind: "bump", fees: { type: 2, maxFeePerGas: 2_000n, maxPriorityFeePerGas: 100n } },
+    );
+  });
+  it("returns at-cap when the bumped fee is one wei above the cap, and bumps when it equals it", () => {
+    const previous: FeeQuote = { type: 2, maxFeePerGas: 1_000n, maxPriorityFeePerGas: 10n };
+    const market: FeeQuote = { type: 2, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n };
+    assert.deepEqual(nextFees(previous, market, 1_125n), { kind: "at-cap" });
+    assert.deepEqual(nextFees(previous, market, 1_126n), {
+      kind: "bump",
+      fees: { type: 2, maxFeePerGas: 1_126n, maxPriorityFeePerGas: 13n },
+    });
+  });
+});
+
+describe("attempts and transactions: the fields for either model", () => {
+  const signed = { hash: "0x" + "ab".repeat(32), raw: "0x02f8" };
+
+  it("attemptOf records the fees as decimal strings, and feesOf returns the same quote from it", () => {
+    for (const fees of [
+      { type: 2 as const, maxFeePerGas: 3n * GWEI, maxPriorityFeePerGas: GWEI },
+      { type: 0 as const, maxFeePerGas: 5n * GWEI, maxPriorityFeePerGas: 5n * GWEI },
+    ]) {
+      const attempt = attemptOf(signed, fees, 7);
+      assert.equal(attempt.hash, signed.hash);
+      assert.equal(attempt.raw, signed.raw);
+      assert.equal(attempt.nonce, 7);
+      assert.equal(attempt.maxFeePerGas, fees.maxFeePerGas.toString());
+      assert.ok(!Number.isNaN(Date.parse(attempt.sentAt)));
+      assert.deepEqual(feesOf(attempt), fees);
+    }
+  });
+  it("feesOf reads an attempt recorded before types as type 2", () => {
+    assert.deepEqual(
+      feesOf({ hash: "0x1", maxFeePerGas: "9", maxPriorityFeePerGas: "2", sentAt: "" }),
+      { type: 2, maxFeePerGas: 9n, maxPriorityFeePerGas: 2n },
+    );
+  });
+  it("unsignedTx sends a row without a recipient to its own sender, with empty data and 21000 gas by default", () => {
+    const tx = unsignedTx(
+      { toAddress: null, fromAddress: "0xfrom", data: null, value: "5", gasLimit: null },
+      3,
+      { maxFeePerGas: 2n, maxPriorityFeePerGas: 1n },
+      1236,
+    );
+    assert.deepEqual(tx, {
+      chainId: 1236,
+      nonce: 3,
+      to: "0xfrom",
+      data: "0x",
+      value: 5n,
+      gasLimit: 21_000n,
+      type: 2,
+      maxFeePerGas: 2n,
+      maxPriorityFeePerGas: 1n,
+    });
+  });
+  it("unsignedTx returns a type 0 transaction for legacy fees, the row's own fields otherwise", () => {
+    const tx = unsignedTx(
+      { toAddress: "0xto", fromAddress: "0xfrom", data: "0x01", value: "0", gasLimit: "90000" },
+      0,
+      { type: 0, maxFeePerGas: 4n, maxPriorityFeePerGas: 4n },
+      1236,
+    );
+    assert.equal(tx.type, 0);
+    assert.equal(tx.to, "0xto");
+    assert.equal(tx.data, "0x01");
+    assert.equal(tx.gasLimit, 90_000n);
   });
 });

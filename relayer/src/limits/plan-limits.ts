@@ -6,7 +6,7 @@ export interface PlanLimits {
   perDay: number;
 }
 
-/** Throughput per plan (README "Decisions"). Applied together with the per-key limit; the stricter wins. */
+/** Throughput per plan (docs/api-decisions.md). Applied together with the per-key limit; the stricter wins. */
 export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = {
   free: { perMinute: 10, perDay: 5_000 },
   basic: { perMinute: 300, perDay: 50_000 },

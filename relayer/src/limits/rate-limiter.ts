@@ -2,57 +2,35 @@ import type pg from "pg";
 import { RateLimitError } from "../errors.js";
 import { Batcher } from "../db/batcher.js";
 import { retryOnDeadlock } from "../db/client.js";
-import { planLimits } from "./plan-limits.js";
+import {
+  grantOf,
+  IDLE_RETURN_MS,
+  isShareIdle,
+  isShareUsable,
+  nextLeaseSize,
+  requestBuckets,
+  retryAfterSeconds,
+  shouldLeaseAhead,
+  sizeAfterIdle,
+  type Bucket,
+  type ShareState,
+} from "./share-policy.js";
 
-/** One limit to check: at most `limit` hits per fixed window of `windowSeconds`. */
-export interface Bucket {
-  key: string;
-  limit: number;
-  windowSeconds: number;
-}
+export type { Bucket };
 
 /** Expired counters are swept about once per this many leases (any process may do it). */
 const SWEEP_ONE_IN = 500;
 
-/**
- * A share of a bucket no request has used for this long goes back to PostgreSQL, and a share
- * used up within it was too small (the next lease doubles). Five seconds: an organization sending
- * about one request a second (ten writers each waiting seconds for their answers) leased and
- * returned a share for every second request with one second.
- */
-const IDLE_RETURN_MS = 5_000;
-
 /** How often idle shares are looked for. */
 const IDLE_CHECK_MS = 1_000;
 
-/** A lease is at most this fraction of the bucket's limit (and at least 1). */
-const LEASE_FRACTION = 20;
-
-/**
- * A share of at least this size is renewed ahead: once a request leaves a quarter of it or less,
- * the next lease is taken in the background, so the requests that follow spend on instead of
- * waiting for PostgreSQL (ten concurrent writers of one organization each waited for the lease
- * statement, every time their share ran out). Smaller shares (plans of under 80 a minute) are
- * leased when used up, as before: a share leased ahead is held from the other processes.
- */
-const LEASE_AHEAD_MIN_SIZE = 4;
-
-/** No share is leased ahead in a window's last second (it would end with the window). */
-const LEASE_AHEAD_MIN_LEFT_MS = 1_000;
-
 /** A share of one bucket's current window, granted by PostgreSQL and spent in this process. */
-interface Allowance {
-  left: number;
-  /** The limit it was granted under: a changed plan drops the share. */
-  limit: number;
-  /** The window's end as PostgreSQL stored it (returns must name the same window). */
+interface Allowance extends ShareState {
+  /**
+   * The window's end as PostgreSQL stored it (returns must name the same window); `endsAt` is
+   * the same moment on this process's clock.
+   */
   expiresAt: string;
-  /** The same moment on this process's clock. */
-  endsAt: number;
-  /** Size of the last lease, and when it was taken: sizes the next one. */
-  size: number;
-  takenAt: number;
-  lastUsedAt: number;
 }
 
 interface LeaseRow {
@@ -65,7 +43,7 @@ interface LeaseRow {
 /**
  * Rate limits that hold across relayer processes without a statement per request. Each process
  * leases a share of a bucket's window from PostgreSQL (`rate_limits`: one row per bucket and
- * window) and spends it locally; a share left idle goes back. README "Decisions": rate limits.
+ * window) and spends it locally; a share left idle goes back. docs/api-decisions.md.
  *
  * Why the total never passes the limit: a lease adds what it asks for (`want`) to the bucket's
  * counter in one atomic statement, and is granted only the part of its range
@@ -124,12 +102,7 @@ export class RateLimiter {
           const allowance = this.#allowances.get(bucket.key)!;
           allowance.left--;
           allowance.lastUsedAt = now;
-          if (
-            allowance.size >= LEASE_AHEAD_MIN_SIZE &&
-            allowance.left <= lowWater(allowance.size) &&
-            allowance.endsAt - now > LEASE_AHEAD_MIN_LEFT_MS &&
-            !this.#inFlight.has(bucket.key)
-          )
+          if (shouldLeaseAhead(allowance, now) && !this.#inFlight.has(bucket.key))
             ahead.push(bucket);
         }
         // A failed lease ahead is no refusal: the request that finds the share used up leases.
@@ -172,22 +145,13 @@ export class RateLimiter {
   }
 
   #usable(bucket: Bucket, now: number): boolean {
-    const allowance = this.#allowances.get(bucket.key);
-    return (
-      allowance !== undefined &&
-      allowance.left > 0 &&
-      allowance.endsAt > now &&
-      allowance.limit === bucket.limit
-    );
+    return isShareUsable(this.#allowances.get(bucket.key), bucket.limit, now);
   }
 
   /** Seconds until the latest of these buckets' windows resets (at least 1). */
   #secondsLeft(buckets: readonly Bucket[]): number {
-    const now = Date.now();
-    let ms = 0;
-    for (const bucket of buckets)
-      ms = Math.max(ms, (this.#allowances.get(bucket.key)?.endsAt ?? now) - now);
-    return Math.max(1, Math.ceil(ms / 1000));
+    const ends = buckets.map((bucket) => this.#allowances.get(bucket.key)?.endsAt);
+    return retryAfterSeconds(ends, Date.now());
   }
 
   /**
@@ -222,12 +186,7 @@ export class RateLimiter {
     const wants = new Map<string, number>();
     for (const bucket of buckets) {
       const old = this.#allowances.get(bucket.key);
-      // A share that ran out (down to its low-water mark) within the idle window was too small.
-      const cap = Math.max(1, Math.floor(bucket.limit / LEASE_FRACTION));
-      let size = this.#sizes.get(bucket.key) ?? 1;
-      if (old !== undefined && old.left <= lowWater(old.size) && now - old.takenAt < IDLE_RETURN_MS)
-        size *= 2;
-      size = Math.min(cap, Math.max(1, size));
+      const size = nextLeaseSize(bucket.limit, this.#sizes.get(bucket.key), old, now);
       this.#sizes.set(bucket.key, size);
       wants.set(bucket.key, size);
       if (old !== undefined && old.left > 0 && old.limit !== bucket.limit) {
@@ -263,7 +222,7 @@ export class RateLimiter {
       const row = rows.find((r) => r.key === bucket.key);
       if (row === undefined) continue;
       const want = wants.get(bucket.key)!;
-      const n = Math.max(0, Math.min(want, bucket.limit - (row.points - want)));
+      const n = grantOf(want, bucket.limit, row.points);
       granted.set(bucket.key, n);
       const old = this.#allowances.get(bucket.key);
       if (old !== undefined && old.expiresAt === row.expires_at && old.limit === bucket.limit) {
@@ -303,11 +262,8 @@ export class RateLimiter {
         this.#allowances.delete(key);
         continue;
       }
-      if (
-        allowance.left > 0 &&
-        (idleMs === Number.POSITIVE_INFINITY || now - allowance.lastUsedAt >= idleMs)
-      ) {
-        this.#sizes.set(key, Math.max(1, Math.floor(allowance.size / 2)));
+      if (isShareIdle(allowance, now, idleMs)) {
+        this.#sizes.set(key, sizeAfterIdle(allowance.size));
         returns.push(this.#giveBack(key, allowance));
       }
     }
@@ -326,22 +282,17 @@ export class RateLimiter {
   }
 }
 
-/** What is left of a share of `size` when the next one is leased ahead (0 below 4: none). */
-function lowWater(size: number): number {
-  return Math.floor(size / 4);
-}
-
 /**
  * Counts one API request for a key and its organization and throws `RateLimitError` when any
  * limit is exceeded: `config.apiKeyRateLimitPerMinute` per key, and the org plan's per-minute and
- * per-day allowances (README "Decisions": rate limits). All apply, so the strictest wins. The
+ * per-day allowances (docs/api-decisions.md). All apply, so the strictest wins. The
  * counts live in PostgreSQL, leased to processes in shares (`RateLimiter`), so the limits hold
  * across relayer processes.
  *
  * @throws RateLimitError with `retryAfterSeconds` = time until the exceeded window resets
  */
 export async function consumeRequest(ctx: LimitsContext, caller: Caller): Promise<void> {
-  await ctx.rateLimiter.consume(requestBuckets(ctx, caller));
+  await ctx.rateLimiter.consume(requestBuckets(caller, ctx.config.apiKeyRateLimitPerMinute));
 }
 
 /**
@@ -349,7 +300,7 @@ export async function consumeRequest(ctx: LimitsContext, caller: Caller): Promis
  * is authenticated (`caller` is a hint: the key's expired cache entry). Spends nothing.
  */
 export function prefetchRequest(ctx: LimitsContext, caller: Caller): void {
-  ctx.rateLimiter.prefetch(requestBuckets(ctx, caller));
+  ctx.rateLimiter.prefetch(requestBuckets(caller, ctx.config.apiKeyRateLimitPerMinute));
 }
 
 /** What the request limits read: the process's limiter and the per-key limit (`AppContext` has both). */
@@ -357,16 +308,6 @@ type LimitsContext = { rateLimiter: RateLimiter; config: { apiKeyRateLimitPerMin
 
 /** Who a request counts against. */
 type Caller = { keyId: string; orgId: string; plan: string };
-
-/** The buckets one API request counts against: its key's, and its organization's plan's. */
-function requestBuckets(ctx: LimitsContext, caller: Caller): Bucket[] {
-  const plan = planLimits(caller.plan);
-  return [
-    { key: `key:${caller.keyId}:m`, limit: ctx.config.apiKeyRateLimitPerMinute, windowSeconds: 60 },
-    { key: `org:${caller.orgId}:m`, limit: plan.perMinute, windowSeconds: 60 },
-    { key: `org:${caller.orgId}:d`, limit: plan.perDay, windowSeconds: 86_400 },
-  ];
-}
 
 /**
  * Counts one use of a named per-organization allowance (`limit` per fixed window of

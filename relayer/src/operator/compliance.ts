@@ -6,12 +6,12 @@ import { AUDIT_ACTIONS, type AuditChanges, type KnownAuditAction } from "../doma
 import { assetTokenInterface } from "../chain/contracts/bindings.js";
 import { revertReason } from "../chain/contracts/revert-reasons.js";
 import { NotFoundError, TransactionFailedError, ValidationError } from "../errors.js";
-import { COMPLIANCE_REASONS } from "../writes/chain-checks.js";
+import { complianceRefusal } from "../writes/chain-checks.js";
 import { parseAddress, parseId } from "../shared/parse-input.js";
 import { sendOperatorTransaction } from "./operator-transactions.js";
 
 /**
- * The operator's compliance actions on AssetToken (README "Compliance controls"), one function
+ * The operator's compliance actions on AssetToken (docs/contracts.md "Compliance controls"), one function
  * per action, each carrying the operator's `reason` (written on chain with the action, so the
  * indexer, the webhook events and the audit log all read the same words). Each checks what the
  * contract would refuse before sending, answers once the operator account's transaction is mined
@@ -142,7 +142,7 @@ async function holderOrgOf(ctx: AppContext, tokenId: bigint): Promise<string | n
 }
 
 /**
- * Sends one AssetToken call from the operator account, audited as `act` (README "Compliance
+ * Sends one AssetToken call from the operator account, audited as `act` (docs/contracts.md "Compliance
  * controls"); a revert at estimation reads as the contract's reason.
  */
 async function sendTokenCall(
@@ -305,7 +305,9 @@ export async function forceTransferAsset(
     typeRestrictedOf(ctx, tokenId),
     reader.isAllowed(to),
   ]);
-  if (restricted && !allowed) throw new ValidationError(COMPLIANCE_REASONS.recipient);
+  // A forced transfer overrides the pause and the freeze, not a restricted type's allowlist.
+  const refusal = complianceRefusal({ restricted, recipientAllowed: allowed });
+  if (refusal !== undefined) throw new ValidationError(refusal);
   const listingId = holder === marketplace ? await reader.activeListingOf(tokenId) : 0n;
   const cancelledListingId = listingId === 0n ? null : listingId.toString();
   const data = assetTokenInterface.encodeFunctionData("forcedTransferWithReason", [

@@ -4,14 +4,14 @@ import { AUDIT_ACTIONS } from "../domain/audit.js";
 import type { AppContext } from "../context.js";
 import { inTransaction } from "../db/client.js";
 import { ORG_CHANGED_CHANNEL } from "../engine/tx-notifier.js";
-import { NotFoundError, ValidationError } from "../errors.js";
+import { NotFoundError } from "../errors.js";
 import type { ApiKeySummary } from "../domain/api-key.js";
 import type { OrgChanges, OrgOverview, Plan } from "../domain/org.js";
-import type { Page } from "../shared/cursor.js";
+import { cursorCodec, prefixedId, timestampKey, type Page } from "../shared/cursor.js";
 import { listApiKeys, type RevokedApiKey } from "../auth/api-keys.js";
 
 /**
- * Operator staff's controls over organizations (README "Operator controls"): the list, a plan
+ * Operator staff's controls over organizations (docs/api-decisions.md "Operator controls"): the list, a plan
  * change, suspension and resumption, and revoking any key. Each action is one function here, so
  * whatever must follow an action (an audit row) is added in one place.
  *
@@ -68,31 +68,11 @@ function overviewOf(row: OrgRow): OrgOverview {
   };
 }
 
-function encodeCursor(row: OrgRow): string {
-  return Buffer.from(JSON.stringify({ t: row.created_key, i: row.id }), "utf8").toString(
-    "base64url",
-  );
-}
-
-function decodeCursor(cursor: string): { t: string; i: string } {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as {
-      t?: unknown;
-      i?: unknown;
-    };
-    if (
-      typeof parsed.t === "string" &&
-      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(parsed.t) &&
-      typeof parsed.i === "string" &&
-      /^org_[0-9a-z]{1,40}$/.test(parsed.i)
-    ) {
-      return { t: parsed.t, i: parsed.i };
-    }
-  } catch {
-    // fall through
-  }
-  throw new ValidationError("Invalid cursor");
-}
+/**
+ * Cursor of the next page: base64url of `{"t":"<created_at, µs>","i":"<id>"}`. The time is
+ * checked for its shape only, as it always was (a forged impossible date reaches PostgreSQL).
+ */
+const orgCursor = cursorCodec({ t: timestampKey, i: prefixedId("org") });
 
 /** `%`, `_` and `\` matched literally in a LIKE pattern. */
 function likeLiteral(text: string): string {
@@ -115,7 +95,7 @@ export async function listOrgs(ctx: AppContext, query: OrgListQuery): Promise<Pa
     where.push(`o.name ILIKE $${values.length}`);
   }
   if (query.cursor !== undefined) {
-    const { t, i } = decodeCursor(query.cursor);
+    const { t, i } = orgCursor.decode(query.cursor);
     values.push(t, i);
     where.push(`(o.created_at, o.id) > ($${values.length - 1}::timestamptz, $${values.length})`);
   }
@@ -132,7 +112,10 @@ export async function listOrgs(ctx: AppContext, query: OrgListQuery): Promise<Pa
   const last = page.at(-1);
   return {
     data: page.map(overviewOf),
-    nextCursor: rows.length > query.limit && last !== undefined ? encodeCursor(last) : null,
+    nextCursor:
+      rows.length > query.limit && last !== undefined
+        ? orgCursor.encode({ t: last.created_key, i: last.id })
+        : null,
   };
 }
 

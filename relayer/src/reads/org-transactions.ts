@@ -1,8 +1,7 @@
 import type { Database } from "../db/client.js";
 import type { TxState } from "../db/schema/index.js";
-import { ValidationError } from "../errors.js";
 import { isGroupSql } from "../engine/tx-rows.js";
-import type { Page } from "../shared/cursor.js";
+import { cursorCodec, prefixedId, timestampKey, type Page } from "../shared/cursor.js";
 import type { OrgTransactionSummary } from "../domain/activity.js";
 
 export type { OrgTransactionSummary };
@@ -64,42 +63,8 @@ export function failureReason(
   return null;
 }
 
-function encodeCursor(row: Row): string {
-  return Buffer.from(JSON.stringify({ t: row.created_key, i: row.id }), "utf8").toString(
-    "base64url",
-  );
-}
-
-/**
- * Whether a `YYYY-MM-DDTHH:MM:SS.ffffffZ` text names a real instant (month 13, February 30,
- * hour 24 or year 0 do not), so PostgreSQL never sees a timestamp it refuses.
- */
-function isRealInstant(text: string): boolean {
-  if (text.startsWith("0000")) return false;
-  const millis = Date.parse(`${text.slice(0, 23)}Z`);
-  return !Number.isNaN(millis) && new Date(millis).toISOString().slice(0, 19) === text.slice(0, 19);
-}
-
-function decodeCursor(cursor: string): { t: string; i: string } {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as {
-      t?: unknown;
-      i?: unknown;
-    };
-    if (
-      typeof parsed.t === "string" &&
-      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(parsed.t) &&
-      isRealInstant(parsed.t) &&
-      typeof parsed.i === "string" &&
-      /^tx_[0-9a-z]{1,40}$/.test(parsed.i)
-    ) {
-      return { t: parsed.t, i: parsed.i };
-    }
-  } catch {
-    // fall through
-  }
-  throw new ValidationError("Invalid cursor");
-}
+/** Cursor of the next (older) page: base64url of `{"t":"<created_at, µs>","i":"<id>"}`. */
+const transactionCursor = cursorCodec({ t: timestampKey, i: prefixedId("tx") });
 
 /**
  * The organization's writes, newest first, with keyset pagination and optional filters on the
@@ -119,7 +84,7 @@ export async function listOrgTransactions(
   const values: unknown[] = [orgId];
   const where = ["t.org_id = $1", "t.parent_id IS NULL"];
   if (filters.cursor !== undefined) {
-    const { t, i } = decodeCursor(filters.cursor);
+    const { t, i } = transactionCursor.decode(filters.cursor);
     values.push(t, i);
     where.push(`(t.created_at, t.id) < ($${values.length - 1}::timestamptz, $${values.length})`);
   }
@@ -174,6 +139,9 @@ export async function listOrgTransactions(
       confirmedAt: row.confirmed_at,
       failedAt: row.failed_at,
     })),
-    nextCursor: rows.length > filters.limit && last !== undefined ? encodeCursor(last) : null,
+    nextCursor:
+      rows.length > filters.limit && last !== undefined
+        ? transactionCursor.encode({ t: last.created_key, i: last.id })
+        : null,
   };
 }

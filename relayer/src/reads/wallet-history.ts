@@ -1,7 +1,7 @@
 import { getAddress } from "ethers";
 import type { AppContext } from "../context.js";
 import { weiToDecimal } from "../domain/amount.js";
-import { ValidationError } from "../errors.js";
+import { cursorCodec, positiveInteger } from "../shared/cursor.js";
 import { getWalletBalance } from "./wallet-balance.js";
 
 /** One point of the balance line: the balance from `at` (the block's time) on. */
@@ -40,22 +40,7 @@ export interface WalletHistoryQuery {
 }
 
 /** Cursor of an older page: base64url of `{"b":<block number>}`, points strictly below it. */
-function encodeCursor(block: number): string {
-  return Buffer.from(JSON.stringify({ b: block }), "utf8").toString("base64url");
-}
-
-function decodeCursor(cursor: string): number {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as {
-      b?: unknown;
-    };
-    if (typeof parsed.b === "number" && Number.isSafeInteger(parsed.b) && parsed.b > 0)
-      return parsed.b;
-  } catch {
-    // fall through
-  }
-  throw new ValidationError("Invalid cursor");
-}
+const historyCursor = cursorCodec({ b: positiveInteger });
 
 /**
  * The wallet's balance over a time window, as the indexer recorded it (`indexer/balance-watch.ts`:
@@ -71,7 +56,7 @@ export async function walletHistory(
   orgId: string,
   query: WalletHistoryQuery,
 ): Promise<WalletHistory> {
-  const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  const before = query.cursor === undefined ? undefined : historyCursor.decode(query.cursor).b;
   const current = await getWalletBalance(ctx, orgId);
   const until = query.to ?? new Date();
   const { rows } = await ctx.database.pool.query<{
@@ -117,6 +102,8 @@ export async function walletHistory(
     points,
     truncated,
     nextCursor:
-      truncated && oldest !== undefined ? encodeCursor(Number(oldest.block_number)) : null,
+      truncated && oldest !== undefined
+        ? historyCursor.encode({ b: Number(oldest.block_number) })
+        : null,
   };
 }

@@ -32,6 +32,41 @@ export function heldMessage(reason: string | null, openUntil: Date): string {
   return `Held by the circuit breaker until ${openUntil.toISOString()}: ${reason ?? "repeated timeouts"}`;
 }
 
+/** What one more timeout or connection failure does to a webhook's circuit. */
+export type CircuitVerdict =
+  /** Fewer than `circuitThreshold` in a row: deliveries go on. */
+  | { kind: "closed" }
+  /** Another attempt in flight already opened it: held until `until`. */
+  | { kind: "already-open"; until: Date }
+  /** It opens now, for `holdMs`, with `reason` for the delivery log. */
+  | { kind: "open"; holdMs: number; reason: string };
+
+/**
+ * The decision of `recordNetworkFailure`, from the webhook's counters after the failure was
+ * counted: closed below `circuitThreshold` failures in a row; else still open until a hold that
+ * has not ended; else opened for `circuitHoldMs(times opened before)`.
+ *
+ * @example
+ * circuitAfterFailure({ consecutiveTimeouts: 5, openedCount: 1, openUntil: null }, "timeout",
+ *   { circuitThreshold: 5, circuitBaseMs: 30_000, circuitMaxMs: 3_600_000 })
+ * // { kind: "open", holdMs: 60_000, reason: "5 timeouts or connection failures in a row (last: timeout)" }
+ */
+export function circuitAfterFailure(
+  counted: { consecutiveTimeouts: number; openedCount: number; openUntil: Date | null },
+  error: string,
+  options: CircuitOptions,
+  nowMs = Date.now(),
+): CircuitVerdict {
+  if (counted.consecutiveTimeouts < options.circuitThreshold) return { kind: "closed" };
+  if (counted.openUntil !== null && counted.openUntil.getTime() > nowMs)
+    return { kind: "already-open", until: counted.openUntil };
+  return {
+    kind: "open",
+    holdMs: circuitHoldMs(counted.openedCount, options.circuitBaseMs, options.circuitMaxMs),
+    reason: `${counted.consecutiveTimeouts} timeouts or connection failures in a row (last: ${error})`,
+  };
+}
+
 /**
  * Counts a timeout or connection failure of `webhookId` (atomically, so attempts in parallel
  * count exactly) and opens its circuit once `circuitThreshold` happened in a row: deliveries are
@@ -57,16 +92,19 @@ export async function recordNetworkFailure(
     [webhookId],
   );
   const row = rows[0];
-  if (row === undefined || row.consecutive_timeouts < options.circuitThreshold) return null;
-  if (row.circuit_open_until !== null && row.circuit_open_until.getTime() > Date.now()) {
-    return row.circuit_open_until; // another attempt in flight already opened it
-  }
-  const holdMs = circuitHoldMs(
-    row.circuit_opened_count,
-    options.circuitBaseMs,
-    options.circuitMaxMs,
+  if (row === undefined) return null;
+  const verdict = circuitAfterFailure(
+    {
+      consecutiveTimeouts: row.consecutive_timeouts,
+      openedCount: row.circuit_opened_count,
+      openUntil: row.circuit_open_until,
+    },
+    error,
+    options,
   );
-  const reason = `${row.consecutive_timeouts} timeouts or connection failures in a row (last: ${error})`;
+  if (verdict.kind === "closed") return null;
+  if (verdict.kind === "already-open") return verdict.until;
+  const { holdMs, reason } = verdict;
   const { rows: opened } = await client.query<{ circuit_open_until: Date }>(
     `UPDATE webhooks SET circuit_open_until = now() + make_interval(secs => $2::float8 / 1000),
        circuit_opened_count = circuit_opened_count + 1, circuit_reason = $3
