@@ -14,50 +14,11 @@ import {
 import { capFees, feeCapOf, nextFees } from "../../relayer/src/engine/fee-policy.js";
 import { RpcAnswerLostError, RpcResponseError } from "../../relayer/src/chain/rpc/rpc-errors.js";
 import type { TxAttempt } from "../../relayer/src/engine/tx-lifecycle.js";
-import type { TxRow } from "../../relayer/src/engine/tx-rows.js";
 import { RpcUnavailableError } from "../../relayer/src/errors.js";
+import { txRow } from "./tx-row-fixture.ts";
 
-let n = 0;
 /** A transaction row with only what the decisions read. */
-function row(fields: Partial<TxRow> = {}): TxRow {
-  n++;
-  return {
-    id: `tx_${n}`,
-    orgId: "org_1",
-    walletId: "wal_1",
-    parentId: null,
-    itemIndex: null,
-    kind: "issue-asset",
-    mode: "async",
-    requestHash: "",
-    fromAddress: "0xaaaa",
-    toAddress: "0xtoken",
-    data: "0x01",
-    value: "0",
-    gasLimit: "100000",
-    maxFeePerGas: null,
-    maxPriorityFeePerGas: null,
-    feeCap: null,
-    nonce: null,
-    state: "queued",
-    attempts: [],
-    receipt: null,
-    context: {},
-    result: null,
-    error: null,
-    errorKind: null,
-    lastError: null,
-    createdAt: new Date(),
-    updatedAt: new Date(),
-    sentAt: null,
-    minedAt: null,
-    confirmedAt: null,
-    failedAt: null,
-    replacedAt: null,
-    reopenedAt: null,
-    ...fields,
-  };
-}
+const row = txRow;
 
 const attempt = (hash: string, extra: Partial<TxAttempt> = {}): TxAttempt => ({
   hash,

@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import { BaseError, TransactionFailedError } from "../../relayer/src/errors.js";
 import type { TxRow } from "../../relayer/src/engine/tx-rows.js";
 import { writeResponse } from "../../relayer/src/writes/kinds/index.js";
+import { txRow } from "./tx-row-fixture.ts";
 
 const WALLET = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const BUYER = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
@@ -10,7 +11,6 @@ const MARKET = "0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0";
 const ZERO = "0x0000000000000000000000000000000000000000";
 const HASH = `0x${"ab".repeat(32)}`;
 
-let n = 0;
 /** A confirmed row of `kind` whose result is what the engine stores: context, facts, hash. */
 function confirmed(
   kind: string,
@@ -18,27 +18,13 @@ function confirmed(
   facts: Record<string, unknown>,
   fields: Partial<TxRow> = {},
 ): TxRow {
-  n++;
-  return {
-    id: `tx_${String(n).padStart(24, "0")}`,
-    orgId: "org_1",
-    walletId: "wal_1",
-    parentId: null,
-    itemIndex: null,
+  return txRow({
     kind,
     mode: "sync",
-    requestHash: "",
     fromAddress: WALLET,
     toAddress: MARKET,
-    data: "0x01",
-    value: "0",
-    gasLimit: "100000",
-    maxFeePerGas: null,
-    maxPriorityFeePerGas: null,
-    feeCap: null,
     nonce: 3,
     state: "confirmed",
-    attempts: [],
     receipt: {
       hash: HASH,
       blockNumber: 5,
@@ -49,19 +35,8 @@ function confirmed(
     },
     context,
     result: { ...context, ...facts, txHash: HASH },
-    error: null,
-    errorKind: null,
-    lastError: null,
-    createdAt: new Date(0),
-    updatedAt: new Date(0),
-    sentAt: null,
-    minedAt: null,
-    confirmedAt: null,
-    failedAt: null,
-    replacedAt: null,
-    reopenedAt: null,
     ...fields,
-  };
+  });
 }
 
 /** The body as sent: key order and null versus absent fields included. */
