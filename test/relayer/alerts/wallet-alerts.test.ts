@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { parseEther, Wallet } from "ethers";
+import { parseEther, toQuantity, Wallet } from "ethers";
 import {
   startWebhookWorkers,
   type WebhookWorkersHandle,
@@ -270,5 +270,74 @@ describe("wallet alerts (anvil + PostgreSQL + indexer + local receiver)", () => 
       ),
       "only the other org's own readings",
     );
+  });
+
+  it("a reorg that drops a top-up deletes its reading and restores the low state, so the next top-up is a crossing again", async () => {
+    const before = kinds().length;
+    const set = await org.api("PUT", "/api/enterprise/wallet/alerts", {
+      body: { lowBalance: "1000" },
+    });
+    assert.equal(set.status, 200, set.text);
+    await waitState("low");
+    // Straight from the node: ethers' provider caches identical reads for 250 ms, and a reorg
+    // changes what the same block number and "latest" answer.
+    const head = async () => Number(BigInt(await stack.rpc<string>("eth_blockNumber")));
+    const balanceAt = async (block: number | "latest") =>
+      BigInt(
+        await stack.rpc<string>("eth_getBalance", [
+          org.walletAddress,
+          block === "latest" ? block : toQuantity(block),
+        ]),
+      );
+    const lowBalanceWei = await balanceAt("latest");
+    await receiver.waitFor(() => kinds().length > before, 15_000, "wallet.low_balance");
+    const crossings = kinds().length;
+
+    const topUp = await funder.sendTransaction({
+      to: org.walletAddress,
+      value: parseEther("1100"),
+    });
+    const dropped = (await topUp.wait())!.blockNumber;
+    await stack.indexer.waitForBlock(dropped);
+    assert.equal((await alerts()).state, "ok");
+    await receiver.waitFor(() => kinds().length > crossings, 15_000, "wallet.funded");
+
+    // The top-up's block and any above it are replaced by empty ones: the coin never came.
+    const depth = (await head()) - dropped + 1;
+    await stack.rpc("anvil_reorg", [depth, []]);
+    await mine();
+    await stack.indexer.waitForBlock(await head());
+    assert.equal(await balanceAt("latest"), lowBalanceWei);
+    const after = await alerts();
+    assert.equal(after.state, "low", "the state of the newest reading below the ancestor");
+    const history = await org.api("GET", "/api/enterprise/wallet/history?days=1");
+    assert.equal(history.status, 200, history.text);
+    const recorded = (
+      history.body.points as Array<{ blockNumber: number | null; balanceWei: string }>
+    ).filter((p) => p.blockNumber !== null);
+    for (const p of recorded) {
+      assert.equal(
+        p.balanceWei,
+        (await balanceAt(p.blockNumber!)).toString(),
+        `the reading at block ${p.blockNumber} is canonical`,
+      );
+    }
+
+    // The wallet reads as low again, so a top-up that stays on the chain is a crossing.
+    const again = await funder.sendTransaction({
+      to: org.walletAddress,
+      value: parseEther("1100"),
+    });
+    const kept = (await again.wait())!.blockNumber;
+    await stack.indexer.waitForBlock(kept);
+    await receiver.waitFor(() => kinds().length > crossings + 1, 15_000, "a second wallet.funded");
+    assert.deepEqual(kinds().slice(before), [
+      "wallet.low_balance",
+      "wallet.funded",
+      "wallet.funded",
+    ]);
+    const second = receiver.accepted("/alerts").at(-1)!;
+    assert.equal(second.json.blockNumber, kept);
+    assert.equal((await alerts()).state, "ok");
   });
 });

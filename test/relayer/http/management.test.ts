@@ -200,6 +200,34 @@ describe("management endpoints: API keys and webhooks", () => {
       }
       assert.equal((await orgA.api("GET", KEYS)).status, 200, "org A's key still works");
     });
+
+    it("POST returns 409 Key limit reached past 50 active keys, even when the creations race, and a revocation frees a place", async () => {
+      const org = await stack.registerOrg({ plan: "enterprise" });
+      secrets.push(org.apiKey);
+      // The registration's `default` key is the first of the 50; 54 more asked for at once.
+      const answers = await Promise.all(
+        Array.from({ length: 54 }, (_, i) =>
+          org.api("POST", KEYS, { body: { scopes: ["read"], label: `bulk-${i}` } }),
+        ),
+      );
+      const created = answers.filter((res) => res.status === 200);
+      for (const res of created) secrets.push(res.body.apiKey);
+      const refused = answers.filter((res) => res.status !== 200);
+      assert.equal(created.length, 49, "the org row lock lets exactly 49 through");
+      assert.equal(refused.length, 5);
+      for (const res of refused)
+        assertError(res, 409, "Key limit reached (50 active keys per organization)");
+      const listed = (await org.api("GET", KEYS)).body.keys as Array<{ revokedAt: string | null }>;
+      assert.equal(listed.filter((k) => k.revokedAt === null).length, 50);
+
+      const over = await org.api("POST", KEYS, { body: { scopes: ["read"] } });
+      assertError(over, 409, "Key limit reached (50 active keys per organization)");
+      const revoked = await org.api("DELETE", `${KEYS}/${created[0]!.body.keyId}`);
+      assert.equal(revoked.status, 200, revoked.text);
+      const again = await org.api("POST", KEYS, { body: { scopes: ["read"] } });
+      assert.equal(again.status, 200, again.text);
+      secrets.push(again.body.apiKey);
+    });
   });
 
   describe("webhooks", () => {

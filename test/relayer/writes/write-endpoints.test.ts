@@ -286,6 +286,28 @@ describe("write endpoints (anvil automine + PostgreSQL)", () => {
       assert.equal(buy.body.error, "Listing not active");
     });
 
+    it("buy returns 400 Seller cannot buy own listing when the seller's org buys it, and sends nothing", async () => {
+      const { tokenId } = await issue(alice);
+      const listed = await alice.api("POST", "/api/v1/write/marketplace/list", {
+        body: { tokenId, priceInCOIN: "1" },
+      });
+      assert.equal(listed.status, 200, listed.text);
+      const nonceBefore = await stack.provider.getTransactionCount(alice.walletAddress);
+      const res = await alice.api("POST", "/api/v1/write/marketplace/buy", {
+        body: { listingId: listed.body.listingId, maxPriceInCOIN: "1" },
+      });
+      assert.equal(res.status, 400, res.text);
+      assert.deepEqual(res.body, { error: "Seller cannot buy own listing" });
+      assert.equal(res.headers.get("x-transaction-id"), null, "no write was recorded");
+      assert.equal(await stack.provider.getTransactionCount(alice.walletAddress), nonceBefore);
+      // The listing is untouched: another org can still buy it.
+      const bought = await bob.api("POST", "/api/v1/write/marketplace/buy", {
+        body: { listingId: listed.body.listingId, maxPriceInCOIN: "1" },
+      });
+      assert.equal(bought.status, 200, bought.text);
+      assert.equal(await stack.token.getFunction("ownerOf")(tokenId), bob.walletAddress);
+    });
+
     it("list returns 400 for a token the wallet does not hold and for durationDays out of range", async () => {
       const { tokenId } = await issue(bob);
       const notHeld = await alice.api("POST", "/api/v1/write/marketplace/list", {
@@ -476,6 +498,53 @@ describe("write endpoints (anvil automine + PostgreSQL)", () => {
       assert.ok(!Number.isNaN(Date.parse(status.body.minedAt)), "minedAt is set once mined");
       const foreign = await bob.api("GET", `/api/v1/transactions/${res.body.transactionId}`);
       assert.equal(foreign.status, 404);
+    });
+
+    it("GET /api/v1/transactions/{id} answers 500 Internal error, logged with its request id, when the stored result does not parse", async () => {
+      const res = await alice.api("POST", "/api/v1/write/issue-asset", {
+        body: assetBody(),
+        headers: { Prefer: "respond-async" },
+      });
+      assert.equal(res.status, 202, res.text);
+      const { transactionId } = res.body as { transactionId: string };
+      assert.equal((await waitForConfirmed(alice, transactionId)).body.status, "confirmed");
+      // A bug's footprint: a confirmed row whose result no longer matches its kind's schema.
+      const { rows } = await stack.database.pool.query<{ result: unknown }>(
+        "SELECT result FROM transactions WHERE id = $1",
+        [transactionId],
+      );
+      const stored = rows[0]?.result;
+      assert.ok(stored !== undefined && stored !== null);
+      await stack.database.pool.query(
+        `UPDATE transactions SET result = '{"tokenId": 7}'::jsonb WHERE id = $1`,
+        [transactionId],
+      );
+      try {
+        const broken = await alice.api("GET", `/api/v1/transactions/${transactionId}`);
+        assert.equal(broken.status, 500, broken.text);
+        assert.deepEqual(broken.body, { error: "Internal error" });
+        const requestId = broken.headers.get("x-request-id");
+        assert.ok(requestId !== null && requestId.length > 0, "the answer names its request");
+        // The error handler logs before it answers (the access line may come after the answer).
+        const logged = stack.logs
+          .map((line) => JSON.parse(line) as Record<string, unknown>)
+          .filter((entry) => entry.requestId === requestId && entry.msg === "unhandled error");
+        assert.equal(logged.length, 1, stack.logText());
+        const [entry] = logged as Array<{ method: string; path: string; err: { message: string } }>;
+        assert.equal(entry!.method, "GET");
+        assert.equal(entry!.path, `/api/v1/transactions/${transactionId}`);
+        assert.match(
+          entry!.err.message,
+          new RegExp(`^Stored result of issue-asset row ${transactionId} does not parse`),
+        );
+      } finally {
+        await stack.database.pool.query("UPDATE transactions SET result = $2 WHERE id = $1", [
+          transactionId,
+          JSON.stringify(stored),
+        ]);
+      }
+      const repaired = await alice.api("GET", `/api/v1/transactions/${transactionId}`);
+      assert.equal(repaired.status, 200, repaired.text);
     });
 
     it("a batch in async mode reports per-item results at GET /api/v1/transactions/{id}", async () => {
