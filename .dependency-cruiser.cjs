@@ -6,7 +6,8 @@ const map = require("./relayer/module-map.json");
 const SRC = "^relayer/src/";
 const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const byName = new Map(map.modules.map((module) => [module.name, module]));
-const target = (module) => `${SRC}${escapeRegExp(module.path)}${module.path.endsWith("/") ? "" : "$"}`;
+const target = (module) =>
+  `${SRC}${escapeRegExp(module.path)}${module.path.endsWith("/") ? "" : "$"}`;
 /** A module's own files: its path, less the modules nested inside it (chain/ less chain/rpc/). */
 const own = (module) => {
   const nested = map.modules.filter(
