@@ -55,11 +55,25 @@ trap 'rm -rf "$summary_dir"' EXIT
 
 status=0
 
+# The relayer's modules import the generated TypeChain factories (typechain-types/), and so does the
+# console build below (its API types come from the route registry's OpenAPI document).
+bash scripts/ensure-contract-types.sh
+
+# What the integration files share (test/support/prepare-run.ts), made now beside the unit and
+# contract tests: the contracts deployed once on an anvil whose state is saved, so that each test
+# chain starts from it (test/support/chain-state.ts) instead of deploying again, and, on
+# DATABASE_URL's server, the migrated template every test database is copied from
+# (test/support/postgres.ts).
+chain_state_dir="$summary_dir/chain-state"
+mkdir -p "$chain_state_dir"
+node --import tsx test/support/prepare-run.ts "$chain_state_dir" > "$summary_dir/prepare-run.log" 2>&1 &
+prepare_pid=$!
+
 # The browser tests (test/console) need the console's static export; on a fresh clone `next build`
-# takes about a minute. Start it now, beside the contract build and the unit and contract tests,
-# instead of inside the first browser test; the node:test files start without waiting for it (the
-# browser tests' own ensureConsoleBuilt waits for its lock). A build that failed here is tried
-# again there and reported by the test.
+# takes about a minute. Start it now, beside the unit and contract tests, instead of inside the
+# first browser test; the node:test files start without waiting for it (the browser tests' own
+# ensureConsoleBuilt waits for its lock). A build that failed here is tried again there and
+# reported by the test.
 console_log="$summary_dir/console-build.log"
 node --import tsx --input-type=module -e '
 const { ensureConsoleBuilt } = await import("./relayer/src/console/build-console.ts");
@@ -67,23 +81,25 @@ const result = await ensureConsoleBuilt({ print: (line) => console.log(line) });
 console.log(`console build: ${result.status} in ${result.ms} ms`);' > "$console_log" 2>&1 &
 console_pid=$!
 
-# The relayer's modules import the generated TypeChain factories (typechain-types/).
-bash scripts/ensure-contract-types.sh
-
 echo "== Unit tests: test/unit (no chain, no database)"
 if node --import tsx --test --experimental-test-isolation=none 'test/unit/**/*.test.ts' 2>&1 | tee "$summary_dir/unit.log"; then :; else status=1; fi
 
 echo "== Contracts: hardhat test"
 if hardhat test 2>&1 | tee "$summary_dir/hardhat.log"; then :; else status=1; fi
 
-# node:test files outside test/contracts, one folder per concern. Two files run at a time, each in
-# a process of its own with its own anvil, database, ports and temporary folders: most of a file's
-# time is spent waiting on blocks, timers and the database, not on the CPU. A file whose first line
-# is
+# node:test files outside test/contracts, one folder per concern. Several files run at a time, each
+# in a process of its own with its own anvil, database, ports and temporary folders: most of a
+# file's time is spent waiting on blocks, timers and the database, not on the CPU. A file whose
+# first line is
 #   // npm test: alone (why)
-# runs afterwards, one at a time with nothing beside it: it asserts on elapsed time, or it runs
-# relayer processes (npm start, the reliability cluster) whose start-up and PostgreSQL connections
-# would crowd another file. NODE_TEST_CONCURRENCY=1 runs every file one at a time.
+# runs afterwards, one at a time with nothing beside it: it asserts on elapsed time with little
+# margin, or it runs several relayer processes (the reliability cluster) whose PostgreSQL
+# connections would crowd another file. NODE_TEST_CONCURRENCY=1 runs every file one at a time.
+#
+# --test-force-exit: a file's process ends once its last test (and `after` hook) has, instead of
+# once its last timer has fired. The relayer leaves timers behind when it stops (RPC request
+# timeouts of up to 10 s, the 5 s bounds of its stop paths), which kept each file's process alive
+# 4-10 s after its tests.
 paired=()
 alone=()
 for dir in test/*/; do
@@ -95,7 +111,9 @@ for dir in test/*/; do
     if head -n 1 "$file" | grep -q '^// npm test: alone'; then alone+=("$file"); else paired+=("$file"); fi
   done
 done
-concurrency="${NODE_TEST_CONCURRENCY:-2}"
+# Three at a time: with the files' set-up shared (test/support/prepare-run.ts), a file spends most
+# of its time waiting, and a third file beside two used the idle CPU (measured on 2 cores).
+concurrency="${NODE_TEST_CONCURRENCY:-3}"
 # TEST_TIMINGS_FILE=/tmp/t: seconds per file in /tmp/t.paired.tsv and /tmp/t.alone.tsv.
 timings() {
   [ -n "${TEST_TIMINGS_FILE:-}" ] || return 0
@@ -104,10 +122,23 @@ timings() {
     "--test-reporter-destination=$TEST_TIMINGS_FILE.$1.tsv"
 }
 
+if wait "$prepare_pid"; then
+  export TEST_CHAIN_STATE_DIR="$chain_state_dir"
+  echo "== Integration files share: $(tail -n 1 "$summary_dir/prepare-run.log")"
+else
+  echo "== Shared chain and template not prepared (each test file makes its own):"
+  tail -n 5 "$summary_dir/prepare-run.log"
+fi
+
+# Every Node process from here on (test files, the relayers and `npm start`s they spawn) skips
+# Node 22's slow package lookups for relative imports inside node_modules: about 0.6-1 s of CPU
+# per process (test/support/node-modules-resolution.mjs says why).
+export NODE_OPTIONS="--import=\"$PWD/test/support/node-modules-resolution.mjs\"${NODE_OPTIONS:+ $NODE_OPTIONS}"
+
 : > "$summary_dir/node.log"
 if [ "${#paired[@]}" -gt 0 ]; then
   echo "== node:test, $concurrency at a time: ${#paired[@]} files"
-  if node --import tsx --test --test-concurrency="$concurrency" $(timings paired) "${paired[@]}" 2>&1 | tee -a "$summary_dir/node.log"; then
+  if node --import tsx --test --test-force-exit --test-concurrency="$concurrency" $(timings paired) "${paired[@]}" 2>&1 | tee -a "$summary_dir/node.log"; then
     :
   else
     status=1
@@ -115,7 +146,7 @@ if [ "${#paired[@]}" -gt 0 ]; then
 fi
 if [ "${#alone[@]}" -gt 0 ]; then
   echo "== node:test, one at a time: ${alone[*]}"
-  if node --import tsx --test --test-concurrency=1 $(timings alone) "${alone[@]}" 2>&1 | tee -a "$summary_dir/node.log"; then
+  if node --import tsx --test --test-force-exit --test-concurrency=1 $(timings alone) "${alone[@]}" 2>&1 | tee -a "$summary_dir/node.log"; then
     :
   else
     status=1

@@ -1,4 +1,3 @@
-// npm test: alone (relayer processes)
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";

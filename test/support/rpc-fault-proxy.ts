@@ -130,6 +130,10 @@ export async function startRpcFaultProxy(
   let counts = emptyCounts();
   const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
+  // Calls held by a `delay` rule: `close()` ends their wait (and they are not forwarded), so a
+  // 30 s delay does not keep the test's process alive for 30 s after its last test.
+  const delayed = new Set<() => void>();
+  let closed = false;
 
   const state = {
     target: options.target,
@@ -198,7 +202,18 @@ export async function startRpcFaultProxy(
       return;
     }
     const delay = Math.max(0, ...actions.map((a) => (a?.kind === "delay" ? a.ms : 0)));
-    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    if (delay > 0) {
+      await new Promise<void>((resolve) => {
+        const end = () => {
+          clearTimeout(timer);
+          delayed.delete(end);
+          resolve();
+        };
+        const timer = setTimeout(end, delay);
+        delayed.add(end);
+      });
+      if (closed) return;
+    }
 
     let plans: Plan[];
     const byId = new Map<unknown, WireAnswer>();
@@ -301,6 +316,8 @@ export async function startRpcFaultProxy(
     },
     close: () =>
       new Promise<void>((resolve) => {
+        closed = true;
+        for (const end of delayed) end();
         for (const res of hanging) res.destroy();
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());

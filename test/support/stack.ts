@@ -29,6 +29,7 @@ import type { Metrics } from "../../relayer/src/metrics.js";
 import { createAppContext, releaseAppServices } from "../../relayer/src/create-app-context.js";
 import type { EngineOptions } from "../../relayer/src/engine/engine.js";
 import { httpRequest, type ApiCallOptions, type ApiResponse } from "./http-request.js";
+import { startDeployedAnvil } from "./chain-state.js";
 import { startIntervalMining } from "./interval-mining.js";
 import { createTestDatabase, stopTestServer, type TestDatabase } from "./postgres.js";
 
@@ -37,7 +38,9 @@ export type { ApiCallOptions, ApiResponse } from "./http-request.js";
 /**
  * Integration-test harness: a real anvil, a fresh PostgreSQL database, the contracts deployed
  * and the relayer's HTTP app listening on 127.0.0.1 (random ports everywhere, so suites can run
- * side by side).
+ * side by side). The database is a copy of the run's migrated template (test/support/postgres.ts)
+ * and the default anvil starts from the run's saved deployment (test/support/chain-state.ts), so
+ * a stack costs neither a migration nor a deploy.
  *
  * @example
  * const stack = await startTestStack();
@@ -56,9 +59,18 @@ export interface TestStackOptions {
   blockTime?: number;
   /** Overrides merged into the generated test config. */
   config?: Partial<Config>;
-  /** Deploy the contracts (default true). */
-  deploy?: boolean;
-  /** Contract build before deploying: "auto" (default: when stale), "always", "never". */
+  /**
+   * Contracts on the chain (default true). The default anvil starts from the run's saved
+   * deployment (test/support/chain-state.ts); another chain (`startChain`, `anvil`), a dialect
+   * proxy (`rpcProxy`) or an explicit `build` gets `deployAll` on it. `"fresh"` always deploys
+   * with `deployAll`, through `relayerRpcUrl` and `rpcProxy`: for a test of the deploy itself
+   * (the compatibility matrix deploys through its fault proxies).
+   */
+  deploy?: boolean | "fresh";
+  /**
+   * Contract build before deploying: "auto", "always", "never". Setting it deploys on this
+   * stack's own anvil (`deployAll`) instead of starting from the saved deployment.
+   */
   build?: BuildMode;
   /** pino level of the captured logs (default "debug"). */
   logLevel?: string;
@@ -160,21 +172,36 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     cleanups.push(() => rmSync(tmpDir, { recursive: true, force: true }));
 
     const blockTime = options.blockTime ?? 0;
-    const deploy = options.deploy ?? true;
+    const deploy = (options.deploy ?? true) !== false;
     // With interval mining, each deploy transaction would wait for the next block (about 6 s in
     // all): anvil starts on automine, the contracts go in, then it mines every `blockTime` s
     // (`evm_setIntervalMining`, the mode `--block-time` starts it in) before the relayer starts.
     const mineAfterDeploy = deploy && blockTime > 0 && options.startChain === undefined;
-    const [anvil, testDatabase] = await Promise.all([
-      findFreePort().then((port) =>
+    // The default chain starts from the run's saved deployment (test/support/chain-state.ts)
+    // instead of deploying again. A chain of another kind (a hardfork, a free-gas chain, another
+    // node), a dialect proxy the deploy must go through, or an explicit build deploys itself.
+    const savedChain =
+      options.deploy !== "fresh" &&
+      deploy &&
+      options.startChain === undefined &&
+      options.anvil === undefined &&
+      options.rpcProxy === undefined &&
+      options.build === undefined;
+    const [{ anvil, deployment: savedDeployment }, testDatabase] = await Promise.all([
+      findFreePort().then(async (port) =>
         options.startChain !== undefined
-          ? options.startChain(port)
-          : startAnvil({
-              port,
-              blockTime: mineAfterDeploy ? 0 : blockTime,
-              reuseExisting: false,
-              ...options.anvil,
-            }),
+          ? { anvil: await options.startChain(port), deployment: undefined }
+          : savedChain
+            ? startDeployedAnvil({ port })
+            : {
+                anvil: await startAnvil({
+                  port,
+                  blockTime: mineAfterDeploy ? 0 : blockTime,
+                  reuseExisting: false,
+                  ...options.anvil,
+                }),
+                deployment: undefined,
+              },
       ),
       createTestDatabase(),
     ]);
@@ -209,7 +236,9 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     await runMigrations(database);
 
     let contracts = { assetTypeRegistry: "", assetToken: "", marketplace: "", deployBlock: 0 };
-    if (deploy) {
+    if (savedDeployment !== undefined) {
+      contracts = { ...savedDeployment.addresses, deployBlock: savedDeployment.blockNumber };
+    } else if (deploy) {
       const { deployment } = await deployAll({
         rpcUrl: relayerRpcUrl,
         deployerPrivateKey: ANVIL_DEV_PRIVATE_KEY,

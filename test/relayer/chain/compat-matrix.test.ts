@@ -115,6 +115,8 @@ describe("compatibility matrix: deploy, issue, list, buy and read on each kind o
       let stack: WriteStack | undefined;
       try {
         stack = await startWriteStack({
+          // The deploy is part of each case: through the proxy and its rule, on the node itself.
+          deploy: "fresh",
           ...(dialect.startChain === undefined ? {} : { startChain: dialect.startChain }),
           ...(dialect.proxy === undefined
             ? {}

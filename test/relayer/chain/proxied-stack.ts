@@ -22,7 +22,8 @@ export interface ProxiedWriteStack {
 /**
  * `startWriteStack` (engine and indexer running) with one fault proxy per entry of
  * `proxies` in front of the stack's anvil; the relayer's `RPC_URL` lists them in that order.
- * The contracts are deployed through the proxies too, before any rule is added.
+ * The anvil starts from the run's saved deployment (test/support/chain-state.ts); the proxies
+ * forward everything until a test adds a rule.
  *
  * @example
  * const { stack, proxies: [proxy], chain, stop } = await startProxiedWriteStack([{}], { blockTime: 1 });

@@ -1,4 +1,3 @@
-// npm test: alone (runs the relayer as a process)
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";

@@ -1,4 +1,3 @@
-// npm test: alone (asserts registrations answer within 5 s)
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { JsonRpcProvider, parseEther, toBeHex } from "ethers";

@@ -1,4 +1,3 @@
-// npm test: alone (runs npm start and checks its processes and ports)
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { redactUrl } from "../../../relayer/src/shared/redact-url.js";

@@ -1,4 +1,3 @@
-// npm test: alone (runs the relayer as a process and checks what it leaves behind)
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";

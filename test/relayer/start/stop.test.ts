@@ -1,4 +1,3 @@
-// npm test: alone (runs npm start and checks that its processes and ports are gone)
 import assert from "node:assert/strict";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";

@@ -7,6 +7,7 @@ import { ensureArtifacts } from "../../../deploy/artifacts.js";
 import { deployAll } from "../../../deploy/deploy.js";
 import { findFreePort, startAnvil, type AnvilHandle } from "../../../deploy/local-chain.js";
 import { ANVIL_DEV_PRIVATE_KEY } from "../../../deploy/rpc.js";
+import { startDeployedAnvil, writeDeploymentRecord } from "../../support/chain-state.js";
 import { httpRequest, type ApiCallOptions, type ApiResponse } from "../../support/http-request.js";
 import { startIntervalMining } from "../../support/interval-mining.js";
 import { createTestDatabase, stopTestServer, type TestDatabase } from "../../support/postgres.js";
@@ -105,22 +106,38 @@ export interface ClusterOptions {
 /** Starts anvil, a fresh database and the contracts; relayers are added with `spawn`. */
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const root = mkdtempSync(path.join(os.tmpdir(), "rwa-reliability-"));
-  await ensureArtifacts({ mode: "auto" });
   const blockTime = options.blockTime ?? 1;
-  // Deployed on automine (each deploy transaction would wait for a block), then interval mining.
-  const [anvil, database] = await Promise.all([
-    findFreePort().then((port) =>
-      startAnvil({ port, blockTime: 0, reuseExisting: false, extraArgs: options.anvilArgs ?? [] }),
-    ),
+  const deploymentsFile = path.join(root, "deployments", "1236.json");
+  // The default anvil starts from the run's saved deployment (test/support/chain-state.ts), with
+  // its record where the relayers read it; other anvil arguments get a deploy of their own. Both
+  // on automine (each deploy transaction would wait for a block), then interval mining.
+  const [{ anvil, deployment }, database] = await Promise.all([
+    findFreePort().then(async (port) => {
+      if (options.anvilArgs === undefined || options.anvilArgs.length === 0) {
+        const saved = await startDeployedAnvil({ port });
+        writeDeploymentRecord(deploymentsFile, saved.deploymentJson);
+        return saved;
+      }
+      await ensureArtifacts({ mode: "auto" });
+      const started = await startAnvil({
+        port,
+        blockTime: 0,
+        reuseExisting: false,
+        extraArgs: options.anvilArgs,
+      });
+      const deployed = await deployAll({
+        rpcUrl: started.rpcUrl,
+        deployerPrivateKey: ANVIL_DEV_PRIVATE_KEY,
+        outFile: deploymentsFile,
+        log: () => {},
+      }).catch(async (error: unknown) => {
+        await started.stop();
+        throw error;
+      });
+      return { anvil: started, deployment: deployed.deployment };
+    }),
     createTestDatabase(),
   ]);
-  const deploymentsFile = path.join(root, "deployments", "1236.json");
-  const { deployment } = await deployAll({
-    rpcUrl: anvil.rpcUrl,
-    deployerPrivateKey: ANVIL_DEV_PRIVATE_KEY,
-    outFile: deploymentsFile,
-    log: () => {},
-  });
   if (blockTime > 0) await startIntervalMining(anvil.rpcUrl, blockTime);
   const adminToken = `ent_admin_${randomBytes(32).toString("hex")}`;
   const masterKey = randomBytes(32).toString("hex");
