@@ -1,4 +1,3 @@
-// npm test: alone (runs npm start, restarts it and times its stops)
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";

@@ -36,6 +36,8 @@ export interface Receiver {
   /** Accepted (2xx) deliveries on `path`. */
   accepted(path: string): ReceivedDelivery[];
   respond: Map<string, Responder>;
+  /** The most requests on `path` the receiver held open at one time (those not yet answered). */
+  maxInFlight(path: string): number;
   waitFor(
     predicate: (all: ReceivedDelivery[]) => boolean,
     timeoutMs?: number,
@@ -50,6 +52,8 @@ export async function startReceiver(): Promise<Receiver> {
   const acceptedSet = new WeakSet<ReceivedDelivery>();
   const respond = new Map<string, Responder>();
   const counts = new Map<string, number>();
+  const inFlight = new Map<string, number>();
+  const peaks = new Map<string, number>();
   const server = http.createServer((req, res) => {
     let body = "";
     req.setEncoding("utf8");
@@ -68,7 +72,11 @@ export async function startReceiver(): Promise<Receiver> {
       const n = (counts.get(path) ?? 0) + 1;
       counts.set(path, n);
       const answer: ReturnType<Responder> = respond.get(path)?.(entry, n) ?? { status: 200 };
+      const open = (inFlight.get(path) ?? 0) + 1;
+      inFlight.set(path, open);
+      peaks.set(path, Math.max(peaks.get(path) ?? 0, open));
       const reply = () => {
+        inFlight.set(path, (inFlight.get(path) ?? 1) - 1);
         if (answer.status >= 200 && answer.status < 300) acceptedSet.add(entry);
         res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers });
         res.end(answer.status >= 400 ? "nope ".repeat(200) : "ok");
@@ -84,6 +92,7 @@ export async function startReceiver(): Promise<Receiver> {
     received,
     accepted: (path) => received.filter((r) => r.path === path && acceptedSet.has(r)),
     respond,
+    maxInFlight: (path) => peaks.get(path) ?? 0,
     async waitFor(predicate, timeoutMs = 20_000, what = "deliveries") {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(received)) {

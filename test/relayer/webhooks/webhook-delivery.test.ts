@@ -1,4 +1,3 @@
-// npm test: alone (asserts a delivery within 3 s beside a slow receiver)
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Wallet } from "ethers";
@@ -275,21 +274,19 @@ describe("webhook delivery (anvil + PostgreSQL + local receiver)", () => {
         String((await write(slowOrg, "issue-asset", assetBody({ name: `Slow ${i}` }))).tokenId),
       );
     }
-    const t0 = Date.now();
     const fastId = String(
       (await write(fastOrg, "issue-asset", assetBody({ name: "Fast" }))).tokenId,
     );
     await waitEvent("/fast", "asset.issued", fastId);
-    const fastMs = Date.now() - t0;
-    assert.ok(fastMs < 3_000, `fast receiver served in ${fastMs} ms`);
+    // The slow organization's six deliveries take at least 8 s (4 s each, at most 4 at a time):
+    // the fast one did not wait behind them.
     assert.ok(events("/slow").length < slowIds.length, "slow receiver still busy");
     await receiver.waitFor(
       () => events("/slow").length === slowIds.length,
       20_000,
       "slow deliveries",
     );
-    const arrivals = receiver.received.filter((d) => d.path === "/slow").map((d) => d.receivedAt);
-    const overlap = arrivals.filter((t) => t - arrivals[0]! < 3_500).length;
+    const overlap = receiver.maxInFlight("/slow");
     // docs/webhooks.md "Fair delivery": at most 4 of a process's slots per organization.
     assert.ok(overlap <= 4, `at most 4 concurrent requests per organization (got ${overlap})`);
     assert.ok(overlap >= 2, `the slow deliveries ran side by side (got ${overlap})`);
