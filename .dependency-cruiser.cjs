@@ -44,8 +44,10 @@ const allowed = [
   },
   {
     comment:
-      "the deploy code and the local chain's constants: the composition root, config and infra use them",
-    from: { path: [SRC + "start-relayer\\.ts$", SRC + "config\\.ts$", SRC + "infra/"] },
+      "the deploy code and the local chain's constants: the composition root, config, infra and recovery use them",
+    from: {
+      path: [SRC + "start-relayer\\.ts$", SRC + "config\\.ts$", SRC + "infra/", SRC + "recovery/"],
+    },
     to: { path: "^deploy/" },
   },
 ];
