@@ -51,7 +51,24 @@ fi
 echo "== PKCS#11 tests use SoftHSM2 at $softhsm_module"
 
 summary_dir="$(mktemp -d)"
-trap 'rm -rf "$summary_dir"' EXIT
+postgres_pid=""
+cleanup() {
+  if [ -n "$postgres_pid" ]; then
+    kill -TERM "$postgres_pid" 2> /dev/null || true
+    wait "$postgres_pid" 2> /dev/null || true
+  fi
+  rm -rf "$summary_dir"
+}
+trap cleanup EXIT
+
+# Without DATABASE_URL, one embedded PostgreSQL serves the whole run (test/support/run-postgres.ts),
+# started now beside the unit tests; the integration files then use it as they would use
+# DATABASE_URL's server (each in databases of its own), instead of each starting its own.
+postgres_url_file="$summary_dir/postgres-url"
+if [ -z "${DATABASE_URL:-}" ]; then
+  node --import tsx test/support/run-postgres.ts "$postgres_url_file" > "$summary_dir/postgres.log" 2>&1 &
+  postgres_pid=$!
+fi
 
 status=0
 
@@ -66,6 +83,21 @@ bash scripts/ensure-contract-types.sh
 # (test/support/postgres.ts).
 chain_state_dir="$summary_dir/chain-state"
 mkdir -p "$chain_state_dir"
+if [ -n "$postgres_pid" ]; then
+  for _ in $(seq 1 600); do
+    [ -s "$postgres_url_file" ] && break
+    kill -0 "$postgres_pid" 2> /dev/null || break
+    sleep 0.2
+  done
+  if [ -s "$postgres_url_file" ]; then
+    DATABASE_URL="$(cat "$postgres_url_file")"
+    export DATABASE_URL
+    echo "== Integration tests share $(tail -n 1 "$summary_dir/postgres.log")"
+  else
+    echo "== The run's embedded PostgreSQL did not start (each test file starts its own):"
+    tail -n 5 "$summary_dir/postgres.log"
+  fi
+fi
 node --import tsx test/support/prepare-run.ts "$chain_state_dir" > "$summary_dir/prepare-run.log" 2>&1 &
 prepare_pid=$!
 
