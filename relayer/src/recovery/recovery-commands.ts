@@ -18,6 +18,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { getAddress } from "ethers";
+import type pg from "pg";
 import { PROJECT_ROOT } from "../../../deploy/artifacts.js";
 import { loadDeployment, parseDeployment } from "../../../deploy/deployment-file.js";
 import { rpcRequest } from "../../../deploy/rpc.js";
@@ -298,15 +299,58 @@ async function restore(io: CommandIo): Promise<void> {
         writeFileSync(place.deploymentFile, `${JSON.stringify(header.deployment, null, 2)}\n`);
         io.print(`  wrote the deployment record to ${place.deploymentFile}`);
       }
-      io.print(
-        `Restored ${rows} rows in ${((Date.now() - started) / 1000).toFixed(1)} s. Start the service: npm start`,
-      );
+      io.print(`Restored ${rows} rows in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+      const ahead = await walletsAhead(client, place.rpcUrl);
+      if (ahead.length > 0) {
+        const sent = ahead.reduce((sum, w) => sum + w.unknown, 0);
+        io.printError(
+          `warning: ${ahead.length} wallet(s) sent ${sent} transaction(s) after this backup that the restored database does not know ` +
+            `(${ahead
+              .slice(0, 5)
+              .map((w) => `${w.address}: ${w.unknown}`)
+              .join(
+                ", ",
+              )}${ahead.length > 5 ? ", …" : ""}). Their writes are not rebuilt from the chain yet: a client ` +
+            `retrying one with its Idempotency-Key gets it done again (docs/recovery.md).`,
+        );
+      } else {
+        io.print("Every custodial wallet's nonce on chain matches the restored rows.");
+      }
+      io.print("Start the service: npm start");
     } finally {
       client.release();
     }
   } finally {
     await cli.close();
   }
+}
+
+/**
+ * Custodial wallets whose nonce on chain is ahead of what the restored rows know: they sent
+ * transactions after the backup.
+ */
+async function walletsAhead(
+  client: pg.ClientBase,
+  rpcUrl: string,
+): Promise<Array<{ address: string; unknown: number }>> {
+  const wallets = (
+    await client.query<{ address: string; next_nonce: string | null }>(
+      `SELECT address, next_nonce::text AS next_nonce FROM wallets ORDER BY address`,
+    )
+  ).rows;
+  const ahead: Array<{ address: string; unknown: number }> = [];
+  for (const wallet of wallets) {
+    const count = await rpcRequest<string>(
+      rpcUrl,
+      "eth_getTransactionCount",
+      [wallet.address, "latest"],
+      5_000,
+    );
+    const onChain = Number(BigInt(count));
+    const known = Number(wallet.next_nonce ?? 0);
+    if (onChain > known) ahead.push({ address: wallet.address, unknown: onChain - known });
+  }
+  return ahead;
 }
 
 async function run(

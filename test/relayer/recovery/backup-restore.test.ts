@@ -10,6 +10,7 @@ import { backupCommand, restoreCommand } from "../../../relayer/src/recovery/rec
 import { deployedChainState, writeDeploymentRecord } from "../../support/chain-state.js";
 import { createTestDatabase, type TestDatabase } from "../../support/postgres.js";
 import type { TestOrg } from "../../support/stack.js";
+import { orgSigner } from "../webhooks/chain-helpers.js";
 import { assetBody, startWriteStack, type WriteStack } from "../writes/helpers.js";
 
 /**
@@ -222,6 +223,30 @@ describe("backup and restore", { timeout: 180_000 }, () => {
     });
     assert.equal(right.code, 0, right.err);
     assert.deepEqual(await contents(target.url), await contents(stack.testDatabase.url));
+  });
+
+  it("warns when a wallet sent transactions after the backup that the restored rows do not know", async () => {
+    const file = path.join(dir, "behind.backup");
+    assert.equal((await run(backupCommand, ["--out", file])).code, 0);
+    const target = await emptyDatabase();
+    const quiet = await run(restoreCommand, [file], { DATABASE_URL: target.url });
+    assert.equal(quiet.code, 0, quiet.err);
+    assert.match(quiet.out, /Every custodial wallet's nonce on chain matches the restored rows/);
+    assert.equal(quiet.err, "");
+
+    // The org's wallet sends one transaction the backup cannot know of.
+    const signer = await orgSigner(stack, org.orgId, stack.provider);
+    await (await signer.sendTransaction({ to: signer.address, value: 0n })).wait();
+    const after = await emptyDatabase();
+    const restored = await run(restoreCommand, [file], { DATABASE_URL: after.url });
+    assert.equal(restored.code, 0, restored.err);
+    assert.match(
+      restored.err,
+      new RegExp(
+        `1 wallet\\(s\\) sent 1 transaction\\(s\\) after this backup .*${signer.address}: 1`,
+        "i",
+      ),
+    );
   });
 
   it("answers bad arguments with what is wrong", async () => {
