@@ -15,6 +15,7 @@ import type {
   walletAlertsResponse,
   walletResponse,
 } from "../src/http/routes/enterprise-wallet.js";
+import type { orgPolicyResponse } from "../src/domain/policy.js";
 import type { auditLogQuery } from "../src/http/routes/enterprise-audit-log.js";
 import type {
   allowlistChangeResponse,
@@ -166,6 +167,8 @@ export type ListAuditLogParams = Omit<z.input<typeof auditLogQuery>, "limit" | "
 
 /** Result of `getWallet`. */
 export type WalletBalance = z.output<typeof walletResponse>;
+/** Body of `getPolicy`: the organization's policy (docs/policy.md) and when it last changed. */
+export type OrgPolicy = z.output<typeof orgPolicyResponse>;
 /** Body of `getWalletAlerts` and `setWalletAlerts`. */
 export type WalletAlerts = z.output<typeof walletAlertsResponse>;
 /** Input of `setWalletAlerts`. */

@@ -54,6 +54,16 @@ export class OrgSuspendedError extends ForbiddenError {
   }
 }
 
+/**
+ * 403 `Policy: <reason>`: the organization's own policy (docs/policy.md) refuses the write, a
+ * destination off its allowlist or a transfer over its daily limit. Nothing was recorded or signed.
+ */
+export class PolicyViolationError extends ForbiddenError {
+  constructor(reason: string, options: BaseErrorOptions = {}) {
+    super(`Policy: ${reason}`, options);
+  }
+}
+
 /** 404: unknown route or id. */
 export class NotFoundError extends BaseError {
   constructor(message = "Not found", options: BaseErrorOptions = {}) {

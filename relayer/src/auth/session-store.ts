@@ -2,6 +2,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypt
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../context.js";
 import { apiKeys, orgs, sessions, wallets } from "../db/schema/index.js";
+import type { OrgRole } from "../domain/person.js";
 import { expandScopes } from "./scopes.js";
 
 /**
@@ -48,6 +49,10 @@ export interface ConsoleSession {
   grantedScopes: ReadonlySet<string>;
   createdAt: Date;
   expiresAt: Date;
+  /** A person's session (docs/people.md): the person, their email and role; else null. */
+  userId: string | null;
+  email: string | null;
+  role: OrgRole | null;
 }
 
 /** A freshly generated session token: `token` goes into the cookie, `id` into the database. */
@@ -195,6 +200,9 @@ export async function findSession(
     grantedScopes: expandScopes(row.scopes),
     createdAt: row.createdAt,
     expiresAt,
+    userId: null,
+    email: null,
+    role: null,
   };
 }
 

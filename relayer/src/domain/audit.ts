@@ -23,6 +23,8 @@ export const AUDIT_ACTIONS = {
   webhookSecretRotated: "webhook.secret_rotated",
   webhookDeleted: "webhook.deleted",
   assetTypeRegistered: "asset_type.registered",
+  // An organization's policy replaced (docs/policy.md), with the policy before and after.
+  policyChanged: "policy.changed",
   marketplaceTokenRescued: "marketplace.token_rescued",
   // The operator's compliance controls (docs/contracts.md "Compliance controls"), once mined.
   assetFrozen: "asset.frozen",

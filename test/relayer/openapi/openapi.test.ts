@@ -121,6 +121,8 @@ describe("OpenAPI document, Postman collection", () => {
       "createConsoleSession",
       "getConsoleSession",
       "deleteConsoleSession",
+      // A signed-in person's (console) routes: no key may call them.
+      "setPolicy",
       "getConsole",
       "getMetrics",
       "getOpenApiDocument",

@@ -7,3 +7,4 @@ export * from "./transactions.js";
 export * from "./metadata.js";
 export * from "./audit.js";
 export * from "./wallet-alerts.js";
+export * from "./policy.js";

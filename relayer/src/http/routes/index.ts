@@ -9,6 +9,7 @@ import { auditLogRoute } from "./enterprise-audit-log.js";
 import { COMPLIANCE_ROUTES } from "./enterprise-compliance.js";
 import { rescueRoute } from "./enterprise-marketplace.js";
 import { ORG_CONTROL_ROUTES } from "./enterprise-orgs.js";
+import { getPolicyRoute, putPolicyRoute } from "./enterprise-policy.js";
 import { registerRoute } from "./enterprise-register.js";
 import { getWalletAlertsRoute, putWalletAlertsRoute, walletRoute } from "./enterprise-wallet.js";
 import {
@@ -47,6 +48,8 @@ export const MANAGEMENT_ROUTES: readonly AnyRouteDefinition[] = [
   deleteWebhookByPathRoute,
   updateWebhookRoute,
   rotateWebhookSecretRoute,
+  getPolicyRoute,
+  putPolicyRoute,
   rescueRoute,
   ...ORG_CONTROL_ROUTES,
   auditLogRoute,
