@@ -17,6 +17,7 @@ import {
 } from "../../auth/session-store.js";
 import { UnauthorizedError } from "../../errors.js";
 import { authenticateApiKey } from "../../auth/api-key-authenticator.js";
+import { assertUsedFromAllowedAddress } from "../../auth/require-api-key.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
 import { errorBody, timestampSchema } from "./schemas.js";
 
@@ -88,6 +89,8 @@ export const signInRoute = defineRoute({
     let owner: Parameters<typeof createSession>[1];
     if ("apiKey" in body) {
       const principal = await authenticateApiKey(ctx, body.apiKey);
+      // A key bound to addresses opens a console session only from one of them.
+      assertUsedFromAllowedAddress(req, principal);
       owner = {
         kind: "org",
         orgId: principal.orgId,
