@@ -36,6 +36,17 @@ export class UnauthorizedError extends BaseError {
   }
 }
 
+/**
+ * 401 `Invalid credentials`: a console sign-in with an unknown email, a wrong password or a wrong
+ * (or already used) code: one answer for all three, so it tells nobody which was wrong.
+ */
+export class InvalidCredentialsError extends UnauthorizedError {
+  constructor(options: BaseErrorOptions = {}) {
+    super(options);
+    this.message = "Invalid credentials";
+  }
+}
+
 /** 401 `API key expired`: a known, unrevoked key past the `expiresAt` it was created with. */
 export class ApiKeyExpiredError extends UnauthorizedError {
   constructor(options: BaseErrorOptions = {}) {
@@ -73,6 +84,9 @@ export class NotFoundError extends BaseError {
 
 /** 409: conflicts such as an idempotency key reused with another body. */
 export class ConflictError extends BaseError {}
+
+/** 410: a single-use link used already, or expired (an invitation). */
+export class GoneError extends BaseError {}
 
 /** 413: body over the size limit. */
 export class PayloadTooLargeError extends BaseError {}

@@ -114,7 +114,11 @@ export async function createApiKey(
       orgId: caller.orgId,
       action: AUDIT_ACTIONS.apiKeyCreated,
       target: keyId,
-      changes: { label: input.label ?? null, scopes, allowedIps },
+      changes: {
+        label: input.label ?? null,
+        scopes,
+        ...(allowedIps === null ? {} : { allowedIps }),
+      },
     });
     return inserted[0];
   });

@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from "express";
 import type { AppContext } from "../context.js";
 import { ForbiddenError, UnauthorizedError } from "../errors.js";
 import { ipAllowed } from "./allowed-ips.js";
+import { roleAllowsRequest } from "./roles.js";
 import { authenticateApiKey } from "./api-key-authenticator.js";
 import type { ApiKeyPrincipal } from "./api-key-cache.js";
 import { hasApiKeyHeaders, sessionOf, sessionPrincipal } from "./session-auth.js";
@@ -69,7 +70,13 @@ export function requireApiKey(ctx: AppContext) {
     if (!hasApiKeyHeaders(req)) {
       const session = await sessionOf(ctx, req, res, "org");
       if (session !== undefined) {
-        (res.locals as { auth?: ApiKeyPrincipal }).auth = sessionPrincipal(session);
+        const principal = sessionPrincipal(session);
+        const route = (res.locals as { routeTemplate?: string }).routeTemplate ?? req.path;
+        if (session.role !== null && !roleAllowsRequest(session.role, req.method, route))
+          throw new ForbiddenError(`Not allowed for role ${session.role}`, {
+            details: { role: session.role, route },
+          });
+        (res.locals as { auth?: ApiKeyPrincipal }).auth = principal;
         next();
         return;
       }

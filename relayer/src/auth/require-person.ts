@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from "express";
 import type { AppContext } from "../context.js";
-import { ForbiddenError, UnauthorizedError } from "../errors.js";
+import { ForbiddenError, OrgSuspendedError, UnauthorizedError } from "../errors.js";
 import { hasApiKeyHeaders, sessionOf } from "./session-auth.js";
 import type { ConsoleSession } from "./session-store.js";
 import type { OrgRole } from "../domain/person.js";
@@ -55,8 +55,7 @@ export function requirePerson(ctx: AppContext, roles: readonly OrgRole[]) {
     const person = sessionPerson(session);
     if (person === undefined)
       throw new ForbiddenError(refusal, { details: { reason: `a ${session.kind} key session` } });
-    if (session.suspended)
-      throw new ForbiddenError("Organization suspended", { details: { orgId: person.orgId } });
+    if (session.suspended) throw new OrgSuspendedError({ details: { orgId: person.orgId } });
     if (!roles.includes(person.role))
       throw new ForbiddenError(refusal, { details: { role: person.role } });
     (res.locals as { person?: PersonPrincipal }).person = person;

@@ -25,6 +25,11 @@ export const AUDIT_ACTIONS = {
   assetTypeRegistered: "asset_type.registered",
   // An organization's policy replaced (docs/policy.md), with the policy before and after.
   policyChanged: "policy.changed",
+  // People (docs/people.md).
+  userInvited: "user.invited",
+  userInvitationAccepted: "user.invitation_accepted",
+  userRoleChanged: "user.role_changed",
+  userRemoved: "user.removed",
   marketplaceTokenRescued: "marketplace.token_rescued",
   // The operator's compliance controls (docs/contracts.md "Compliance controls"), once mined.
   assetFrozen: "asset.frozen",

@@ -123,6 +123,11 @@ describe("OpenAPI document, Postman collection", () => {
       "deleteConsoleSession",
       // A signed-in person's (console) routes: no key may call them.
       "setPolicy",
+      "invitePerson",
+      "listPeople",
+      "changePersonRole",
+      "removePerson",
+      "acceptInvitation",
       "getConsole",
       "getMetrics",
       "getOpenApiDocument",

@@ -13,7 +13,7 @@ import { startWriteStackWithOrgs, type WriteStack } from "../writes/helpers.js";
  * change it, its validation, and its enforcement on transfers when they are recorded: a
  * destination off the allowlist and a transfer over the daily limit answer 403 `Policy: ...`
  * with nothing recorded or signed, also when transfers race. Policies are set through the
- * policy service here; the HTTP `PUT` by a signed-in owner is in test/relayer/people/.
+ * policy service here; the HTTP `PUT` by a signed-in owner is in test/relayer/people/people.test.ts.
  */
 describe("organization policy (anvil + PostgreSQL)", () => {
   let stack: WriteStack;

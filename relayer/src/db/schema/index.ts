@@ -8,3 +8,4 @@ export * from "./metadata.js";
 export * from "./audit.js";
 export * from "./wallet-alerts.js";
 export * from "./policy.js";
+export * from "./people.js";

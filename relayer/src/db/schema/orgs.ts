@@ -129,6 +129,8 @@ export const sessions = pgTable(
     kind: text("kind").notNull(),
     orgId: text("org_id").references(() => orgs.id),
     apiKeyId: text("api_key_id").references(() => apiKeys.id),
+    /** A person's session (`users.id`; no foreign key here: people.ts imports this file). */
+    userId: text("user_id"),
     scopes: text("scopes").array().notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),

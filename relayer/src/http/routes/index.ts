@@ -11,6 +11,13 @@ import { rescueRoute } from "./enterprise-marketplace.js";
 import { ORG_CONTROL_ROUTES } from "./enterprise-orgs.js";
 import { getPolicyRoute, putPolicyRoute } from "./enterprise-policy.js";
 import { registerRoute } from "./enterprise-register.js";
+import {
+  acceptInvitationRoute,
+  changeRoleRoute,
+  invitePersonRoute,
+  listPeopleRoute,
+  removePersonRoute,
+} from "./enterprise-users.js";
 import { getWalletAlertsRoute, putWalletAlertsRoute, walletRoute } from "./enterprise-wallet.js";
 import {
   createWebhookRoute,
@@ -50,6 +57,10 @@ export const MANAGEMENT_ROUTES: readonly AnyRouteDefinition[] = [
   rotateWebhookSecretRoute,
   getPolicyRoute,
   putPolicyRoute,
+  listPeopleRoute,
+  invitePersonRoute,
+  changeRoleRoute,
+  removePersonRoute,
   rescueRoute,
   ...ORG_CONTROL_ROUTES,
   auditLogRoute,
@@ -59,6 +70,7 @@ export const MANAGEMENT_ROUTES: readonly AnyRouteDefinition[] = [
 /** `/api/console` routes: session sign-in/out and the operator console's own endpoints. */
 export const CONSOLE_ROUTES: readonly AnyRouteDefinition[] = [
   ...SESSION_ROUTES,
+  acceptInvitationRoute,
   ...SESSION_OPERATOR_ROUTES,
 ];
 
