@@ -116,7 +116,7 @@ describe("admin console in a browser", { timeout: 900_000 }, () => {
   const signIn = async (credential: string, home: string) => {
     await page.goto(url("/"));
     await page.locator("#credential").fill(credential);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in with the key" }).click();
     await page.waitForURL(url(home));
   };
 
@@ -180,18 +180,18 @@ describe("admin console in a browser", { timeout: 900_000 }, () => {
     await shoot("sign-in");
     // A malformed value: a field error, nothing sent.
     await page.locator("#credential").fill("not a key");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in with the key" }).click();
     await page
       .getByText("Expected rwa_live_ or ent_admin_ followed by 64 hex characters")
       .waitFor();
     // A well-formed key the relayer does not know: refused, and the field is emptied.
     await page.locator("#credential").fill(`rwa_live_${"0".repeat(64)}`);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in with the key" }).click();
     await page.getByText("That key or token was not accepted").waitFor();
     assert.equal(await page.locator("#credential").inputValue(), "");
     assert.equal(await page.locator("#credential-error").count(), 0, "field error cleared");
     await page.locator("#credential").fill(org.apiKey);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in with the key" }).click();
     await page.waitForURL(url("/wallet/"));
     // A string expression: the root tsconfig has no DOM types (this runs in the page).
     const stored = await page.evaluate<Record<string, string>>(

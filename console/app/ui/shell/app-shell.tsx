@@ -18,6 +18,9 @@ const ORG_NAV = [
   { href: "/audit/", label: "Audit log" },
 ] as const;
 
+/** People: for a signed-in owner or admin (a key's session has no people to manage). */
+const PEOPLE_NAV = { href: "/people/", label: "People" } as const;
+
 const OPERATOR_NAV = [
   { href: "/operator/orgs/", label: "Organizations" },
   { href: "/operator/asset-types/", label: "Asset types" },
@@ -47,10 +50,13 @@ export function AppShell({ children }: { children: React.ReactNode }) {
   const router = useRouter();
   const [navOpen, setNavOpen] = useState(false);
   const isSignIn = pathname === "/";
+  // An invitation's link opens signed out or signed in alike.
+  const isInvitation = pathname === "/accept-invitation/";
   const isOperatorPath = pathname.startsWith("/operator/");
 
-  const redirect =
-    state.status === "signed-out" && !isSignIn
+  const redirect = isInvitation
+    ? undefined
+    : state.status === "signed-out" && !isSignIn
       ? "/"
       : state.status === "signed-in" &&
           (isSignIn || isOperatorPath !== (state.session.kind === "operator"))
@@ -70,12 +76,18 @@ export function AppShell({ children }: { children: React.ReactNode }) {
       </main>
     );
   }
-  if (state.status === "signed-out") {
+  if (state.status === "signed-out" || isInvitation) {
     return <main className="page page-center">{children}</main>;
   }
 
   const session = state.session;
-  const nav = session.kind === "org" ? ORG_NAV : OPERATOR_NAV;
+  const role = session.person?.role;
+  const nav =
+    session.kind === "operator"
+      ? OPERATOR_NAV
+      : role === "owner" || role === "admin"
+        ? [...ORG_NAV, PEOPLE_NAV]
+        : ORG_NAV;
   return (
     <div className="shell">
       <a className="skip-link" href="#content">
@@ -96,6 +108,11 @@ export function AppShell({ children }: { children: React.ReactNode }) {
         <span className="who" data-testid="who">
           {session.kind === "org" ? session.orgName : "Operator staff"}
           <span className="badge">{session.kind === "org" ? session.plan : "operator"}</span>
+          {session.person !== null && (
+            <span className="person" data-testid="person">
+              {session.person.email} <span className="badge">{session.person.role}</span>
+            </span>
+          )}
         </span>
         <button type="button" className="button button-small" onClick={() => void signOut()}>
           Sign out

@@ -1,0 +1,148 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { ensureConsoleBuilt } from "../../relayer/src/console/build-console.js";
+import { totpCode } from "../../relayer/src/people/totp.js";
+import { launchChromium } from "../support/browser.js";
+import { findChromium, missingChromiumMessage } from "../support/chromium.js";
+import { startTestStack, type TestStack } from "../support/stack.js";
+import { email, registerWithOwner } from "../relayer/people/people-helpers.js";
+
+/**
+ * People in the console, in a real browser (Debian's chromium through playwright-core) against
+ * the full stack (docs/people.md): the first owner opens the invitation link, sets a password and
+ * gets the authenticator secret once; signs in with email, password and a TOTP code; then invites
+ * a developer from the People screen (the link shown once), changes the role and removes them.
+ */
+
+const CHROMIUM = findChromium();
+const WIDE = { width: 1280, height: 900 };
+const PASSWORD = "a long enough password, 2026";
+
+describe("people in the console", { timeout: 300_000 }, () => {
+  let stack: TestStack;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const owner = email("owner");
+  let invitationUrl: string;
+  let secret: string;
+
+  const url = (route: string) => `${stack.baseUrl}/console${route}`;
+
+  before(async () => {
+    if (CHROMIUM === undefined) throw new Error(missingChromiumMessage());
+    const build = await ensureConsoleBuilt({ print: (line) => process.stderr.write(`${line}\n`) });
+    assert.notEqual(build.status, "failed", build.status === "failed" ? build.message : "");
+    stack = await startTestStack({ logLevel: "warn" });
+    ({ invitationUrl } = await registerWithOwner(stack, owner));
+    browser = await launchChromium(CHROMIUM);
+    context = await browser.newContext({ viewport: WIDE });
+    page = await context.newPage();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  it("the invitation link sets a password and shows the authenticator secret once", async () => {
+    assert.ok(
+      invitationUrl.startsWith(`${stack.baseUrl}/console/accept-invitation`),
+      invitationUrl,
+    );
+    await page.goto(invitationUrl);
+    await page.locator("#new-password").fill(PASSWORD);
+    await page.locator("#confirm-password").fill(`${PASSWORD}!`);
+    await page.getByRole("button", { name: "Set password" }).click();
+    await page.getByText("The two passwords differ").waitFor();
+    await page.locator("#new-password").fill("short");
+    await page.locator("#confirm-password").fill("short");
+    await page.getByRole("button", { name: "Set password" }).click();
+    await page.getByText("At least 12 characters").waitFor();
+
+    await page.locator("#new-password").fill(PASSWORD);
+    await page.locator("#confirm-password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Set password" }).click();
+    await page.getByTestId("totp-secret").waitFor();
+    secret = (await page.getByTestId("totp-secret").innerText()).trim();
+    assert.match(secret, /^[A-Z2-7]{16,}$/, "a base32 secret");
+    assert.equal(await page.getByTestId("accepted-email").innerText(), owner);
+    const otpauth = await page
+      .getByRole("link", { name: "Open in your authenticator app" })
+      .getAttribute("href");
+    assert.ok(otpauth?.startsWith("otpauth://totp/"), String(otpauth));
+    assert.ok(otpauth?.includes(`secret=${secret}`));
+
+    // The link is single use.
+    await page.goto(invitationUrl);
+    await page.locator("#new-password").fill(PASSWORD);
+    await page.locator("#confirm-password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Set password" }).click();
+    await page.getByText("This invitation was already used").waitFor();
+    // A link without its token says so.
+    await page.goto(url("/accept-invitation/"));
+    await page.getByText("This link has no invitation token").waitFor();
+  });
+
+  it("the owner signs in with email, password and the authenticator's code", async () => {
+    await page.goto(url("/"));
+    await page.locator("#email").fill(owner);
+    await page.locator("#password").fill(PASSWORD);
+    await page.locator("#totp").fill("12345");
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByText("Enter the 6-digit code from your authenticator app").waitFor();
+
+    // A wrong code: one answer for every wrong credential, and the secrets leave the fields.
+    const wrong = totpCode(secret, owner, Date.now() + 10 * 60_000);
+    await page.locator("#password").fill(PASSWORD);
+    await page.locator("#totp").fill(wrong);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByText("Email, password or code not accepted").waitFor();
+    assert.equal(await page.locator("#password").inputValue(), "");
+    assert.equal(await page.locator("#totp").inputValue(), "");
+
+    await page.locator("#password").fill(PASSWORD);
+    await page.locator("#totp").fill(totpCode(secret, owner, Date.now()));
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.waitForURL(url("/wallet/"));
+    const who = await page.getByTestId("person").innerText();
+    assert.match(who, new RegExp(`${owner.replace(/[.+]/g, "\\$&")}\\s+owner`));
+    const stored = await page.evaluate<string>(
+      `JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage), document.cookie, document.documentElement.outerHTML])`,
+    );
+    assert.ok(!stored.includes(PASSWORD), "the password is not kept in the page");
+    assert.ok(!stored.includes(secret), "the secret is not kept in the page");
+  });
+
+  it("the owner invites a developer from the People screen, changes the role and removes them", async () => {
+    await page.getByRole("link", { name: "People" }).click();
+    await page.waitForURL(url("/people/"));
+    await page.getByTestId(`person-row-${owner}`).waitFor();
+
+    const developer = email("developer");
+    await page.locator("#invite-email").fill("not an email");
+    await page.getByRole("button", { name: "Invite" }).click();
+    await page.getByText("Enter an email address").waitFor();
+    await page.locator("#invite-email").fill(developer);
+    await page.locator("#invite-role").selectOption("developer");
+    await page.getByRole("button", { name: "Invite" }).click();
+    await page.getByText(`${developer} invited as developer.`).waitFor();
+    const link = (await page.getByTestId("secret-value").innerText()).trim();
+    assert.ok(link.startsWith(`${stack.baseUrl}/console/accept-invitation?token=`), link);
+    const row = page.getByTestId(`person-row-${developer}`);
+    await row.getByText("invited").waitFor();
+
+    await row.getByRole("combobox", { name: `Role of ${developer}` }).selectOption("viewer");
+    await page.getByText(`${developer} is now viewer; their sessions ended.`).waitFor();
+    const listed = await stack.api("POST", "/api/console/invitations/accept", {
+      body: { token: new URL(link).searchParams.get("token"), password: PASSWORD },
+    });
+    assert.equal(listed.status, 200, "the invitation still opens after the role change");
+
+    await row.getByRole("button", { name: "Remove" }).click();
+    await row.getByRole("button", { name: "Yes, remove" }).click();
+    await page.getByText(`${developer} removed.`).waitFor();
+    await page.getByTestId(`person-row-${developer}`).waitFor({ state: "detached" });
+  });
+});
