@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { getAddress } from "ethers";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ensureConsoleBuilt } from "../../relayer/src/console/build-console.js";
 import { totpCode } from "../../relayer/src/people/totp.js";
@@ -26,6 +27,7 @@ describe("people in the console", { timeout: 300_000 }, () => {
   let page: Page;
   const owner = email("owner");
   let invitationUrl: string;
+  let apiKey: string;
   let secret: string;
 
   const url = (route: string) => `${stack.baseUrl}/console${route}`;
@@ -35,7 +37,7 @@ describe("people in the console", { timeout: 300_000 }, () => {
     const build = await ensureConsoleBuilt({ print: (line) => process.stderr.write(`${line}\n`) });
     assert.notEqual(build.status, "failed", build.status === "failed" ? build.message : "");
     stack = await startTestStack({ logLevel: "warn" });
-    ({ invitationUrl } = await registerWithOwner(stack, owner));
+    ({ invitationUrl, apiKey } = await registerWithOwner(stack, owner));
     browser = await launchChromium(CHROMIUM);
     context = await browser.newContext({ viewport: WIDE });
     page = await context.newPage();
@@ -144,5 +146,44 @@ describe("people in the console", { timeout: 300_000 }, () => {
     await row.getByRole("button", { name: "Yes, remove" }).click();
     await page.getByText(`${developer} removed.`).waitFor();
     await page.getByTestId(`person-row-${developer}`).waitFor({ state: "detached" });
+  });
+
+  it("the owner sets the allowlist and a daily limit in the policy editor, and a key's transfer elsewhere is refused", async () => {
+    const treasury = getAddress("0x00000000000000000000000000000000000000aa");
+    await page.getByRole("link", { name: "Policy" }).click();
+    await page.waitForURL(url("/policy/"));
+    await page.getByText("The default policy applies: no restriction.").waitFor();
+    await page.locator("#allow-address").fill("0x123");
+    await page.locator("#allow-label").fill("Broken");
+    await page.getByRole("button", { name: "Add to the allowlist" }).click();
+    await page.getByText("Enter a 0x address (40 hex digits)").waitFor();
+    await page.locator("#allow-address").fill(treasury);
+    await page.locator("#allow-label").fill("Treasury");
+    await page.getByRole("button", { name: "Add to the allowlist" }).click();
+    await page.getByTestId(`allowlist-${treasury.toLowerCase()}`).waitFor();
+    await page.getByLabel("Only the addresses on the allowlist").check();
+    await page.locator("#transfers-per-day").fill("5");
+    await page.getByRole("button", { name: "Save policy" }).click();
+    await page.getByText("Policy saved.").waitFor();
+
+    const saved = await stack.api("GET", "/api/enterprise/policy", { apiKey });
+    assert.equal(saved.status, 200, saved.text);
+    assert.equal(saved.body.destinations.mode, "allowlist");
+    assert.deepEqual(saved.body.destinations.allowlist, [{ address: treasury, label: "Treasury" }]);
+    assert.equal(saved.body.limits.transfersPerDay, 5);
+    assert.notEqual(saved.body.updatedAt, null);
+
+    // The organization's own key cannot move an asset off the list, nor loosen the policy.
+    const elsewhere = await stack.api("POST", "/api/v1/write/transfer", {
+      apiKey,
+      body: { tokenId: "1", toAddress: "0x00000000000000000000000000000000000000bb" },
+    });
+    assert.equal(elsewhere.status, 403, elsewhere.text);
+    assert.match(elsewhere.body.error, /^Policy: /);
+    const loosen = await stack.api("PUT", "/api/enterprise/policy", {
+      apiKey,
+      body: { ...saved.body, updatedAt: undefined, destinations: { mode: "any", allowlist: [] } },
+    });
+    assert.equal(loosen.status, 403, loosen.text);
   });
 });

@@ -16,6 +16,7 @@ const ORG_NAV = [
   { href: "/keys/", label: "API keys" },
   { href: "/webhooks/", label: "Webhooks" },
   { href: "/audit/", label: "Audit log" },
+  { href: "/policy/", label: "Policy" },
 ] as const;
 
 /** People: for a signed-in owner or admin (a key's session has no people to manage). */
