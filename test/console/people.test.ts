@@ -166,7 +166,11 @@ describe("people in the console", { timeout: 300_000 }, () => {
     await page.getByRole("button", { name: "Save policy" }).click();
     await page.getByText("Policy saved.").waitFor();
 
-    const saved = await stack.api("GET", "/api/enterprise/policy", { apiKey });
+    const saved = await stack.api<{
+      destinations: { mode: string; allowlist: Array<{ address: string; label: string }> };
+      limits: { transfersPerDay: number | null };
+      updatedAt: string | null;
+    }>("GET", "/api/enterprise/policy", { apiKey });
     assert.equal(saved.status, 200, saved.text);
     assert.equal(saved.body.destinations.mode, "allowlist");
     assert.deepEqual(saved.body.destinations.allowlist, [{ address: treasury, label: "Treasury" }]);
@@ -174,7 +178,7 @@ describe("people in the console", { timeout: 300_000 }, () => {
     assert.notEqual(saved.body.updatedAt, null);
 
     // The organization's own key cannot move an asset off the list, nor loosen the policy.
-    const elsewhere = await stack.api("POST", "/api/v1/write/transfer", {
+    const elsewhere = await stack.api<{ error: string }>("POST", "/api/v1/write/transfer", {
       apiKey,
       body: { tokenId: "1", toAddress: "0x00000000000000000000000000000000000000bb" },
     });
