@@ -128,6 +128,8 @@ describe("OpenAPI document, Postman collection", () => {
       "changePersonRole",
       "removePerson",
       "acceptInvitation",
+      "listOwnSessions",
+      "endOwnSession",
       "getConsole",
       "getMetrics",
       "getOpenApiDocument",

@@ -172,6 +172,25 @@ describe("people: invitations, sign-in, roles (PostgreSQL)", () => {
     assert.equal(res.body.data[0].actor, `${owner.userId} (${ownerEmail})`);
   });
 
+  it("a person lists their own sessions and ends one; an ended one is 404, and a key cannot list them", async () => {
+    const second = await signIn(stack, ownerEnrolled, 1);
+    const listed = await owner.api("GET", "/api/console/sessions");
+    assert.equal(listed.status, 200, listed.text);
+    const sessions = listed.body.sessions as Array<{ sessionId: string; current: boolean }>;
+    assert.equal(sessions.length, 2);
+    assert.equal(sessions.filter((x) => x.current).length, 1);
+    const other = sessions.find((x) => !x.current)!;
+    const byKey = await stack.api("GET", "/api/console/sessions", { apiKey: org.apiKey });
+    assert.equal(byKey.status, 403, byKey.text);
+    const ended = await owner.api("DELETE", `/api/console/sessions/${other.sessionId}`);
+    assert.equal(ended.status, 200, ended.text);
+    assert.equal((await second.api("GET", "/api/console/session")).status, 401);
+    assert.equal((await owner.api("GET", "/api/console/session")).status, 200);
+    const again = await owner.api("DELETE", `/api/console/sessions/${other.sessionId}`);
+    assert.equal(again.status, 404, again.text);
+    assert.equal(again.body.error, "Session not found");
+  });
+
   describe("inviting, listing, changing roles and removing", () => {
     let admin: SignedIn & Enrolled;
     let viewer: SignedIn & Enrolled;
