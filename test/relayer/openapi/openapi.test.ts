@@ -130,6 +130,8 @@ describe("OpenAPI document, Postman collection", () => {
       "acceptInvitation",
       "listOwnSessions",
       "endOwnSession",
+      "approveTransaction",
+      "rejectTransaction",
       "getConsole",
       "getMetrics",
       "getOpenApiDocument",
