@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../context.js";
 import { apiKeys, orgs, sessions, users, wallets } from "../db/schema/index.js";
 import { roleScopes } from "./roles.js";
@@ -236,4 +236,54 @@ export async function revokeSession(ctx: AppContext, id: string): Promise<void> 
     .update(sessions)
     .set({ revokedAt: sql`now()` })
     .where(and(eq(sessions.id, id), isNull(sessions.revokedAt)));
+}
+
+/** One of a person's own sessions, as they see it (never the cookie). */
+export interface OwnSession {
+  /** The session's row id (the SHA-256 of its cookie): names it, cannot be used as one. */
+  sessionId: string;
+  createdAt: string;
+  expiresAt: string;
+  /** The session this request was made with. */
+  current: boolean;
+}
+
+/** A person's active sessions (unrevoked, unexpired), newest first. */
+export async function listPersonSessions(
+  ctx: AppContext,
+  userId: string,
+  currentId: string,
+): Promise<OwnSession[]> {
+  const rows = await ctx.database.db
+    .select({ id: sessions.id, createdAt: sessions.createdAt, expiresAt: sessions.expiresAt })
+    .from(sessions)
+    .where(
+      and(
+        eq(sessions.userId, userId),
+        isNull(sessions.revokedAt),
+        gt(sessions.expiresAt, sql`now()`),
+        gt(sessions.createdAt, sql`now() - ${PERSON_SESSION_MAX_MS} * interval '1 millisecond'`),
+      ),
+    )
+    .orderBy(desc(sessions.createdAt));
+  return rows.map((row) => ({
+    sessionId: row.id,
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+    current: row.id === currentId,
+  }));
+}
+
+/** Ends one of a person's own sessions; false when it is not theirs or already ended. */
+export async function revokePersonSession(
+  ctx: AppContext,
+  userId: string,
+  sessionId: string,
+): Promise<boolean> {
+  const ended = await ctx.database.db
+    .update(sessions)
+    .set({ revokedAt: sql`now()` })
+    .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId), isNull(sessions.revokedAt)))
+    .returning({ id: sessions.id });
+  return ended.length === 1;
 }

@@ -25,6 +25,10 @@ export const AUDIT_ACTIONS = {
   assetTypeRegistered: "asset_type.registered",
   // An organization's policy replaced (docs/policy.md), with the policy before and after.
   policyChanged: "policy.changed",
+  // Writes held by the policy's approval rules, and people's decisions on them.
+  transactionHeld: "transaction.held",
+  transactionApproved: "transaction.approved",
+  transactionRejected: "transaction.rejected",
   // People (docs/people.md).
   userInvited: "user.invited",
   userInvitationAccepted: "user.invitation_accepted",

@@ -37,9 +37,7 @@ export async function readPolicy(
 /**
  * The checks the schema (`domain/policy.ts`) cannot make: each allowlisted address is a valid
  * (checksum-correct when mixed-case) address other than the zero address, and appears once;
- * addresses are stored checksummed. Approval rules are refused while approvals are not built
- * (docs/api-decisions.md "Organization policy"): a rule that held nothing would promise a second
- * person where there is none.
+ * addresses are stored checksummed; `priceAboveCOIN` names `list` or `buy` only.
  *
  * @throws ValidationError (400) naming the field
  */
@@ -62,10 +60,6 @@ export function normalizePolicy(policy: OrgPolicy): OrgPolicy {
         `Invalid field: approvals.${index}.when (priceAboveCOIN applies to list and buy only)`,
       );
   });
-  if (policy.approvals.length > 0)
-    throw new ValidationError(
-      "Invalid field: approvals (approval rules are not available yet; send [])",
-    );
   return {
     destinations: { mode: policy.destinations.mode, allowlist },
     limits: { transfersPerDay: policy.limits.transfersPerDay },

@@ -19,6 +19,8 @@ import type {
 import type { DbTransaction } from "../db/client.js";
 import type { AuditOrigin } from "../audit/audit-writer.js";
 import { appendWriteAudit } from "../audit/write-audit.js";
+import { approvalsNeeded, holdWrite } from "../policy/approvals.js";
+import { readPolicy } from "../policy/org-policy.js";
 import {
   enforceAtRecord,
   policyApplies,
@@ -44,6 +46,13 @@ export interface WriteRequest {
   respondAsync: boolean;
   /** Who asked (key or session, request id): a management act's audit row names it. */
   origin: AuditOrigin;
+  /** The person who asked, for a write from a console session (they may not approve it). */
+  requesterUserId?: string | undefined;
+  /**
+   * Set when people approved this held write (`policy/approvals.ts`): it is recorded under its
+   * held id, and the approval rules do not hold it again.
+   */
+  approved?: { transactionId: string } | undefined;
 }
 
 /** What the route answers: a final row (200 or the error it carries) or 202 with the id. */
@@ -95,6 +104,11 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
       accepted,
     );
     if (existing !== undefined) return outcomeOf(ctx, existing, request.respondAsync);
+  }
+  if (request.approved === undefined) {
+    const held = await holdIfRuled(ctx, request);
+    if (held !== undefined)
+      return { status: "accepted", transactionId: held, state: "pending_approval" };
   }
 
   const written = await checkAndRecord(ctx, request, hash, accepted);
@@ -250,6 +264,37 @@ async function recordChecked(
   }
 }
 
+/**
+ * Holds the write when an approval rule of the organization's policy says so (after the
+ * policy's own refusals: a destination off an allowlist is 403, not held): nothing is prepared
+ * or signed; its id, or undefined when no rule holds it.
+ */
+async function holdIfRuled(ctx: AppContext, request: WriteRequest): Promise<string | undefined> {
+  const { policy } = await readPolicy(ctx.database, request.orgId);
+  if (policy.approvals.length === 0) return undefined;
+  const question = policyQuestionOf(request);
+  const needed = approvalsNeeded(policy, {
+    ...question,
+    priceWei: request.kind.priceOf?.(request.body),
+  });
+  if (needed === 0) return undefined;
+  if (policyApplies(question)) await precheckWrite(ctx.database, request.orgId, question);
+  return holdWrite(
+    ctx.database,
+    {
+      id: newTxId(),
+      orgId: request.orgId,
+      kind: request.kind.kind,
+      body: request.body,
+      idempotencyKey: request.idempotencyKey,
+      requestedBy: request.origin.actor,
+      requesterUserId: request.requesterUserId,
+      approvers: needed,
+    },
+    request.origin,
+  );
+}
+
 /** What the organization's policy is asked about a write: its kind and its destinations. */
 function policyQuestionOf(request: WriteRequest): PolicyQuestion {
   const destination = request.kind.destinationOf?.(request.body);
@@ -290,7 +335,7 @@ function writeRows(
   estimates: ReadonlyArray<{ revert?: string }>,
   gasLimits: ReadonlyArray<bigint | undefined>,
 ): RecordedRow[] {
-  const rootId = newTxId();
+  const rootId = request.approved?.transactionId ?? newTxId();
   const base = {
     orgId: request.orgId,
     walletId: wallet.id,

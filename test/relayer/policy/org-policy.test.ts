@@ -97,7 +97,7 @@ describe("organization policy (anvil + PostgreSQL)", () => {
     for (const candidate of bad) assert.equal(orgPolicy.safeParse(candidate).success, false);
   });
 
-  it("writePolicy refuses a bad checksum, a duplicate address and (for now) approval rules with ValidationError, changing nothing", async () => {
+  it("writePolicy refuses a bad checksum, a duplicate address and priceAboveCOIN on a transfer with ValidationError, changing nothing", async () => {
     const lower = treasury.toLowerCase();
     const badChecksum = lower.slice(0, 2) + lower.slice(2, 10).toUpperCase() + lower.slice(10);
     const attempts: OrgPolicy[] = [
@@ -113,7 +113,9 @@ describe("organization policy (anvil + PostgreSQL)", () => {
           ],
         },
       }),
-      policy({ approvals: [{ kinds: ["transfer"], when: "always", approvers: 1 }] }),
+      policy({
+        approvals: [{ kinds: ["transfer"], when: { priceAboveCOIN: "10" }, approvers: 1 }],
+      }),
     ];
     for (const attempt of attempts)
       await assert.rejects(

@@ -9,3 +9,4 @@ export * from "./audit.js";
 export * from "./wallet-alerts.js";
 export * from "./policy.js";
 export * from "./people.js";
+export * from "./held-writes.js";

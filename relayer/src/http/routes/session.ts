@@ -13,11 +13,14 @@ import {
   createSession,
   csrfTokenOf,
   findSession,
+  listPersonSessions,
+  revokePersonSession,
   sessionIdOf,
   revokeSession,
   type ConsoleSession,
 } from "../../auth/session-store.js";
-import { UnauthorizedError } from "../../errors.js";
+import { NotFoundError, UnauthorizedError } from "../../errors.js";
+import { notFoundErrors } from "../openapi/operation-metadata.js";
 import { authenticateApiKey } from "../../auth/api-key-authenticator.js";
 import { assertUsedFromAllowedAddress } from "../../auth/require-api-key.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
@@ -205,9 +208,58 @@ export const signOutRoute = defineRoute({
   },
 });
 
+const ownSession = z.object({
+  sessionId: z.string().describe("names the session (the SHA-256 of its cookie, not the cookie)"),
+  createdAt: timestampSchema,
+  expiresAt: timestampSchema,
+  current: z.boolean().describe("the session of this request"),
+});
+
+/** `GET /api/console/sessions`: the signed-in person's own active sessions. */
+export const listOwnSessionsRoute = defineRoute({
+  method: "get",
+  path: "/api/console/sessions",
+  summary: "The signed-in person's own active sessions",
+  docs: { operationId: "listOwnSessions", tag: "Console" },
+  auth: "person",
+  roles: ORG_ROLES,
+  scopes: [],
+  request: {},
+  responses: { 200: z.object({ sessions: z.array(ownSession) }), 401: errorBody, 403: errorBody },
+  handler: async ({ ctx, res, person }) => {
+    res.setHeader("Cache-Control", "no-store");
+    return { sessions: await listPersonSessions(ctx, person!.userId, person!.sessionId) };
+  },
+});
+
+/** `DELETE /api/console/sessions/:sessionId`: end one of the person's own sessions. */
+export const endOwnSessionRoute = defineRoute({
+  method: "delete",
+  path: "/api/console/sessions/:sessionId",
+  summary: "End one of the signed-in person's own sessions",
+  docs: { operationId: "endOwnSession", tag: "Console", errors: notFoundErrors("Session") },
+  auth: "person",
+  roles: ORG_ROLES,
+  scopes: [],
+  request: { params: z.object({ sessionId: z.string().min(1).max(64) }) },
+  responses: {
+    200: z.object({ sessionId: z.string(), ended: z.literal(true) }),
+    401: errorBody,
+    403: errorBody,
+    404: errorBody,
+  },
+  handler: async ({ ctx, person, params }) => {
+    if (!(await revokePersonSession(ctx, person!.userId, params.sessionId)))
+      throw new NotFoundError("Session not found");
+    return { sessionId: params.sessionId, ended: true as const };
+  },
+});
+
 /** The console session routes. */
 export const SESSION_ROUTES: readonly AnyRouteDefinition[] = [
   signInRoute,
   getSessionRoute,
   signOutRoute,
+  listOwnSessionsRoute,
+  endOwnSessionRoute,
 ];

@@ -90,6 +90,11 @@ export interface WriteKindModule<
    */
   destinationOf?(input: TInput): string | undefined;
   /**
+   * The price a marketplace write names, in wei (a listing's `priceInCOIN`, a purchase's
+   * `maxPriceInCOIN`), for the policy's `priceAboveCOIN` approval rules; undefined: none named.
+   */
+  priceOf?(input: TInput): bigint | undefined;
+  /**
    * For a management act done by a write (registering an asset type): the audit row it appends
    * once the write is recorded (`http/routes/write.ts`; the row also names the transaction).
    */
