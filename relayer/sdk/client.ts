@@ -46,6 +46,7 @@ import type {
   UpdateWebhookInput,
   SetWalletAlertsInput,
   OrgPolicy,
+  PendingApprovals,
   WalletAlerts,
   WalletBalance,
   WalletHistory,
@@ -320,6 +321,14 @@ export class RwaClient {
    */
   getPolicy(options?: RequestOptions): Promise<OrgPolicy> {
     return this.get("/api/enterprise/policy", undefined, options);
+  }
+
+  /**
+   * `GET /api/enterprise/approvals` (scope `read`): writes the policy holds, waiting for people
+   * to approve them (they approve in the console; a key cannot).
+   */
+  listApprovals(options?: RequestOptions): Promise<PendingApprovals> {
+    return this.get("/api/enterprise/approvals", undefined, options);
   }
 
   /** `GET /api/enterprise/assets` (scope `read`): assets this organization owns or has listed. */

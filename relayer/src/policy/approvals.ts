@@ -152,6 +152,26 @@ export async function readHeld(
   return rows[0] === undefined ? undefined : heldOf(rows[0]);
 }
 
+/** The organization's writes waiting for approval (not expired), oldest first, at most 100. */
+export async function listPendingHeld(
+  database: Pick<Database, "db">,
+  orgId: string,
+): Promise<HeldWrite[]> {
+  const rows = await database.db
+    .select()
+    .from(heldWrites)
+    .where(
+      and(
+        eq(heldWrites.orgId, orgId),
+        eq(heldWrites.state, "pending_approval"),
+        sql`${heldWrites.expiresAt} > now()`,
+      ),
+    )
+    .orderBy(heldWrites.createdAt, heldWrites.id)
+    .limit(100);
+  return rows.map(heldOf);
+}
+
 /** The deciding person. */
 export interface Decider {
   orgId: string;

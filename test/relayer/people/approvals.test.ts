@@ -137,6 +137,20 @@ describe("approvals (anvil + PostgreSQL)", () => {
     assert.equal(await stack.token.ownerOf(tokens[2]!), stranger);
   });
 
+  it("GET /api/enterprise/approvals lists the writes waiting, to a key with read", async () => {
+    const id = await held(tokens[3]!);
+    const res = await keyApi("GET", "/api/enterprise/approvals");
+    assert.equal(res.status, 200, res.text);
+    const ids = (res.body.approvals as Array<{ transactionId: string; status: string }>).map(
+      (a) => a.transactionId,
+    );
+    assert.ok(ids.includes(id));
+    for (const a of res.body.approvals) assert.equal(a.status, "pending_approval");
+    assert.equal((await approver.api("POST", `/api/v1/transactions/${id}/reject`)).status, 200);
+    const after = await keyApi("GET", "/api/enterprise/approvals");
+    assert.ok(!after.body.approvals.some((a: { transactionId: string }) => a.transactionId === id));
+  });
+
   it("a write left pending past its 24 hours is expired: shown so, and approving answers 409", async () => {
     const id = await held(tokens[3]!);
     await stack.database.pool.query(

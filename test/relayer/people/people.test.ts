@@ -30,7 +30,7 @@ describe("people: invitations, sign-in, roles (PostgreSQL)", () => {
   const ownerEmail = email("owner");
 
   before(async () => {
-    stack = await startTestStack({ logLevel: "warn" });
+    stack = await startTestStack({ logLevel: "debug" });
     org = await registerWithOwner(stack, ownerEmail);
   });
   after(() => stack?.stop());
@@ -373,5 +373,11 @@ describe("people: invitations, sign-in, roles (PostgreSQL)", () => {
     });
     assert.equal(right.status, 429, right.text);
     assert.ok(Number(right.headers.get("retry-after")) > 0);
+  });
+  it("no password, TOTP secret or invitation token reaches the logs", () => {
+    const logs = stack.logText();
+    assert.ok(logs.length > 0);
+    for (const secret of [PASSWORD, ownerEnrolled.secret, tokenOf(org.invitationUrl)])
+      assert.ok(!logs.includes(secret), "a secret was logged");
   });
 });

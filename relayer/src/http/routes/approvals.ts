@@ -1,12 +1,18 @@
 import { z } from "zod";
 import { BaseError, NotFoundError } from "../../errors.js";
-import { decideHeld, markHeldFailed, readHeld, type HeldWrite } from "../../policy/approvals.js";
+import {
+  decideHeld,
+  listPendingHeld,
+  markHeldFailed,
+  readHeld,
+  type HeldWrite,
+} from "../../policy/approvals.js";
 import { writeKindOf } from "../../writes/kinds/index.js";
 import { executeWrite } from "../../writes/write-executor.js";
 import type { AppContext } from "../../context.js";
 import type { AuditOrigin } from "../../audit/audit-writer.js";
 import { defineRoute } from "../route-definition.js";
-import { errorBody, timestampSchema } from "./schemas.js";
+import { apiKeyErrors, errorBody, timestampSchema } from "./schemas.js";
 
 /**
  * Maker-checker approval of writes the organization's policy holds (docs/policy.md
@@ -134,4 +140,24 @@ export const rejectRoute = defineRoute({
     const decider = { orgId: person!.orgId, userId: person!.userId, email: person!.email };
     return describeHeld((await decideHeld(ctx.database, decider, id, "reject", origin)).held);
   },
+});
+
+/** `GET /api/enterprise/approvals` (scope read, or any signed-in person): writes awaiting approval. */
+export const listApprovalsRoute = defineRoute({
+  method: "get",
+  path: "/api/enterprise/approvals",
+  summary: "Writes the organization's policy holds, waiting for approval",
+  docs: {
+    operationId: "listApprovals",
+    tag: "Transactions",
+    description:
+      "Pending and not expired, oldest first, at most 100 (the console's approvals queue).",
+  },
+  auth: "apiKey",
+  scopes: ["read"],
+  request: {},
+  responses: { 200: z.object({ approvals: z.array(heldTransactionStatus) }), ...apiKeyErrors },
+  handler: async ({ ctx, principal }) => ({
+    approvals: (await listPendingHeld(ctx.database, principal!.orgId)).map(describeHeld),
+  }),
 });

@@ -1,7 +1,13 @@
 import { notFoundErrors } from "../openapi/operation-metadata.js";
 import { z } from "zod";
 import { NotFoundError } from "../../errors.js";
-import { approveRoute, heldStatus, heldTransactionStatus, rejectRoute } from "./approvals.js";
+import {
+  approveRoute,
+  heldStatus,
+  heldTransactionStatus,
+  listApprovalsRoute,
+  rejectRoute,
+} from "./approvals.js";
 import { transactionStatus } from "../../domain/transaction.js";
 import { readTransactionStatus } from "../../writes/transaction-status.js";
 import { statusOf } from "../error-handler.js";
@@ -45,4 +51,9 @@ export const transactionStatusRoute = defineRoute({
 });
 
 /** Transaction routes, for `mountRoutes` and the OpenAPI generator. */
-export const TRANSACTION_ROUTES = [transactionStatusRoute, approveRoute, rejectRoute] as const;
+export const TRANSACTION_ROUTES = [
+  transactionStatusRoute,
+  listApprovalsRoute,
+  approveRoute,
+  rejectRoute,
+] as const;
