@@ -7,7 +7,12 @@ import { totpCode } from "../../relayer/src/people/totp.js";
 import { launchChromium } from "../support/browser.js";
 import { findChromium, missingChromiumMessage } from "../support/chromium.js";
 import { startTestStack, type TestStack } from "../support/stack.js";
-import { email, registerWithOwner } from "../relayer/people/people-helpers.js";
+import {
+  email,
+  registerWithOwner,
+  signIn as signInPerson,
+} from "../relayer/people/people-helpers.js";
+import { startIndexer, type IndexerHandle } from "../../relayer/src/indexer/start-indexer.js";
 
 /**
  * People in the console, in a real browser (Debian's chromium through playwright-core) against
@@ -23,6 +28,7 @@ const PASSWORD = "a long enough password, 2026";
 describe("people in the console", { timeout: 300_000 }, () => {
   let stack: TestStack;
   let browser: Browser;
+  let indexer: IndexerHandle | undefined;
   let context: BrowserContext;
   let page: Page;
   const owner = email("owner");
@@ -37,6 +43,8 @@ describe("people in the console", { timeout: 300_000 }, () => {
     const build = await ensureConsoleBuilt({ print: (line) => process.stderr.write(`${line}\n`) });
     assert.notEqual(build.status, "failed", build.status === "failed" ? build.message : "");
     stack = await startTestStack({ logLevel: "warn" });
+    await stack.ctx.engine.start();
+    indexer = await startIndexer(stack.ctx, { pollIntervalMs: 100, lockPollMs: 200 });
     ({ invitationUrl, apiKey } = await registerWithOwner(stack, owner));
     browser = await launchChromium(CHROMIUM);
     context = await browser.newContext({ viewport: WIDE });
@@ -45,6 +53,8 @@ describe("people in the console", { timeout: 300_000 }, () => {
 
   after(async () => {
     await browser?.close();
+    await indexer?.stop();
+    await stack?.ctx.engine.stop();
     await stack?.stop();
   });
 
@@ -189,5 +199,63 @@ describe("people in the console", { timeout: 300_000 }, () => {
       body: { ...saved.body, updatedAt: undefined, destinations: { mode: "any", allowlist: [] } },
     });
     assert.equal(loosen.status, 403, loosen.text);
+  });
+
+  it("an approval rule holds a key's transfer; the owner approves it on the Approvals screen and the token arrives", async () => {
+    const treasury = getAddress("0x00000000000000000000000000000000000000aa");
+    // The owner's API session (the next TOTP step: the browser's sign-in used this one).
+    const ownerApi = await signInPerson(stack, { email: owner, password: PASSWORD, secret }, 1);
+    const current = await ownerApi.api<{ destinations: unknown; limits: unknown }>(
+      "GET",
+      "/api/enterprise/policy",
+    );
+    const rules = await ownerApi.api("PUT", "/api/enterprise/policy", {
+      body: {
+        destinations: current.body.destinations,
+        limits: current.body.limits,
+        approvals: [{ kinds: ["transfer"], when: "always", approvers: 1 }],
+      },
+    });
+    assert.equal(rules.status, 200, rules.text);
+
+    const issued = await stack.api<{ tokenId: string }>("POST", "/api/v1/write/issue-asset", {
+      apiKey,
+      body: { assetType: "Bond", name: "Held Bond", description: "waits for an approval" },
+    });
+    assert.equal(issued.status, 200, issued.text);
+    const tokenId = String(issued.body.tokenId);
+    const asked = await stack.api<{ status: string; transactionId: string }>(
+      "POST",
+      "/api/v1/write/transfer",
+      { apiKey, body: { tokenId, toAddress: treasury } },
+    );
+    assert.equal(asked.status, 202, asked.text);
+    assert.equal(asked.body.status, "pending_approval");
+    const id = asked.body.transactionId;
+
+    await page.goto(url("/approvals/"));
+    const row = page.getByTestId(`held-row-${id}`);
+    await row.waitFor();
+    assert.match(await page.getByTestId("approvals-count").innerText(), /^1\s+waiting$/);
+    assert.match(await row.innerText(), new RegExp(`toAddress: ${treasury}`));
+    assert.match(await row.innerText(), /0 of 1/);
+    await row.getByRole("button", { name: "Approve" }).click();
+    await page.getByText(`transfer ${id} approved.`).waitFor();
+    await row.waitFor({ state: "detached" });
+    await page.getByText("Nothing waits for approval").waitFor();
+
+    // Recorded under the same id and sent: the token arrives.
+    const deadline = Date.now() + 60_000;
+    let status = "";
+    while (Date.now() < deadline) {
+      const read = await stack.api<{ status: string }>("GET", `/api/v1/transactions/${id}`, {
+        apiKey,
+      });
+      status = read.body.status;
+      if (status === "confirmed" || status === "failed") break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.equal(status, "confirmed");
+    assert.equal(await stack.ctx.engine.reader.ownerOf(BigInt(tokenId)), treasury);
   });
 });

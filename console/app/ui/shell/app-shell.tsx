@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
+import { api } from "../../lib/api";
 import { useSession } from "../../lib/session";
 import { Loading } from "../common/states";
 import { LowBalanceBanner } from "../wallet/low-balance-banner";
@@ -17,6 +18,7 @@ const ORG_NAV = [
   { href: "/webhooks/", label: "Webhooks" },
   { href: "/audit/", label: "Audit log" },
   { href: "/policy/", label: "Policy" },
+  { href: "/approvals/", label: "Approvals" },
 ] as const;
 
 /** People: for a signed-in owner or admin (a key's session has no people to manage). */
@@ -69,6 +71,26 @@ export function AppShell({ children }: { children: React.ReactNode }) {
   }, [redirect, router]);
 
   useEffect(() => setNavOpen(false), [pathname]);
+
+  // How many writes wait for approval, on the menu of those who decide (read again on each screen).
+  const [waiting, setWaiting] = useState<number | undefined>(undefined);
+  const decider =
+    state.status === "signed-in" &&
+    (state.session.person?.role === "approver" || state.session.person?.role === "owner");
+  useEffect(() => {
+    if (!decider) return;
+    let cancelled = false;
+    api<{ approvals: unknown[] }>("GET", "/api/enterprise/approvals", undefined, {
+      quiet401: true,
+    })
+      .then(({ approvals }) => {
+        if (!cancelled) setWaiting(approvals.length);
+      })
+      .catch(() => undefined);
+    return () => {
+      cancelled = true;
+    };
+  }, [decider, pathname]);
 
   if (state.status === "loading" || redirect !== undefined) {
     return (
@@ -129,6 +151,12 @@ export function AppShell({ children }: { children: React.ReactNode }) {
                 aria-current={pathname.startsWith(item.href) ? "page" : undefined}
               >
                 {item.label}
+                {item.href === "/approvals/" && decider && waiting !== undefined && waiting > 0 && (
+                  <span className="badge" data-testid="approvals-count">
+                    {waiting}
+                    <span className="visually-hidden"> waiting</span>
+                  </span>
+                )}
               </Link>
             </li>
           ))}

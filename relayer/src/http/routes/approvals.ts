@@ -30,10 +30,22 @@ export const heldTransactionStatus = z.object({
   approvalsRequired: z.number().int(),
   approvals: z.array(z.object({ userId: z.string(), email: z.string(), at: timestampSchema })),
   requestedBy: z.string().describe("the key id, or `usr_… (email)` of the person who asked"),
+  request: z
+    .record(z.string(), z.unknown())
+    .describe("what the write asks for: its request body, without any password or secret field"),
   error: z.string().nullable().describe("why an approved write could not be recorded"),
   createdAt: timestampSchema,
   expiresAt: timestampSchema.describe("24 hours after it was held"),
 });
+
+/** Body fields an approver never needs to see (an asset's password). */
+const HIDDEN_FIELD = /password|secret/i;
+
+/** A held write's request body as an approver reads it: every field but secrets. */
+function shownBody(body: unknown): Record<string, unknown> {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return {};
+  return Object.fromEntries(Object.entries(body).filter(([key]) => !HIDDEN_FIELD.test(key)));
+}
 
 /** The held write's public shape. */
 export function describeHeld(held: HeldWrite): z.output<typeof heldTransactionStatus> {
@@ -44,6 +56,7 @@ export function describeHeld(held: HeldWrite): z.output<typeof heldTransactionSt
     approvalsRequired: held.approvers,
     approvals: held.approvals,
     requestedBy: held.requestedBy,
+    request: shownBody(held.body),
     error: held.error,
     createdAt: held.createdAt.toISOString(),
     expiresAt: held.expiresAt.toISOString(),
