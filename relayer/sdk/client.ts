@@ -45,6 +45,8 @@ import type {
   TransactionSummary,
   UpdateWebhookInput,
   SetWalletAlertsInput,
+  OrgPolicy,
+  PendingApprovals,
   WalletAlerts,
   WalletBalance,
   WalletHistory,
@@ -310,6 +312,23 @@ export class RwaClient {
   ): Promise<WalletAlerts> {
     const spec = { method: "PUT", path: "/api/enterprise/wallet/alerts", body: input } as const;
     return (await this.call<WalletAlerts>({ ...spec, idempotent: true, options })).body;
+  }
+
+  /**
+   * `GET /api/enterprise/policy` (scope `read`): the organization's policy (destinations,
+   * daily transfer limit, approval rules). Only a signed-in owner changes it, in the console: a
+   * key cannot loosen what limits it.
+   */
+  getPolicy(options?: RequestOptions): Promise<OrgPolicy> {
+    return this.get("/api/enterprise/policy", undefined, options);
+  }
+
+  /**
+   * `GET /api/enterprise/approvals` (scope `read`): writes the policy holds, waiting for people
+   * to approve them (they approve in the console; a key cannot).
+   */
+  listApprovals(options?: RequestOptions): Promise<PendingApprovals> {
+    return this.get("/api/enterprise/approvals", undefined, options);
   }
 
   /** `GET /api/enterprise/assets` (scope `read`): assets this organization owns or has listed. */

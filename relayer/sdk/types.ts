@@ -15,6 +15,8 @@ import type {
   walletAlertsResponse,
   walletResponse,
 } from "../src/http/routes/enterprise-wallet.js";
+import type { orgPolicyResponse } from "../src/domain/policy.js";
+import type { listApprovalsRoute } from "../src/http/routes/approvals.js";
 import type { auditLogQuery } from "../src/http/routes/enterprise-audit-log.js";
 import type {
   allowlistChangeResponse,
@@ -166,6 +168,10 @@ export type ListAuditLogParams = Omit<z.input<typeof auditLogQuery>, "limit" | "
 
 /** Result of `getWallet`. */
 export type WalletBalance = z.output<typeof walletResponse>;
+/** Body of `listApprovals`: writes the policy holds, waiting for approval. */
+export type PendingApprovals = z.output<(typeof listApprovalsRoute.responses)[200]>;
+/** Body of `getPolicy`: the organization's policy (docs/policy.md) and when it last changed. */
+export type OrgPolicy = z.output<typeof orgPolicyResponse>;
 /** Body of `getWalletAlerts` and `setWalletAlerts`. */
 export type WalletAlerts = z.output<typeof walletAlertsResponse>;
 /** Input of `setWalletAlerts`. */

@@ -1,9 +1,16 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseUnits } from "ethers";
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { ANVIL_DEV_PRIVATE_KEY, LOCAL_CHAIN_ID } from "../../deploy/rpc.js";
-import type { CoinPriceSettings, Config, IpfsSettings, SignerSettings } from "./context.js";
+import type {
+  CoinPriceSettings,
+  Config,
+  IpfsSettings,
+  SignerSettings,
+  TrustProxy,
+} from "./context.js";
 import { ConfigError } from "./errors.js";
 
 /**
@@ -105,6 +112,8 @@ export interface EnvSettings {
   logLevel: string;
   apiKeyRateLimitPerMinute: number;
   bodyLimitBytes: number;
+  /** TRUST_PROXY: which proxies' `X-Forwarded-For` to believe; false: none. */
+  trustProxy: TrustProxy;
   /** ANVIL_PORT: port of the embedded anvil (only used without RPC_URL). */
   anvilPort: number;
   /** EMBEDDED_PG_PORT: port of the embedded PostgreSQL; undefined = remembered or 54329. */
@@ -199,6 +208,34 @@ const byteSize = z
   })
   .refine((n) => n >= 1024 && n <= 64 * 1024 * 1024, "must be between 1kb and 64mb");
 
+/** Names Express's `trust proxy` accepts for whole address ranges. */
+const PROXY_RANGE_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
+const TRUST_PROXY_MESSAGE =
+  "must be false, the number of proxies in front (1-10), or a comma-separated list of the " +
+  "proxies' addresses or CIDR ranges (loopback, linklocal and uniquelocal name ranges); " +
+  "true would believe any client's X-Forwarded-For";
+
+/**
+ * TRUST_PROXY: which hops' `X-Forwarded-For` to believe (Express's `trust proxy`): `false`, a
+ * count of proxies in front, or the proxies' addresses. Never `true`: a client could then name
+ * any address, and an API key bound to addresses would bind nothing.
+ */
+const trustProxy = z.string().transform((value, ctx): TrustProxy => {
+  const text = value.trim();
+  if (text === "false") return false;
+  if (/^\d+$/.test(text)) {
+    const hops = Number(text);
+    if (hops >= 1 && hops <= 10) return hops;
+  } else {
+    const items = text.split(",").map((item) => item.trim());
+    const valid = (item: string) =>
+      PROXY_RANGE_NAMES.has(item) || ipaddr.isValid(item) || ipaddr.isValidCIDR(item);
+    if (items.length > 0 && items.every(valid)) return items;
+  }
+  ctx.addIssue({ code: "custom", message: TRUST_PROXY_MESSAGE });
+  return z.NEVER;
+});
+
 const coinAmount = z.string().transform((value, ctx) => {
   if (!/^\d+(\.\d{1,18})?$/.test(value)) {
     ctx.addIssue({ code: "custom", message: "must be a decimal amount of coin (e.g. 100 or 0.5)" });
@@ -262,6 +299,7 @@ const variables = {
   DEV_FAUCET_AMOUNT: coinAmount.optional(),
   API_KEY_RATE_LIMIT_PER_MINUTE: positiveInt(1_000_000).default(60),
   BODY_LIMIT: byteSize.default(DEFAULT_BODY_LIMIT_BYTES),
+  TRUST_PROXY: trustProxy.optional(),
   ANVIL_PORT: port(false).default(DEFAULT_ANVIL_PORT),
   EMBEDDED_PG_PORT: port(false).optional(),
   DEPLOYMENTS_FILE: z.string().min(1).optional(),
@@ -379,6 +417,7 @@ export function parseEnv(
     logLevel: get("LOG_LEVEL"),
     apiKeyRateLimitPerMinute: get("API_KEY_RATE_LIMIT_PER_MINUTE"),
     bodyLimitBytes: get("BODY_LIMIT"),
+    trustProxy: get("TRUST_PROXY") ?? false,
     anvilPort: get("ANVIL_PORT"),
     embeddedPostgresPort: get("EMBEDDED_PG_PORT"),
     deploymentsFile: deploymentsFile === undefined ? undefined : path.resolve(cwd, deploymentsFile),
@@ -589,6 +628,7 @@ export function resolveConfig(settings: EnvSettings, devSecrets: DevSecrets = {}
     logLevel: settings.logLevel,
     apiKeyRateLimitPerMinute: settings.apiKeyRateLimitPerMinute,
     bodyLimitBytes: settings.bodyLimitBytes,
+    trustProxy: settings.trustProxy,
     maxFeePerGasWei: settings.maxFeePerGasWei,
     ipfs: settings.ipfs,
     confirmations: settings.confirmations ?? DEFAULT_CONFIRMATIONS,

@@ -22,6 +22,9 @@ import type { AssetTypeCache } from "./writes/asset-type-cache.js";
  * Validated configuration (built by `config.ts` from the environment, once, at start).
  * Secrets in here are never logged.
  */
+/** Which hops' `X-Forwarded-For` to believe: none, a count of proxies, or their addresses. */
+export type TrustProxy = false | number | string[];
+
 export interface Config {
   nodeEnv: "development" | "production" | "test";
   host: string;
@@ -57,6 +60,12 @@ export interface Config {
   /** Console/session and rate-limit knobs. */
   apiKeyRateLimitPerMinute: number; // 60
   bodyLimitBytes: number; // e.g. 256 * 1024
+  /**
+   * TRUST_PROXY (Express's `trust proxy`): false (the default: the peer is the client), the
+   * number of proxies in front, or their addresses/CIDR ranges. Decides `req.ip`, which API keys
+   * bound to addresses and the audit log's source address use. Undefined: false.
+   */
+  trustProxy?: TrustProxy;
   /** Operator ceiling on any attempt's maxFeePerGas (`MAX_FEE_PER_GAS_GWEI`); none when unset. */
   maxFeePerGasWei?: bigint | undefined;
   /** Where metadata documents are pinned; absent means the embedded IPFS node under `dataDir`. */

@@ -36,6 +36,17 @@ export class UnauthorizedError extends BaseError {
   }
 }
 
+/**
+ * 401 `Invalid credentials`: a console sign-in with an unknown email, a wrong password or a wrong
+ * (or already used) code: one answer for all three, so it tells nobody which was wrong.
+ */
+export class InvalidCredentialsError extends UnauthorizedError {
+  constructor(options: BaseErrorOptions = {}) {
+    super(options);
+    this.message = "Invalid credentials";
+  }
+}
+
 /** 401 `API key expired`: a known, unrevoked key past the `expiresAt` it was created with. */
 export class ApiKeyExpiredError extends UnauthorizedError {
   constructor(options: BaseErrorOptions = {}) {
@@ -54,6 +65,16 @@ export class OrgSuspendedError extends ForbiddenError {
   }
 }
 
+/**
+ * 403 `Policy: <reason>`: the organization's own policy (docs/policy.md) refuses the write, a
+ * destination off its allowlist or a transfer over its daily limit. Nothing was recorded or signed.
+ */
+export class PolicyViolationError extends ForbiddenError {
+  constructor(reason: string, options: BaseErrorOptions = {}) {
+    super(`Policy: ${reason}`, options);
+  }
+}
+
 /** 404: unknown route or id. */
 export class NotFoundError extends BaseError {
   constructor(message = "Not found", options: BaseErrorOptions = {}) {
@@ -63,6 +84,9 @@ export class NotFoundError extends BaseError {
 
 /** 409: conflicts such as an idempotency key reused with another body. */
 export class ConflictError extends BaseError {}
+
+/** 410: a single-use link used already, or expired (an invitation). */
+export class GoneError extends BaseError {}
 
 /** 413: body over the size limit. */
 export class PayloadTooLargeError extends BaseError {}

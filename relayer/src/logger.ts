@@ -36,6 +36,10 @@ const SECRET_FIELD_NAMES = new Set([
   "pin", // a PKCS#11 token's user PIN (PKCS11_PIN)
   "pkcs11pin",
   "sopin",
+  // A person's second factor: a TOTP code, its secret and its enrollment URI (docs/people.md).
+  "totp",
+  "otpauthuri",
+  "xcsrftoken",
 ]);
 
 /** Suffixes that mark a field as secret (`webhookSecret`, `operatorPrivateKey`, `pgPassword`...). */

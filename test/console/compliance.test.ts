@@ -33,7 +33,7 @@ describe("compliance controls in the console", { timeout: 300_000 }, () => {
     const page = await context.newPage();
     await page.goto(url("/"));
     await page.locator("#credential").fill(credential);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in with the key" }).click();
     await page.waitForURL(url(home));
     return page;
   };

@@ -116,7 +116,7 @@ describe("admin console in a browser", { timeout: 900_000 }, () => {
   const signIn = async (credential: string, home: string) => {
     await page.goto(url("/"));
     await page.locator("#credential").fill(credential);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in with the key" }).click();
     await page.waitForURL(url(home));
   };
 
@@ -180,18 +180,18 @@ describe("admin console in a browser", { timeout: 900_000 }, () => {
     await shoot("sign-in");
     // A malformed value: a field error, nothing sent.
     await page.locator("#credential").fill("not a key");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in with the key" }).click();
     await page
       .getByText("Expected rwa_live_ or ent_admin_ followed by 64 hex characters")
       .waitFor();
     // A well-formed key the relayer does not know: refused, and the field is emptied.
     await page.locator("#credential").fill(`rwa_live_${"0".repeat(64)}`);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in with the key" }).click();
     await page.getByText("That key or token was not accepted").waitFor();
     assert.equal(await page.locator("#credential").inputValue(), "");
     assert.equal(await page.locator("#credential-error").count(), 0, "field error cleared");
     await page.locator("#credential").fill(org.apiKey);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in with the key" }).click();
     await page.waitForURL(url("/wallet/"));
     // A string expression: the root tsconfig has no DOM types (this runs in the page).
     const stored = await page.evaluate<Record<string, string>>(
@@ -509,7 +509,7 @@ describe("admin console in a browser", { timeout: 900_000 }, () => {
     // Blocks again: the row turns confirmed on screen without a reload.
     await stack.ctx.provider.send("evm_setIntervalMining", [1]);
     await row.getByTestId("tx-status").getByText("confirmed").waitFor({ timeout: 30_000 });
-    assert.match(await row.innerText(), /0x[0-9a-f]{6}…[0-9a-f]{6}/, "the hash is shown");
+    assert.match(await row.innerText(), /0x[0-9a-f]{4}…[0-9a-f]{4}/, "the hash is shown");
 
     // Filters, and sorting from the keyboard.
     await page.getByLabel("State").selectOption("failed");
@@ -525,6 +525,11 @@ describe("admin console in a browser", { timeout: 900_000 }, () => {
     await page.keyboard.press("Enter");
     assert.equal(await kindHeader.getAttribute("aria-sort"), "ascending");
     await shoot("transactions");
+    // At 1280 px the whole table shows: no column is cut off behind a sideways scroll.
+    const overflow = await page.evaluate<number>(
+      `(() => { const w = document.querySelector(".table-wrap"); return w.scrollWidth - w.clientWidth; })()`,
+    );
+    assert.ok(overflow <= 0, `the transactions table is ${overflow} px wider than its frame`);
   });
 
   it("the transactions screen keeps its filters and page in the URL across a reload, Back and a bad link", async () => {

@@ -38,7 +38,7 @@ describe("console: operator controls over organizations", { timeout: 300_000 }, 
   const signIn = async (credential: string, home: string) => {
     await page.goto(url("/"));
     await page.locator("#credential").fill(credential);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in with the key" }).click();
     await page.waitForURL(url(home));
   };
   const orgState = async () =>

@@ -201,6 +201,8 @@ describe("authorization matrix", { timeout: 120_000 }, () => {
     // `/metrics` answers 401 (not the API's 403 `Admin token required`) so scrapers see an auth failure.
     if (routeKey(route) === "GET /metrics") return cell === "adminToken" ? "allowed" : 401;
     if (route.auth === "none") return "allowed";
+    // A signed-in person's routes: no credentials is 401, any key or the admin token 403.
+    if (route.auth === "person") return cell === "none" ? 401 : 403;
     if (route.auth === "admin") return cell === "adminToken" ? "allowed" : 403;
     // Either credential: a presented admin token is checked as one (a wrong one is 403).
     if (route.auth === "apiKeyOrAdmin" && cell === "adminToken") return "allowed";

@@ -18,6 +18,41 @@ export const signInSchema = z.object({
     ),
 });
 
+/** A person's sign-in: email, password and the authenticator app's current 6-digit code. */
+export const personSignInSchema = z.object({
+  email: z.string().trim().min(1, "Enter your email").max(254, "At most 254 characters"),
+  password: z.string().min(1, "Enter your password").max(1024, "At most 1024 characters"),
+  totp: z
+    .string()
+    .trim()
+    .regex(/^\d{6}$/, "Enter the 6-digit code from your authenticator app"),
+});
+
+/** Accepting an invitation: the new password, twice (12 to 256 characters, as the relayer asks). */
+export const acceptInvitationSchema = z
+  .object({
+    password: z.string().min(12, "At least 12 characters").max(256, "At most 256 characters"),
+    confirm: z.string(),
+  })
+  .refine((value) => value.password === value.confirm, {
+    path: ["confirm"],
+    message: "The two passwords differ",
+  });
+
+/** The organization roles a person can hold (docs/people.md). */
+export const ORG_ROLES = ["owner", "admin", "approver", "developer", "viewer"] as const;
+
+/** Inviting a person: their email and role. */
+export const invitePersonSchema = z.object({
+  email: z
+    .string()
+    .trim()
+    .min(1, "Enter an email")
+    .max(254, "At most 254 characters")
+    .regex(/^[^\s@]+@[^\s@]+$/, "Enter an email address"),
+  role: z.enum(ORG_ROLES),
+});
+
 export const createKeySchema = z.object({
   label: z.string().trim().max(100, "At most 100 characters"),
   scopes: z.array(z.enum(SCOPES)).min(1, "Choose at least one scope"),

@@ -12,10 +12,16 @@ export type SessionState =
 
 interface SessionContextValue {
   state: SessionState;
-  /** Trades a credential for the session cookie. The credential is not kept anywhere. */
-  signIn: (credential: string) => Promise<void>;
+  /**
+   * Trades a credential for the session cookie: a person's email, password and TOTP code, or an
+   * API key or the admin token. Nothing of it is kept anywhere.
+   */
+  signIn: (credential: SignInCredential) => Promise<void>;
   signOut: () => Promise<void>;
 }
+
+/** What `signIn` takes: a person's three fields, or a key or token as pasted. */
+export type SignInCredential = string | { email: string; password: string; totp: string };
 
 const SessionContext = createContext<SessionContextValue | undefined>(undefined);
 
@@ -59,10 +65,13 @@ export function SessionProvider({ children }: { children: React.ReactNode }) {
   }, [apply]);
 
   const signIn = useCallback(
-    async (credential: string) => {
-      const body = credential.startsWith("ent_admin_")
-        ? { adminToken: credential }
-        : { apiKey: credential };
+    async (credential: SignInCredential) => {
+      const body =
+        typeof credential !== "string"
+          ? credential
+          : credential.startsWith("ent_admin_")
+            ? { adminToken: credential }
+            : { apiKey: credential };
       const session = await api<SessionInfo>("POST", "/api/console/session", body, {
         quiet401: true,
       });

@@ -68,7 +68,12 @@ export type AssetType = ListRow<"/api/v1/asset-types">;
 export type ListingRecord = ResponseBody<"/api/v1/marketplace/{id}", "get">;
 
 export type TransactionSummary = ListRow<"/api/v1/transactions">;
-export type TransactionStatus = ResponseBody<"/api/v1/transactions/{id}", "get">;
+/** `GET /api/v1/transactions/{id}`: a recorded write, or one the policy holds for approval. */
+export type AnyTransactionStatus = ResponseBody<"/api/v1/transactions/{id}", "get">;
+/** A recorded write's status. */
+export type TransactionStatus = Extract<AnyTransactionStatus, { attempts: unknown }>;
+/** A write held for approval (`pending_approval`, ...), not recorded yet. */
+export type HeldTransactionStatus = Exclude<AnyTransactionStatus, { attempts: unknown }>;
 /** A write's state (the relayer's `TRANSACTION_STATES`). */
 export type TxStatus = TransactionStatus["status"];
 

@@ -2,7 +2,7 @@
 
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, messageOf } from "./api";
-import type { TransactionStatus, TxStatus } from "./types";
+import type { AnyTransactionStatus, TransactionStatus, TxStatus } from "./types";
 
 /** Where a console write stands, from the click to a final state on chain. */
 export type WriteState =
@@ -69,10 +69,20 @@ export function useWrite(onSettled?: () => void) {
       for (;;) {
         await new Promise((resolve) => setTimeout(resolve, POLL_MS));
         if (!alive.current) return;
-        const tx = await api<TransactionStatus>(
+        const read = await api<AnyTransactionStatus>(
           "GET",
           `/api/v1/transactions/${encodeURIComponent(transactionId)}`,
         );
+        // Held for approval: not recorded yet, so nothing to show but that it waits.
+        if (!("attempts" in read)) {
+          setState({
+            phase: "failed",
+            transactionId,
+            message: `Waiting for approval (${read.status})`,
+          });
+          return;
+        }
+        const tx: TransactionStatus = read;
         if (!FINAL.includes(tx.status)) {
           setState({
             phase: "pending",

@@ -4,6 +4,7 @@ import { retryOnDeadlock } from "../db/client.js";
 import type { ApiKeyPrincipal } from "./api-key-cache.js";
 import { ApiKeyExpiredError, OrgSuspendedError, UnauthorizedError } from "../errors.js";
 import { API_KEY_PATTERN, hashApiKey, hashesEqual } from "./api-key-format.js";
+import { parseRanges } from "./allowed-ips.js";
 import { expandScopes } from "./scopes.js";
 import { prefetchRequest } from "../limits/rate-limiter.js";
 
@@ -69,6 +70,7 @@ interface KeyRow {
   expires_at: Date | null;
   plan: string;
   suspended_at: Date | null;
+  allowed_ips: string[] | null;
 }
 
 /**
@@ -88,7 +90,7 @@ async function lookUpApiKeys(
       name: "api-keys-look-up",
       text: `WITH found AS (
                SELECT k.id, k.org_id, k.key_hash, k.scopes, k.revoked_at, k.expires_at,
-                      k.last_used_at, o.plan, o.suspended_at
+                      k.last_used_at, o.plan, o.suspended_at, k.allowed_ips
                FROM api_keys k JOIN orgs o ON o.id = k.org_id
                WHERE k.key_hash = ANY($1::text[])
              ), stamped AS (
@@ -99,7 +101,8 @@ async function lookUpApiKeys(
                  AND (f.last_used_at IS NULL
                       OR f.last_used_at <= now() - make_interval(secs => $2::double precision))
              )
-             SELECT id AS key_id, org_id, key_hash, scopes, revoked_at, expires_at, plan, suspended_at
+             SELECT id AS key_id, org_id, key_hash, scopes, revoked_at, expires_at, plan, suspended_at,
+                    allowed_ips
              FROM found`,
       values: [[...new Set(hashes)], LAST_USED_RESOLUTION_MS / 1000],
     }),
@@ -123,6 +126,7 @@ async function lookUpApiKeys(
         scopes: row.scopes,
         grantedScopes: expandScopes(row.scopes),
         plan: row.plan,
+        ...(row.allowed_ips === null ? {} : { allowedIps: parseRanges(row.allowed_ips) }),
       },
       expiresAt: row.expires_at?.getTime() ?? null,
     };

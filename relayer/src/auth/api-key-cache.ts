@@ -1,3 +1,5 @@
+import type { IpRange } from "./allowed-ips.js";
+
 /** Who is calling, as established from a valid, unrevoked API key. */
 export interface ApiKeyPrincipal {
   orgId: string;
@@ -7,6 +9,11 @@ export interface ApiKeyPrincipal {
   /** The concrete scopes granted (aliases expanded). */
   grantedScopes: ReadonlySet<string>;
   plan: string;
+  /**
+   * Where the key may be used from (`auth/allowed-ips.ts`), parsed once per lookup; undefined:
+   * anywhere. `requireApiKey` refuses a request from elsewhere with 403.
+   */
+  allowedIps?: readonly IpRange[];
 }
 
 /**

@@ -2,7 +2,8 @@ import { and, asc, eq, isNull, ne, sql } from "drizzle-orm";
 import type { AppContext } from "../context.js";
 import { ORG_CHANGED_CHANNEL } from "../engine/tx-notifier.js";
 import { apiKeys, orgs } from "../db/schema/index.js";
-import { ConflictError, ForbiddenError, NotFoundError } from "../errors.js";
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../errors.js";
+import { canonicalRanges } from "./allowed-ips.js";
 import { generateApiKey } from "./api-key-format.js";
 import { isScopeSubset } from "./scopes.js";
 import type { ApiKeyPrincipal } from "./api-key-cache.js";
@@ -33,6 +34,7 @@ function summarize(row: KeyRow): ApiKeySummary {
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
     revokedAt: row.revokedAt?.toISOString() ?? null,
     expiresAt: row.expiresAt?.toISOString() ?? null,
+    allowedIps: row.allowedIps,
   };
 }
 
@@ -58,7 +60,12 @@ export async function listApiKeys(ctx: AppContext, orgId: string): Promise<ApiKe
 export async function createApiKey(
   ctx: AppContext,
   caller: ApiKeyPrincipal,
-  input: { scopes: string[]; label?: string | undefined; expiresAt?: string | undefined },
+  input: {
+    scopes: string[];
+    label?: string | undefined;
+    expiresAt?: string | undefined;
+    allowedIps?: string[] | undefined;
+  },
   origin: AuditOrigin,
 ): Promise<CreatedApiKey> {
   const scopes = [...new Set(input.scopes)];
@@ -66,6 +73,15 @@ export async function createApiKey(
     throw new ForbiddenError("Insufficient scope", {
       details: { reason: "requested scopes exceed the calling key's" },
     });
+  }
+  let allowedIps: string[] | null = null;
+  if (input.allowedIps !== undefined) {
+    const ranges = canonicalRanges(input.allowedIps);
+    if (!Array.isArray(ranges))
+      throw new ValidationError(
+        `Invalid field: allowedIps.${ranges.invalid} (not an IP address or CIDR range)`,
+      );
+    allowedIps = ranges;
   }
   const generated = generateApiKey();
   const keyId = newId("key");
@@ -91,13 +107,18 @@ export async function createApiKey(
         label: input.label ?? null,
         scopes,
         expiresAt: input.expiresAt === undefined ? null : new Date(input.expiresAt),
+        allowedIps,
       })
       .returning();
     await appendAudit(tx, origin, {
       orgId: caller.orgId,
       action: AUDIT_ACTIONS.apiKeyCreated,
       target: keyId,
-      changes: { label: input.label ?? null, scopes },
+      changes: {
+        label: input.label ?? null,
+        scopes,
+        ...(allowedIps === null ? {} : { allowedIps }),
+      },
     });
     return inserted[0];
   });

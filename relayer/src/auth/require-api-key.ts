@@ -1,6 +1,8 @@
 import type { NextFunction, Request, Response } from "express";
 import type { AppContext } from "../context.js";
-import { UnauthorizedError } from "../errors.js";
+import { ForbiddenError, UnauthorizedError } from "../errors.js";
+import { ipAllowed } from "./allowed-ips.js";
+import { roleAllowsRequest } from "./roles.js";
 import { authenticateApiKey } from "./api-key-authenticator.js";
 import type { ApiKeyPrincipal } from "./api-key-cache.js";
 import { hasApiKeyHeaders, sessionOf, sessionPrincipal } from "./session-auth.js";
@@ -29,6 +31,20 @@ export function apiKeyFromHeaders(req: Request): string {
   return key;
 }
 
+/**
+ * Refuses a key used from an address outside its `allowedIps` (403 `API key not allowed from
+ * this address`). The address is `req.ip`: the peer, or with `TRUST_PROXY` set, the client that
+ * the trusted proxies name in `X-Forwarded-For` (docs/configuration.md).
+ */
+export function assertUsedFromAllowedAddress(req: Request, principal: ApiKeyPrincipal): void {
+  if (principal.allowedIps === undefined) return;
+  const ip = req.ip ?? req.socket.remoteAddress;
+  if (!ipAllowed(ip, principal.allowedIps))
+    throw new ForbiddenError("API key not allowed from this address", {
+      details: { keyId: principal.keyId, ip: ip ?? null },
+    });
+}
+
 /** The authenticated caller of a request that passed `requireApiKey`. */
 export function principalOf(res: Response): ApiKeyPrincipal {
   const auth = (res.locals as { auth?: ApiKeyPrincipal }).auth;
@@ -54,13 +70,21 @@ export function requireApiKey(ctx: AppContext) {
     if (!hasApiKeyHeaders(req)) {
       const session = await sessionOf(ctx, req, res, "org");
       if (session !== undefined) {
-        (res.locals as { auth?: ApiKeyPrincipal }).auth = sessionPrincipal(session);
+        const principal = sessionPrincipal(session);
+        const route = (res.locals as { routeTemplate?: string }).routeTemplate ?? req.path;
+        if (session.role !== null && !roleAllowsRequest(session.role, req.method, route))
+          throw new ForbiddenError(`Not allowed for role ${session.role}`, {
+            details: { role: session.role, route },
+          });
+        (res.locals as { auth?: ApiKeyPrincipal }).auth = principal;
         next();
         return;
       }
     }
     const key = apiKeyFromHeaders(req);
-    (res.locals as { auth?: ApiKeyPrincipal }).auth = await authenticateApiKey(ctx, key);
+    const principal = await authenticateApiKey(ctx, key);
+    assertUsedFromAllowedAddress(req, principal);
+    (res.locals as { auth?: ApiKeyPrincipal }).auth = principal;
     next();
   };
 }

@@ -119,19 +119,22 @@ export async function sessionOf(
 }
 
 /**
- * The API-key principal an org session acts as: the key it was opened with, same scopes.
+ * The API-key principal an org session acts as: the key it was opened with, same scopes; a
+ * person's session acts as the person, with their role's scopes (`auth/roles.ts`).
  *
  * @throws OrgSuspendedError (403) while operator staff hold the session's organization
  */
 export function sessionPrincipal(session: ConsoleSession): ApiKeyPrincipal {
-  if (session.orgId === null || session.apiKeyId === null) {
+  const actingAs = session.userId ?? session.apiKeyId;
+  if (session.orgId === null || actingAs === null) {
     throw new UnauthorizedError({ details: { reason: "not an org session" } });
   }
   if (session.suspended)
     throw new OrgSuspendedError({ details: { orgId: session.orgId, sessionId: session.id } });
   return {
     orgId: session.orgId,
-    keyId: session.apiKeyId,
+    // A person acts as themselves (rate limits and the audit log count them by user id).
+    keyId: actingAs,
     scopes: session.scopes,
     grantedScopes: session.grantedScopes,
     plan: session.plan ?? "free",

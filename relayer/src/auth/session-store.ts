@@ -1,7 +1,9 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../context.js";
-import { apiKeys, orgs, sessions, wallets } from "../db/schema/index.js";
+import { apiKeys, orgs, sessions, users, wallets } from "../db/schema/index.js";
+import { roleScopes } from "./roles.js";
+import type { OrgRole } from "../domain/person.js";
 import { expandScopes } from "./scopes.js";
 
 /**
@@ -15,6 +17,10 @@ import { expandScopes } from "./scopes.js";
  * the operator changes ADMIN_TOKEN (a leaked token is rotated by restarting with a new one) every
  * console session opened with the old token ends, with no column to keep in step.
  */
+
+/** A person's session (docs/people.md): idle lifetime 30 min, absolute 12 h. */
+export const PERSON_SESSION_IDLE_MS = 30 * 60 * 1000;
+export const PERSON_SESSION_MAX_MS = 12 * 60 * 60 * 1000;
 
 /** Idle lifetime: a session unused for this long expires (sliding). */
 export const SESSION_IDLE_MS = 8 * 60 * 60 * 1000;
@@ -48,6 +54,10 @@ export interface ConsoleSession {
   grantedScopes: ReadonlySet<string>;
   createdAt: Date;
   expiresAt: Date;
+  /** A person's session (docs/people.md): the person, their email and role; else null. */
+  userId: string | null;
+  email: string | null;
+  role: OrgRole | null;
 }
 
 /** A freshly generated session token: `token` goes into the cookie, `id` into the database. */
@@ -113,18 +123,23 @@ export function csrfTokenOf(token: string): string {
  */
 export async function createSession(
   ctx: AppContext,
-  owner: { kind: "org"; orgId: string; apiKeyId: string; scopes: string[] } | { kind: "operator" },
+  owner:
+    | { kind: "org"; orgId: string; apiKeyId: string; scopes: string[] }
+    | { kind: "org"; orgId: string; userId: string }
+    | { kind: "operator" },
 ): Promise<{ token: string; expiresAt: Date }> {
   const { token, id } = generateSessionToken(
     owner.kind === "operator" ? ctx.config.adminToken : undefined,
   );
-  const expiresAt = new Date(Date.now() + SESSION_IDLE_MS);
+  const person = "userId" in owner;
+  const expiresAt = new Date(Date.now() + (person ? PERSON_SESSION_IDLE_MS : SESSION_IDLE_MS));
   await ctx.database.db.insert(sessions).values({
     id,
     kind: owner.kind,
     orgId: owner.kind === "org" ? owner.orgId : null,
-    apiKeyId: owner.kind === "org" ? owner.apiKeyId : null,
-    scopes: owner.kind === "org" ? owner.scopes : [],
+    apiKeyId: "apiKeyId" in owner ? owner.apiKeyId : null,
+    userId: person ? owner.userId : null,
+    scopes: "scopes" in owner ? owner.scopes : [],
     expiresAt,
   });
   return { token, expiresAt };
@@ -150,6 +165,11 @@ export async function findSession(
       orgId: sessions.orgId,
       apiKeyId: sessions.apiKeyId,
       scopes: sessions.scopes,
+      userId: sessions.userId,
+      userEmail: users.email,
+      userRole: users.role,
+      userRemovedAt: users.removedAt,
+      orgScopes: orgs.scopes,
       createdAt: sessions.createdAt,
       expiresAt: sessions.expiresAt,
       keyRevokedAt: apiKeys.revokedAt,
@@ -163,13 +183,20 @@ export async function findSession(
     .leftJoin(apiKeys, eq(apiKeys.id, sessions.apiKeyId))
     .leftJoin(orgs, eq(orgs.id, sessions.orgId))
     .leftJoin(wallets, eq(wallets.orgId, sessions.orgId))
+    .leftJoin(users, eq(users.id, sessions.userId))
     .where(and(eq(sessions.id, id), isNull(sessions.revokedAt), gt(sessions.expiresAt, sql`now()`)))
     .limit(1);
   const row = rows[0];
   if (row === undefined) return undefined;
   const now = Date.now();
-  if (now - row.createdAt.getTime() >= SESSION_MAX_MS) return undefined;
-  if (row.kind === "org" && (row.apiKeyId === null || row.keyRevokedAt !== null)) return undefined;
+  const person = row.userId !== null;
+  const idleMs = person ? PERSON_SESSION_IDLE_MS : SESSION_IDLE_MS;
+  const maxMs = person ? PERSON_SESSION_MAX_MS : SESSION_MAX_MS;
+  if (now - row.createdAt.getTime() >= maxMs) return undefined;
+  // A person's session ends with the person (removal also revokes it; this covers a race).
+  if (person && (row.userRole === null || row.userRemovedAt !== null)) return undefined;
+  if (row.kind === "org" && !person && (row.apiKeyId === null || row.keyRevokedAt !== null))
+    return undefined;
   if (row.keyExpiresAt !== null && row.keyExpiresAt.getTime() <= now) return undefined;
   if (row.kind !== "org" && row.kind !== "operator") return undefined;
   if (row.kind === "operator" && !operatorTokenValid(token, ctx.config.adminToken)) {
@@ -178,8 +205,8 @@ export async function findSession(
   }
 
   let expiresAt = row.expiresAt;
-  if (now + SESSION_IDLE_MS - expiresAt.getTime() >= SLIDE_RESOLUTION_MS) {
-    expiresAt = new Date(Math.min(now + SESSION_IDLE_MS, row.createdAt.getTime() + SESSION_MAX_MS));
+  if (now + idleMs - expiresAt.getTime() >= Math.min(SLIDE_RESOLUTION_MS, idleMs / 6)) {
+    expiresAt = new Date(Math.min(now + idleMs, row.createdAt.getTime() + maxMs));
     await ctx.database.db.update(sessions).set({ expiresAt }).where(eq(sessions.id, id));
   }
   return {
@@ -191,10 +218,15 @@ export async function findSession(
     walletAddress: row.walletAddress,
     apiKeyId: row.apiKeyId,
     suspended: row.orgSuspendedAt !== null,
-    scopes: row.scopes,
-    grantedScopes: expandScopes(row.scopes),
+    scopes: person ? roleScopes(row.userRole!, row.orgScopes ?? []) : row.scopes,
+    grantedScopes: expandScopes(
+      person ? roleScopes(row.userRole!, row.orgScopes ?? []) : row.scopes,
+    ),
     createdAt: row.createdAt,
     expiresAt,
+    userId: row.userId,
+    email: row.userEmail,
+    role: row.userRole,
   };
 }
 
@@ -204,4 +236,54 @@ export async function revokeSession(ctx: AppContext, id: string): Promise<void> 
     .update(sessions)
     .set({ revokedAt: sql`now()` })
     .where(and(eq(sessions.id, id), isNull(sessions.revokedAt)));
+}
+
+/** One of a person's own sessions, as they see it (never the cookie). */
+export interface OwnSession {
+  /** The session's row id (the SHA-256 of its cookie): names it, cannot be used as one. */
+  sessionId: string;
+  createdAt: string;
+  expiresAt: string;
+  /** The session this request was made with. */
+  current: boolean;
+}
+
+/** A person's active sessions (unrevoked, unexpired), newest first. */
+export async function listPersonSessions(
+  ctx: AppContext,
+  userId: string,
+  currentId: string,
+): Promise<OwnSession[]> {
+  const rows = await ctx.database.db
+    .select({ id: sessions.id, createdAt: sessions.createdAt, expiresAt: sessions.expiresAt })
+    .from(sessions)
+    .where(
+      and(
+        eq(sessions.userId, userId),
+        isNull(sessions.revokedAt),
+        gt(sessions.expiresAt, sql`now()`),
+        gt(sessions.createdAt, sql`now() - ${PERSON_SESSION_MAX_MS} * interval '1 millisecond'`),
+      ),
+    )
+    .orderBy(desc(sessions.createdAt));
+  return rows.map((row) => ({
+    sessionId: row.id,
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+    current: row.id === currentId,
+  }));
+}
+
+/** Ends one of a person's own sessions; false when it is not theirs or already ended. */
+export async function revokePersonSession(
+  ctx: AppContext,
+  userId: string,
+  sessionId: string,
+): Promise<boolean> {
+  const ended = await ctx.database.db
+    .update(sessions)
+    .set({ revokedAt: sql`now()` })
+    .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId), isNull(sessions.revokedAt)))
+    .returning({ id: sessions.id });
+  return ended.length === 1;
 }

@@ -11,6 +11,10 @@ export const apiKeySummary = z.object({
   lastUsedAt: timestamp.nullable().describe("updated at most once a minute"),
   revokedAt: timestamp.nullable(),
   expiresAt: timestamp.nullable().describe("after it the key answers 401 `API key expired`"),
+  allowedIps: z
+    .array(z.string())
+    .nullable()
+    .describe("CIDR ranges the key may be used from (403 elsewhere); null: anywhere"),
 });
 
 /** An API key as listed. */

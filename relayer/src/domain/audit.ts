@@ -23,6 +23,17 @@ export const AUDIT_ACTIONS = {
   webhookSecretRotated: "webhook.secret_rotated",
   webhookDeleted: "webhook.deleted",
   assetTypeRegistered: "asset_type.registered",
+  // An organization's policy replaced (docs/policy.md), with the policy before and after.
+  policyChanged: "policy.changed",
+  // Writes held by the policy's approval rules, and people's decisions on them.
+  transactionHeld: "transaction.held",
+  transactionApproved: "transaction.approved",
+  transactionRejected: "transaction.rejected",
+  // People (docs/people.md).
+  userInvited: "user.invited",
+  userInvitationAccepted: "user.invitation_accepted",
+  userRoleChanged: "user.role_changed",
+  userRemoved: "user.removed",
   marketplaceTokenRescued: "marketplace.token_rescued",
   // The operator's compliance controls (docs/contracts.md "Compliance controls"), once mined.
   assetFrozen: "asset.frozen",

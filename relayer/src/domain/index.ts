@@ -15,6 +15,8 @@ export * from "./asset.ts";
 export * from "./audit.ts";
 export * from "./listing.ts";
 export * from "./org.ts";
+export * from "./person.ts";
+export * from "./policy.ts";
 export * from "./scope.ts";
 export * from "./session.ts";
 export * from "./timestamp.ts";

@@ -51,4 +51,6 @@ export interface RegisteredOrganization {
    * operator account cannot pay, the organization is registered without it and `reason` says why.
    */
   devFaucet?: DevFaucetOutcome;
+  /** With `ownerEmail`: the first owner's single-use invitation link (72 h), shown once. */
+  ownerInvitation?: { url: string; expiresAt: string };
 }

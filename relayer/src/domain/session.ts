@@ -1,3 +1,5 @@
+import type { OrgRole } from "./person.ts";
+
 /**
  * A console session as `GET`/`POST /api/console/session` describe it (console/README.md "Sign-in
  * and sessions"). The session itself is an httpOnly cookie; this is what the page may know.
@@ -16,6 +18,8 @@ export interface SessionInfo {
   walletAddress: string | null;
   scopes: string[];
   expiresAt: string;
+  /** The signed-in person; null for a session opened with an API key or the admin token. */
+  person: { userId: string; email: string; role: OrgRole } | null;
   /** Sent back as `X-CSRF-Token` on POST, PUT, PATCH and DELETE. */
   csrfToken: string;
 }

@@ -63,6 +63,8 @@ function assemble(ctx: AppContext, mount: (app: Express) => void): Express {
   app.disable("x-powered-by");
   app.set("etag", false);
   app.set("query parser", "simple");
+  // Who the client is behind a load balancer (TRUST_PROXY, docs/configuration.md): `req.ip`.
+  app.set("trust proxy", ctx.config.trustProxy ?? false);
 
   app.use(requestContext(ctx.logger, metrics));
   app.get("/metrics", requireMetricsToken(ctx), async (_req, res) => {

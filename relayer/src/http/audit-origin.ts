@@ -9,13 +9,25 @@ export const ANONYMOUS_ACTOR = "anonymous";
 
 /**
  * Who made this request, for the audit log: `admin` after the admin token or an operator
- * session, the API key id after a key (a console session acts as the key it was opened with),
+ * session, `usr_… (email)` after a person's console session, the API key id after a key (a
+ * console session opened with a key acts as that key),
  * else `anonymous`; its request id; and the address it came from (`req.ip`, which follows
  * Express's `trust proxy` when an operator sets it; IPv4 without the `::ffff:` prefix).
  */
 export function auditOriginOf(req: Request, res: Response): AuditOrigin {
-  const locals = res.locals as { admin?: boolean; auth?: ApiKeyPrincipal };
-  const actor = locals.admin === true ? ADMIN_ACTOR : (locals.auth?.keyId ?? ANONYMOUS_ACTOR);
+  const locals = res.locals as {
+    admin?: boolean;
+    auth?: ApiKeyPrincipal;
+    session?: { userId: string | null; email: string | null };
+  };
+  // A person (console session) is named by user id and their email at the time.
+  const person = locals.session?.userId ?? null;
+  const actor =
+    locals.admin === true
+      ? ADMIN_ACTOR
+      : person !== null
+        ? `${person} (${locals.session?.email ?? ""})`
+        : (locals.auth?.keyId ?? ANONYMOUS_ACTOR);
   const ip = req.ip ?? req.socket.remoteAddress;
   return {
     actor,

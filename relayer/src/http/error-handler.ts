@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import {
   BaseError,
   ConflictError,
+  GoneError,
   DatabaseUnavailableError,
   ForbiddenError,
   NotFoundError,
@@ -30,6 +31,7 @@ const STATUS_BY_CLASS: ReadonlyArray<
   [ForbiddenError, 403],
   [NotFoundError, 404],
   [ConflictError, 409],
+  [GoneError, 410],
   [PayloadTooLargeError, 413],
   [UnsupportedMediaTypeError, 415],
   [RateLimitError, 429],

@@ -5,6 +5,12 @@ import type { AuditOrigin } from "../audit/audit-writer.js";
 import { adminIfPresented, requireAdminToken } from "../auth/require-admin-token.js";
 import { principalOf, requireApiKey } from "../auth/require-api-key.js";
 import { requireScope } from "../auth/require-scope.js";
+import {
+  personOf,
+  requirePerson,
+  type OrgRole,
+  type PersonPrincipal,
+} from "../auth/require-person.js";
 import type { Scope } from "../domain/scope.js";
 import type { OperationMetadata } from "./openapi/operation-metadata.js";
 import type { ApiKeyPrincipal } from "../auth/api-key-cache.js";
@@ -18,9 +24,10 @@ import { parseOrThrow } from "./validation.js";
 /**
  * How a route authenticates: an API key (with scopes), the admin token, either of the two
  * (`apiKeyOrAdmin`: the admin token when `X-Admin-Token` or an operator session is presented,
- * else an API key with the route's scopes), or nothing.
+ * else an API key with the route's scopes), a signed-in person with one of the route's `roles`
+ * (`person`: a console session cookie; any key or the admin token is 403), or nothing.
  */
-export type RouteAuth = "apiKey" | "admin" | "apiKeyOrAdmin" | "none";
+export type RouteAuth = "apiKey" | "admin" | "apiKeyOrAdmin" | "person" | "none";
 
 /** What a handler receives: validated input, the caller and the context. */
 export interface RouteInput<TBody, TParams, TQuery> {
@@ -32,6 +39,8 @@ export interface RouteInput<TBody, TParams, TQuery> {
    * (undefined there means the admin token).
    */
   principal: ApiKeyPrincipal | undefined;
+  /** Set for `auth: "person"` routes: the signed-in person. */
+  person: PersonPrincipal | undefined;
   /** Who made the request and from where, for the audit log (`appendAudit`). */
   origin: AuditOrigin;
   ctx: AppContext;
@@ -64,6 +73,8 @@ export interface RouteDefinition<
   auth: RouteAuth;
   /** With `auth: "apiKey"`: the key needs at least one of these (after `write:all` expansion). */
   scopes: readonly Scope[];
+  /** With `auth: "person"`: the signed-in person's role must be one of these. */
+  roles?: readonly OrgRole[];
   request: {
     body?: z.ZodType<TBody>;
     params?: z.ZodType<TParams>;
@@ -123,6 +134,8 @@ export function mountRoutes(ctx: AppContext, definitions: readonly AnyRouteDefin
       if (definition.scopes.length > 0) chain.push(requireScope(...definition.scopes));
     } else if (definition.auth === "admin") {
       chain.push(requireAdminToken(ctx));
+    } else if (definition.auth === "person") {
+      chain.push(requirePerson(ctx, definition.roles ?? []));
     } else if (definition.auth === "apiKeyOrAdmin") {
       const unlessAdmin =
         (middleware: (req: Request, res: Response, next: NextFunction) => void | Promise<void>) =>
@@ -152,6 +165,7 @@ export function mountRoutes(ctx: AppContext, definitions: readonly AnyRouteDefin
           definition.auth === "apiKey" || (definition.auth === "apiKeyOrAdmin" && !isAdmin(res))
             ? principalOf(res)
             : undefined,
+        person: definition.auth === "person" ? personOf(res) : undefined,
         origin: auditOriginOf(req, res),
         ctx,
         requestId: requestIdOf(res),

@@ -74,11 +74,11 @@ export async function readMasterKeyState(database: Database): Promise<MasterKeyS
   return inTransaction(database, readState);
 }
 
-/** "3 custodial keys and 1 webhook secrets". */
+/** "3 custodial keys and 1 webhook secrets": the kinds with envelopes ("nothing" when none). */
 export function describeCounts(counts: SealedCounts): string {
-  return Object.entries(counts)
-    .map(([label, n]) => `${n} ${label}`)
-    .join(" and ");
+  const some = Object.entries(counts).filter(([, n]) => n > 0);
+  if (some.length === 0) return "nothing";
+  return some.map(([label, n]) => `${n} ${label}`).join(" and ");
 }
 
 /**

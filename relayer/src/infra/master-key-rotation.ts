@@ -41,6 +41,13 @@ export const SEALED_COLUMNS = [
     column: "previous_encrypted_secret",
     filter: "previous_encrypted_secret IS NOT NULL",
   },
+  // A person's TOTP secret (docs/people.md), sealed with the user id.
+  {
+    label: "TOTP secrets",
+    table: "users",
+    column: "totp_secret_sealed",
+    filter: "totp_secret_sealed IS NOT NULL",
+  },
 ] as const;
 
 /** One of `SEALED_COLUMNS`. */

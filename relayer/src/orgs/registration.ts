@@ -1,8 +1,9 @@
+import { emailTaken, invitePersonIn, type InvitedPerson } from "../people/people.js";
 import pLimit from "p-limit";
 import { bindContracts } from "../chain/contracts/bindings.js";
 import type { AppContext } from "../context.js";
 import { apiKeys, orgs, walletAlerts, wallets } from "../db/schema/index.js";
-import { ValidationError } from "../errors.js";
+import { ConflictError, ValidationError } from "../errors.js";
 import { generateApiKey } from "../auth/api-key-format.js";
 import { sameScopes } from "../auth/scopes.js";
 import type { DevFaucetOutcome, Plan, RegisteredOrganization } from "../domain/org.js";
@@ -23,6 +24,11 @@ export interface RegisterOrganizationInput {
   /** Undefined means the default scopes. */
   scopes?: Scope[] | undefined;
   plan: Plan;
+  /**
+   * The first owner (docs/people.md): invited in the registration's transaction; the answer's
+   * `ownerInvitation` carries the link. `baseUrl` is where the console is reached.
+   */
+  owner?: { email: string; baseUrl: string } | undefined;
 }
 
 /**
@@ -68,7 +74,13 @@ export async function registerOrganization(
     );
   }
 
+  // An email already taken fails before anything is made (the invitation in the transaction
+  // below checks again).
+  if (input.owner !== undefined && (await emailTaken(ctx, input.owner.email)))
+    throw new ConflictError("A person with this email already exists");
+
   const orgId = newId("org");
+  let ownerInvitation: InvitedPerson["invitation"] | undefined;
   const walletId = newId("wal");
   const keyId = newId("key");
   const key = await ctx.signers.createKey(walletId);
@@ -165,6 +177,18 @@ export async function registerOrganization(
           );
         }
       }
+      if (input.owner !== undefined) {
+        const owner = { email: input.owner.email, role: "owner" as const };
+        const invited = await invitePersonIn(
+          tx,
+          orgId,
+          owner,
+          "operator",
+          origin,
+          input.owner.baseUrl,
+        );
+        ownerInvitation = invited.invitation;
+      }
       await appendAudit(tx, origin, {
         orgId,
         action: AUDIT_ACTIONS.orgRegistered,
@@ -201,5 +225,6 @@ export async function registerOrganization(
     scopes,
     plan: input.plan,
     ...(devFaucet === undefined ? {} : { devFaucet }),
+    ...(ownerInvitation === undefined ? {} : { ownerInvitation }),
   };
 }

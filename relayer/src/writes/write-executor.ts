@@ -19,6 +19,14 @@ import type {
 import type { DbTransaction } from "../db/client.js";
 import type { AuditOrigin } from "../audit/audit-writer.js";
 import { appendWriteAudit } from "../audit/write-audit.js";
+import { approvalsNeeded, holdWrite } from "../policy/approvals.js";
+import { readPolicy } from "../policy/org-policy.js";
+import {
+  enforceAtRecord,
+  policyApplies,
+  precheckWrite,
+  type PolicyQuestion,
+} from "../policy/policy-check.js";
 import { formatCoinShort } from "../shared/coin-amount.js";
 import { findIdempotent, requestHashes } from "./idempotency.js";
 import { WRITE_LIMITS } from "./limits.js";
@@ -38,6 +46,13 @@ export interface WriteRequest {
   respondAsync: boolean;
   /** Who asked (key or session, request id): a management act's audit row names it. */
   origin: AuditOrigin;
+  /** The person who asked, for a write from a console session (they may not approve it). */
+  requesterUserId?: string | undefined;
+  /**
+   * Set when people approved this held write (`policy/approvals.ts`): it is recorded under its
+   * held id, and the approval rules do not hold it again.
+   */
+  approved?: { transactionId: string } | undefined;
 }
 
 /** What the route answers: a final row (200 or the error it carries) or 202 with the id. */
@@ -56,7 +71,8 @@ const FALLBACK_GAS = 300_000n;
 /**
  * Executes a write the same way for every endpoint:
  * 1. `Idempotency-Key` seen before → the first request's transaction (409 if the body differs);
- * 2. its wallet's signer backend can sign (503 `HSM unavailable: ...` while its PKCS#11 token is
+ * 2. the organization's policy allows it (403 `Policy: ...`; `policy/policy-check.ts`, checked
+ *    again when it is recorded), and its wallet's signer backend can sign (503 `HSM unavailable: ...` while its PKCS#11 token is
  *    known to be away);
  * 3. `prepare` validates and builds the calls (against the read model, the registry cache and
  *    the chain); a call of a shape seen before gets its gas limit from earlier receipts
@@ -89,6 +105,11 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
     );
     if (existing !== undefined) return outcomeOf(ctx, existing, request.respondAsync);
   }
+  if (request.approved === undefined) {
+    const held = await holdIfRuled(ctx, request);
+    if (held !== undefined)
+      return { status: "accepted", transactionId: held, state: "pending_approval" };
+  }
 
   const written = await checkAndRecord(ctx, request, hash, accepted);
   return outcomeOf(ctx, written.txId, request.respondAsync, written.justRecorded);
@@ -109,12 +130,19 @@ async function checkAndRecord(
   // asked for while the write is prepared against it: one wait instead of three.
   const wallet = await engine.store.walletOf(request.orgId);
   if (wallet === undefined) throw new NotFoundError("Wallet not found");
+  const question = policyQuestionOf(request);
+  const policyChecked = policyApplies(question)
+    ? precheckWrite(ctx.database, request.orgId, question)
+    : undefined;
   const quoteRead = engine.fees.quoteForCheck();
   const funds = engine.head.balanceAt(wallet.address);
   const prepared = request.kind.prepare(ctx, wallet, request.body);
   // Settled below in order, or not at all when an earlier check refuses: never unhandled.
-  for (const pending of [quoteRead, funds.read, funds.head, prepared]) pending.catch(() => {});
+  for (const pending of [policyChecked, quoteRead, funds.read, funds.head, prepared])
+    pending?.catch(() => {});
 
+  // The organization's policy refuses before anything is estimated, recorded or signed.
+  await policyChecked;
   await ctx.signers.ensureAvailable(wallet.signerBackend);
   const calls = await prepared;
   const batch = request.kind.kind === "batch-issue";
@@ -237,17 +265,64 @@ async function recordChecked(
 }
 
 /**
- * What is written in the transaction that records the write: a management act's audit row
- * (`WriteKindModule.audit`), naming the transaction. The act and its row are stored together or
- * not at all; a replay of the same `Idempotency-Key` records nothing, so it appends nothing.
+ * Holds the write when an approval rule of the organization's policy says so (after the
+ * policy's own refusals: a destination off an allowlist is 403, not held): nothing is prepared
+ * or signed; its id, or undefined when no rule holds it.
+ */
+async function holdIfRuled(ctx: AppContext, request: WriteRequest): Promise<string | undefined> {
+  const { policy } = await readPolicy(ctx.database, request.orgId);
+  if (policy.approvals.length === 0) return undefined;
+  const question = policyQuestionOf(request);
+  const needed = approvalsNeeded(policy, {
+    ...question,
+    priceWei: request.kind.priceOf?.(request.body),
+  });
+  if (needed === 0) return undefined;
+  if (policyApplies(question)) await precheckWrite(ctx.database, request.orgId, question);
+  return holdWrite(
+    ctx.database,
+    {
+      id: newTxId(),
+      orgId: request.orgId,
+      kind: request.kind.kind,
+      body: request.body,
+      idempotencyKey: request.idempotencyKey,
+      requestedBy: request.origin.actor,
+      requesterUserId: request.requesterUserId,
+      approvers: needed,
+    },
+    request.origin,
+  );
+}
+
+/** What the organization's policy is asked about a write: its kind and its destinations. */
+function policyQuestionOf(request: WriteRequest): PolicyQuestion {
+  const destination = request.kind.destinationOf?.(request.body);
+  return {
+    kind: request.kind.kind,
+    destinations: destination === undefined ? [] : [destination],
+  };
+}
+
+/**
+ * What is written in the transaction that records the write: the organization's policy checked
+ * again under its lock (`enforceAtRecord`: a refusal rolls the rows back), and a management
+ * act's audit row (`WriteKindModule.audit`), naming the transaction. The act and its row are
+ * stored together or not at all; a replay of the same `Idempotency-Key` records nothing, so it
+ * appends nothing.
  */
 function alongsideOf(
   request: WriteRequest,
 ): ((tx: DbTransaction, transactionId: string) => Promise<unknown>) | undefined {
   const entry = request.kind.audit?.(request.body);
-  if (entry === undefined) return undefined;
-  return (tx, transactionId) =>
-    appendWriteAudit(tx, request.origin, request.orgId, entry, transactionId);
+  const question = policyQuestionOf(request);
+  const judged = policyApplies(question);
+  if (entry === undefined && !judged) return undefined;
+  return async (tx, transactionId) => {
+    if (judged) await enforceAtRecord(tx, request.orgId, question);
+    if (entry !== undefined)
+      await appendWriteAudit(tx, request.origin, request.orgId, entry, transactionId);
+  };
 }
 
 /** The rows of a write: its root, and a batch's items after it (items a revert failed, failed). */
@@ -260,7 +335,7 @@ function writeRows(
   estimates: ReadonlyArray<{ revert?: string }>,
   gasLimits: ReadonlyArray<bigint | undefined>,
 ): RecordedRow[] {
-  const rootId = newTxId();
+  const rootId = request.approved?.transactionId ?? newTxId();
   const base = {
     orgId: request.orgId,
     walletId: wallet.id,

@@ -123,7 +123,7 @@ describe("master-key check through a rotation", () => {
     assert.deepEqual(check, {
       status: "rotation-started",
       previous: idA,
-      pending: { "custodial keys": 2, "webhook secrets": 2 },
+      pending: { "custodial keys": 2, "webhook secrets": 2, "TOTP secrets": 0 },
     });
     assert.deepEqual(await readMasterKeyState(database), {
       current: idB,
@@ -174,7 +174,11 @@ describe("master-key check through a rotation", () => {
     const store = new AesGcmKeyStore(keyB, keyA);
     await verifyMasterKey(database, store);
     const result = await resealAll(database, store, { batchSize: 2 });
-    assert.deepEqual(result.resealed, { "custodial keys": 3, "webhook secrets": 3 });
+    assert.deepEqual(result.resealed, {
+      "custodial keys": 3,
+      "webhook secrets": 3,
+      "TOTP secrets": 0,
+    });
     assert.equal(result.batches, 4); // 2 + 1 wallets, 2 + 1 webhooks
     const done = await completeRotation(database, store);
     assert.equal(done.completed, true);
@@ -273,6 +277,7 @@ describe("resealAll", () => {
     assert.deepEqual(await countNotSealedUnder(database.pool, idB), {
       "custodial keys": 1,
       "webhook secrets": 1,
+      "TOTP secrets": 0,
     });
   });
 
@@ -317,6 +322,7 @@ describe("npm run rotate-master-key in development (keys in DATA_DIR/secrets.jso
         {
           "custodial keys": 0,
           "webhook secrets": 0,
+          "TOTP secrets": 0,
         },
         "the first run re-seals nothing",
       );

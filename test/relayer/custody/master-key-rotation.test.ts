@@ -279,7 +279,7 @@ describe("master-key rotation (anvil, PostgreSQL, the command as a child process
     const left = await countNotSealedUnder(stack.database.pool, masterKeyId(keyC));
     assert.deepEqual(
       left,
-      { "custodial keys": 1, "webhook secrets": 4 },
+      { "custodial keys": 1, "webhook secrets": 4, "TOTP secrets": 0 },
       "3 of 4 keys were re-sealed",
     );
 
@@ -338,6 +338,7 @@ describe("master-key rotation (anvil, PostgreSQL, the command as a child process
     assert.deepEqual(await countNotSealedUnder(stack.database.pool, masterKeyId(keyC)), {
       "custodial keys": 0,
       "webhook secrets": 0,
+      "TOTP secrets": 0,
     });
   });
 });

@@ -34,11 +34,13 @@ const READ_NAMES: Record<string, Record<string, string>> = {
 
 /** Request fields the service adds to the specification's, with where they are documented. */
 const WRITE_EXTENSIONS: Record<string, string[]> = {
-  // The organization's plan and its rate limits (README, "Plans and rate limits").
-  "/api/enterprise/register": ["plan"],
+  // The organization's plan and its rate limits (README, "Plans and rate limits"); the first
+  // owner's invitation (docs/people.md).
+  "/api/enterprise/register": ["plan", "ownerEmail"],
   // Key expiry ("Key expiry and rotation rules: not shown"; docs/api-decisions.md,
-  // "Authentication").
-  "/api/enterprise/keys": ["expiresAt"],
+  // "Authentication"); the addresses a key may be used from (docs/api-decisions.md, "API keys
+  // bound to addresses").
+  "/api/enterprise/keys": ["expiresAt", "allowedIps"],
 };
 
 /** The part of the spec from `heading` (a line start) to the next heading of the same level. */

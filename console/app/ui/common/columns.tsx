@@ -34,14 +34,14 @@ export function hexColumn<T>(
   id: string,
   header: string,
   value: (row: T) => string | null,
-  { copy = true }: { copy?: boolean } = {},
+  { copy = true, keep = 6 }: { copy?: boolean; keep?: number } = {},
 ): Column<T> {
   return {
     id,
     header,
     cell: (row) => {
       const hex = value(row);
-      return hex === null ? "—" : <code title={hex}>{shortHex(hex)}</code>;
+      return hex === null ? "—" : <code title={hex}>{shortHex(hex, keep)}</code>;
     },
     copy: copy ? value : undefined,
   };

@@ -20,6 +20,8 @@ export interface Column<T> {
   copy?: (row: T) => string | null;
   /** Hidden header text (action columns): the column still has a name for screen readers. */
   hiddenHeader?: boolean;
+  /** Long text (a reason): the cell wraps instead of widening the table. */
+  wrap?: boolean;
 }
 
 type Sort = { id: string; direction: "ascending" | "descending" } | undefined;
@@ -135,6 +137,7 @@ export function DataTable<T>({
                       return (
                         <td
                           key={column.id}
+                          className={column.wrap === true ? "wrap" : undefined}
                           data-label={column.hiddenHeader === true ? undefined : column.header}
                         >
                           {copyText === null ? (

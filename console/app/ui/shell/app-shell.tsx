@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
+import { api } from "../../lib/api";
 import { useSession } from "../../lib/session";
 import { Loading } from "../common/states";
 import { LowBalanceBanner } from "../wallet/low-balance-banner";
@@ -16,7 +17,12 @@ const ORG_NAV = [
   { href: "/keys/", label: "API keys" },
   { href: "/webhooks/", label: "Webhooks" },
   { href: "/audit/", label: "Audit log" },
+  { href: "/policy/", label: "Policy" },
+  { href: "/approvals/", label: "Approvals" },
 ] as const;
+
+/** People: for a signed-in owner or admin (a key's session has no people to manage). */
+const PEOPLE_NAV = { href: "/people/", label: "People" } as const;
 
 const OPERATOR_NAV = [
   { href: "/operator/orgs/", label: "Organizations" },
@@ -47,10 +53,13 @@ export function AppShell({ children }: { children: React.ReactNode }) {
   const router = useRouter();
   const [navOpen, setNavOpen] = useState(false);
   const isSignIn = pathname === "/";
+  // An invitation's link opens signed out or signed in alike.
+  const isInvitation = pathname === "/accept-invitation/";
   const isOperatorPath = pathname.startsWith("/operator/");
 
-  const redirect =
-    state.status === "signed-out" && !isSignIn
+  const redirect = isInvitation
+    ? undefined
+    : state.status === "signed-out" && !isSignIn
       ? "/"
       : state.status === "signed-in" &&
           (isSignIn || isOperatorPath !== (state.session.kind === "operator"))
@@ -63,6 +72,26 @@ export function AppShell({ children }: { children: React.ReactNode }) {
 
   useEffect(() => setNavOpen(false), [pathname]);
 
+  // How many writes wait for approval, on the menu of those who decide (read again on each screen).
+  const [waiting, setWaiting] = useState<number | undefined>(undefined);
+  const decider =
+    state.status === "signed-in" &&
+    (state.session.person?.role === "approver" || state.session.person?.role === "owner");
+  useEffect(() => {
+    if (!decider) return;
+    let cancelled = false;
+    api<{ approvals: unknown[] }>("GET", "/api/enterprise/approvals", undefined, {
+      quiet401: true,
+    })
+      .then(({ approvals }) => {
+        if (!cancelled) setWaiting(approvals.length);
+      })
+      .catch(() => undefined);
+    return () => {
+      cancelled = true;
+    };
+  }, [decider, pathname]);
+
   if (state.status === "loading" || redirect !== undefined) {
     return (
       <main className="page page-center">
@@ -70,12 +99,18 @@ export function AppShell({ children }: { children: React.ReactNode }) {
       </main>
     );
   }
-  if (state.status === "signed-out") {
+  if (state.status === "signed-out" || isInvitation) {
     return <main className="page page-center">{children}</main>;
   }
 
   const session = state.session;
-  const nav = session.kind === "org" ? ORG_NAV : OPERATOR_NAV;
+  const role = session.person?.role;
+  const nav =
+    session.kind === "operator"
+      ? OPERATOR_NAV
+      : role === "owner" || role === "admin"
+        ? [...ORG_NAV, PEOPLE_NAV]
+        : ORG_NAV;
   return (
     <div className="shell">
       <a className="skip-link" href="#content">
@@ -96,6 +131,11 @@ export function AppShell({ children }: { children: React.ReactNode }) {
         <span className="who" data-testid="who">
           {session.kind === "org" ? session.orgName : "Operator staff"}
           <span className="badge">{session.kind === "org" ? session.plan : "operator"}</span>
+          {session.person !== null && (
+            <span className="person" data-testid="person">
+              {session.person.email} <span className="badge">{session.person.role}</span>
+            </span>
+          )}
         </span>
         <button type="button" className="button button-small" onClick={() => void signOut()}>
           Sign out
@@ -111,6 +151,12 @@ export function AppShell({ children }: { children: React.ReactNode }) {
                 aria-current={pathname.startsWith(item.href) ? "page" : undefined}
               >
                 {item.label}
+                {item.href === "/approvals/" && decider && waiting !== undefined && waiting > 0 && (
+                  <span className="badge" data-testid="approvals-count">
+                    {waiting}
+                    <span className="visually-hidden"> waiting</span>
+                  </span>
+                )}
               </Link>
             </li>
           ))}

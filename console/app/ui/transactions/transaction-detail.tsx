@@ -5,7 +5,7 @@ import { useSearchParams } from "next/navigation";
 import { useEffect } from "react";
 import { api } from "../../lib/api";
 import { formatTime, gweiOf } from "../../lib/format";
-import type { TransactionStatus } from "../../lib/types";
+import type { AnyTransactionStatus, TransactionStatus } from "../../lib/types";
 import { useResource } from "../../lib/use-resource";
 import { Hex } from "../common/hex";
 import { ErrorState, Loading, StatusPill, type Tone } from "../common/states";
@@ -75,7 +75,11 @@ export function TransactionDetailPanel() {
   const valid = /^tx_[0-9a-z]{1,40}$/.test(id);
   const tx = useResource(`tx-${id}`, () =>
     valid
-      ? api<TransactionStatus>("GET", `/api/v1/transactions/${id}`)
+      ? api<AnyTransactionStatus>("GET", `/api/v1/transactions/${id}`).then((read) => {
+          // A write held for approval is not a transaction yet: no timeline to show.
+          if (!("attempts" in read)) throw new Error(`Waiting for approval (${read.status}).`);
+          return read;
+        })
       : Promise.reject(new Error("No transaction id in the address.")),
   );
   const live = tx.data !== undefined && LIVE_STATES.includes(tx.data.status);

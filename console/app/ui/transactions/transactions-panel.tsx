@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useEffect } from "react";
 import { TRANSACTION_STATES } from "../../lib/constants";
+import { shortHex } from "../../lib/format";
 import type { TransactionSummary } from "../../lib/types";
 import { usePagedResource } from "../../lib/use-paged-resource";
 import { useUrlFields } from "../../lib/use-url-fields";
@@ -50,8 +51,9 @@ export function TransactionsPanel() {
       id: "reason",
       header: "Reason",
       cell: (t) => (t.reason === null ? <span className="muted">—</span> : t.reason),
+      wrap: true,
     },
-    hexColumn("hash", "Tx hash", (t) => t.txHash),
+    hexColumn("hash", "Tx hash", (t) => t.txHash, { keep: 4 }),
     {
       id: "block",
       header: "Block",
@@ -68,7 +70,7 @@ export function TransactionsPanel() {
           title="Open this write's timeline"
           data-testid="tx-detail-link"
         >
-          <code>{t.transactionId}</code>
+          <code title={t.transactionId}>{shortHex(t.transactionId, 4)}</code>
         </Link>
       ),
       copy: (t) => t.transactionId,

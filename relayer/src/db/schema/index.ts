@@ -7,3 +7,6 @@ export * from "./transactions.js";
 export * from "./metadata.js";
 export * from "./audit.js";
 export * from "./wallet-alerts.js";
+export * from "./policy.js";
+export * from "./people.js";
+export * from "./held-writes.js";

@@ -77,6 +77,11 @@ export const apiKeys = pgTable(
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
     /** After this instant the key answers 401 `API key expired`; NULL: it never expires. */
     expiresAt: timestamp("expires_at", { withTimezone: true }),
+    /**
+     * Where the key may be used from: canonical CIDR ranges (`auth/allowed-ips.ts`); a request
+     * from elsewhere is 403. NULL: anywhere.
+     */
+    allowedIps: text("allowed_ips").array(),
   },
   (t) => [
     uniqueIndex("api_keys_key_hash_key").on(t.keyHash),
@@ -124,6 +129,8 @@ export const sessions = pgTable(
     kind: text("kind").notNull(),
     orgId: text("org_id").references(() => orgs.id),
     apiKeyId: text("api_key_id").references(() => apiKeys.id),
+    /** A person's session (`users.id`; no foreign key here: people.ts imports this file). */
+    userId: text("user_id"),
     scopes: text("scopes").array().notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),

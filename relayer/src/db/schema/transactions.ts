@@ -117,6 +117,8 @@ export const transactions = pgTable(
   },
   (t) => [
     index("transactions_org_state_idx").on(t.orgId, t.state),
+    // An organization's transfers of the last 24 hours (the policy's daily limit).
+    index("transactions_org_kind_created_idx").on(t.orgId, t.kind, t.createdAt),
     // Only a batch's items have a parent: a single write's row versions add no entry here.
     index("transactions_parent_idx")
       .on(t.parentId)

@@ -90,6 +90,14 @@ const SECURITY_SCHEMES = {
     name: "X-Admin-Token",
     description: "`ent_admin_<64 hex>`: operator staff only (`POST /api/enterprise/register`).",
   },
+  ConsoleSession: {
+    type: "apiKey",
+    in: "cookie",
+    name: "rwa_session",
+    description:
+      "A signed-in person's console session (`POST /api/console/session`); unsafe requests " +
+      "also send the session's `X-CSRF-Token`.",
+  },
 } as const;
 
 const HEADER = (description: string, schema: JsonObject = { type: "string" }) => ({
@@ -180,6 +188,8 @@ function scopeText(scopes: readonly string[]): string {
 function authText(route: AnyRouteDefinition): string {
   if (route.auth === "none") return "**Authentication:** none.";
   if (route.auth === "admin") return "**Authentication:** `X-Admin-Token` (operator staff).";
+  if (route.auth === "person")
+    return `**Authentication:** a signed-in person's console session (cookie and \`X-CSRF-Token\`) with role ${(route.roles ?? []).map((r) => `\`${r}\``).join(" or ")}; an API key or the admin token gets 403.`;
   if (route.auth === "apiKeyOrAdmin")
     return `**Authentication:** \`X-API-Key\` (or \`Authorization: Bearer\`) with ${scopeText(route.scopes)}, or \`X-Admin-Token\` (operator staff).`;
   return `**Authentication:** \`X-API-Key\` (or \`Authorization: Bearer\`) with ${scopeText(route.scopes)}.`;
@@ -223,6 +233,7 @@ function routeOperation(route: AnyRouteDefinition, coinSymbol: string): JsonObje
   if (byKey) implicit.push(401, 429, 503);
   if (byKey && route.scopes.length > 0) implicit.push(403);
   if (route.auth === "admin" || route.auth === "apiKeyOrAdmin") implicit.push(403, 503);
+  if (route.auth === "person") implicit.push(401, 403);
   for (const code of implicit) if (!statuses.has(code)) statuses.set(code, errorBody);
 
   const responses: JsonObject = {};
@@ -263,11 +274,13 @@ function routeOperation(route: AnyRouteDefinition, coinSymbol: string): JsonObje
     security:
       route.auth === "none"
         ? []
-        : route.auth === "admin"
-          ? [{ AdminToken: [] }]
-          : route.auth === "apiKeyOrAdmin"
-            ? [{ ApiKeyAuth: [] }, { BearerAuth: [] }, { AdminToken: [] }]
-            : [{ ApiKeyAuth: [] }, { BearerAuth: [] }],
+        : route.auth === "person"
+          ? [{ ConsoleSession: [] }]
+          : route.auth === "admin"
+            ? [{ AdminToken: [] }]
+            : route.auth === "apiKeyOrAdmin"
+              ? [{ ApiKeyAuth: [] }, { BearerAuth: [] }, { AdminToken: [] }]
+              : [{ ApiKeyAuth: [] }, { BearerAuth: [] }],
     responses,
   };
   if (parameters.length > 0) operation.parameters = parameters;

@@ -14,6 +14,17 @@ const IMAGE_CID = "bafkreie7ohywtosou76tasm7j63yigtzxe7d5zqus4zu3j6oltvgtibeom";
  * schema allows only some values (an enum) keeps its example only when it is one of them.
  */
 export const FIELD_EXAMPLES: Readonly<Record<string, unknown>> = {
+  // People and policy
+  email: "ana@harbour-estates.example",
+  role: "admin",
+  token: "p3Xv9kQm2Lr8Tz1Wc6Yb4Nd7Hf0Js5Ag2Ue8Io1Ks4M",
+  totp: "492039",
+  mode: "allowlist",
+  address: BUYER,
+  transfersPerDay: 20,
+  kinds: ["transfer"],
+  when: "always",
+  approvers: 1,
   // Organizations and keys
   orgName: "Harbour Estates Ltd",
   orgId: "org_5f1c2e9a8b7d6c5b4a392817",

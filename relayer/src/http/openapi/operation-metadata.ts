@@ -20,6 +20,12 @@ export const TAGS = [
       "asset types and their allowlist (ERC-7943). Every action carries a reason.",
   },
   { name: "API keys", description: "Additional keys with a subset of the calling key's scopes." },
+  {
+    name: "People",
+    description:
+      "Named console users with roles (owner, admin, approver, developer, viewer): signed-in " +
+      "people only, never an API key.",
+  },
   { name: "Webhooks", description: "Signed HTTPS callbacks for on-chain activity." },
   {
     name: "Audit log",

@@ -55,7 +55,8 @@ function applyAuth(items: JsonObject[], auth: Map<string, string>): void {
     const request = item.request as JsonObject | undefined;
     if (request === undefined) continue;
     const kind = auth.get(requestKey(request) ?? "");
-    if (kind === "none") request.auth = { type: "noauth" };
+    // A person's routes take the console's session cookie, which Postman gets by signing in.
+    if (kind === "none" || kind === "person") request.auth = { type: "noauth" };
     else if (kind === "admin") request.auth = apiKeyAuth("X-Admin-Token", "adminToken");
     else delete request.auth; // inherit the collection's X-API-Key auth
     // The converter also writes the security header into the request; the auth block sends it.

@@ -1,6 +1,7 @@
+import { publicBaseUrlOf } from "../public-base-url.js";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { Router, type Request, type Response } from "express";
+import { Router, type Response } from "express";
 import { sdkBundles } from "../../../sdk/build-bundles.js";
 import { SERVED_BASE_URL_PLACEHOLDER } from "../../../sdk/served-base-url.js";
 import type { AppContext } from "../../context.js";
@@ -42,15 +43,8 @@ function postmanOf(ctx: AppContext): Promise<PostmanCollection> {
   return collection;
 }
 
-/** `scheme://host` the client used (honours `trust proxy` when the operator sets it). */
-/**
- * The base URL clients reach this relayer at: `PUBLIC_BASE_URL` when set (behind a proxy the
- * request's own scheme and host are the proxy's upstream, not what clients use), else the
- * request's origin. Used by the OpenAPI `servers`, the Postman collection and the SDK bundles.
- */
-function originOf(ctx: AppContext, req: Request): string {
-  return ctx.config.publicBaseUrl ?? `${req.protocol}://${req.get("host") ?? "localhost"}`;
-}
+/** The base URL clients reach this relayer at (`PUBLIC_BASE_URL`, else the request's origin). */
+const originOf = publicBaseUrlOf;
 
 function sendJson(res: Response, body: unknown): void {
   res.setHeader("Cache-Control", "no-cache");

@@ -1,6 +1,7 @@
 import { notFoundErrors } from "../openapi/operation-metadata.js";
 import { z } from "zod";
 import { apiKeySummary, createdApiKey } from "../../domain/api-key.js";
+import { MAX_ALLOWED_IPS } from "../../auth/allowed-ips.js";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../auth/api-keys.js";
 import { defineRoute } from "../route-definition.js";
 import { apiKeyErrors, errorBody, scopeSchema, timestampSchema } from "./schemas.js";
@@ -24,6 +25,15 @@ export const createKeyRequest = z.strictObject({
     .refine((value) => Date.parse(value) > Date.now(), "must be in the future")
     .optional()
     .describe("when the key stops working (401 `API key expired`); absent: never"),
+  allowedIps: z
+    .array(z.string().max(64, "too long"))
+    .min(1, "must list at least one address or CIDR range")
+    .max(MAX_ALLOWED_IPS, `must list at most ${MAX_ALLOWED_IPS} ranges`)
+    .optional()
+    .describe(
+      "IP addresses or CIDR ranges (`203.0.113.0/24`, `2001:db8::/32`) the key may be used " +
+        "from; a request from elsewhere answers 403. Absent: anywhere",
+    ),
 });
 
 /** `POST /api/enterprise/keys` response: the key string is shown only here. */

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { PLANS } from "../../domain/org.js";
 import { registerOrganization } from "../../orgs/registration.js";
 import { defineRoute } from "../route-definition.js";
-import { addressSchema, errorBody, scopeSchema } from "./schemas.js";
+import { publicBaseUrlOf } from "../public-base-url.js";
+import { addressSchema, emailSchema, errorBody, scopeSchema, timestampSchema } from "./schemas.js";
 
 /** Request body of `POST /api/enterprise/register`. Unknown fields are rejected. */
 export const registerRequest = z.strictObject({
@@ -16,6 +17,9 @@ export const registerRequest = z.strictObject({
     .default("custodial"),
   scopes: z.array(scopeSchema).min(1, "must be a non-empty array of scopes").max(20).optional(),
   plan: z.enum(PLANS, { error: `must be one of ${PLANS.join(", ")}` }).default("free"),
+  ownerEmail: emailSchema
+    .optional()
+    .describe("the first owner: invited with a single-use link (`ownerInvitation`)"),
 });
 
 /** Response of `POST /api/enterprise/register`. `apiKey` is shown only here. */
@@ -36,6 +40,10 @@ export const registerResponse = z.object({
     .describe(
       "local chain only: the dev faucet's grant to the new wallet, or why it was skipped (the operator account cannot pay)",
     ),
+  ownerInvitation: z
+    .object({ url: z.string(), expiresAt: timestampSchema })
+    .optional()
+    .describe("with `ownerEmail`: the first owner's invitation link (`?token=`, 72 h), shown once"),
 });
 
 /** `POST /api/enterprise/register` (X-Admin-Token): onboard an organization. */
@@ -52,6 +60,19 @@ export const registerRoute = defineRoute({
   auth: "admin",
   scopes: [],
   request: { body: registerRequest },
-  responses: { 200: registerResponse, 400: errorBody, 403: errorBody, 503: errorBody },
-  handler: async ({ ctx, body, origin }) => registerOrganization(ctx, body, origin),
+  responses: {
+    200: registerResponse,
+    400: errorBody,
+    403: errorBody,
+    409: errorBody,
+    503: errorBody,
+  },
+  handler: async ({ ctx, req, body, origin }) => {
+    const { ownerEmail, ...rest } = body;
+    const owner =
+      ownerEmail === undefined
+        ? undefined
+        : { email: ownerEmail, baseUrl: publicBaseUrlOf(ctx, req) };
+    return registerOrganization(ctx, { ...rest, owner }, origin);
+  },
 });

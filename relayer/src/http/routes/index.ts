@@ -9,7 +9,15 @@ import { auditLogRoute } from "./enterprise-audit-log.js";
 import { COMPLIANCE_ROUTES } from "./enterprise-compliance.js";
 import { rescueRoute } from "./enterprise-marketplace.js";
 import { ORG_CONTROL_ROUTES } from "./enterprise-orgs.js";
+import { getPolicyRoute, putPolicyRoute } from "./enterprise-policy.js";
 import { registerRoute } from "./enterprise-register.js";
+import {
+  acceptInvitationRoute,
+  changeRoleRoute,
+  invitePersonRoute,
+  listPeopleRoute,
+  removePersonRoute,
+} from "./enterprise-users.js";
 import { getWalletAlertsRoute, putWalletAlertsRoute, walletRoute } from "./enterprise-wallet.js";
 import {
   createWebhookRoute,
@@ -47,6 +55,12 @@ export const MANAGEMENT_ROUTES: readonly AnyRouteDefinition[] = [
   deleteWebhookByPathRoute,
   updateWebhookRoute,
   rotateWebhookSecretRoute,
+  getPolicyRoute,
+  putPolicyRoute,
+  listPeopleRoute,
+  invitePersonRoute,
+  changeRoleRoute,
+  removePersonRoute,
   rescueRoute,
   ...ORG_CONTROL_ROUTES,
   auditLogRoute,
@@ -56,6 +70,7 @@ export const MANAGEMENT_ROUTES: readonly AnyRouteDefinition[] = [
 /** `/api/console` routes: session sign-in/out and the operator console's own endpoints. */
 export const CONSOLE_ROUTES: readonly AnyRouteDefinition[] = [
   ...SESSION_ROUTES,
+  acceptInvitationRoute,
   ...SESSION_OPERATOR_ROUTES,
 ];
 

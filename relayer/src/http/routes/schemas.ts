@@ -23,6 +23,13 @@ export const scopeSchema = z.enum(SCOPES, { error: `must be one of ${SCOPES.join
 /** A checksummed or lowercase 0x address. */
 export const addressSchema = z.string().refine((value) => isAddress(value), "not a 0x address");
 
+/** An email address as people are invited and sign in with it (stored lower-case). */
+export const emailSchema = z
+  .string()
+  .trim()
+  .max(254, "must be an email address")
+  .pipe(z.email({ error: "must be an email address" }));
+
 /** An ISO 8601 timestamp string (the domain's). */
 export { timestamp as timestampSchema } from "../../domain/timestamp.js";
 

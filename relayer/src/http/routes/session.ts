@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { ORG_ROLES } from "../../domain/person.js";
+import { signInPerson } from "../../people/people.js";
 import { adminTokenMatches } from "../../auth/require-admin-token.js";
 import {
   assertSameOrigin,
@@ -11,12 +13,16 @@ import {
   createSession,
   csrfTokenOf,
   findSession,
+  listPersonSessions,
+  revokePersonSession,
   sessionIdOf,
   revokeSession,
   type ConsoleSession,
 } from "../../auth/session-store.js";
-import { UnauthorizedError } from "../../errors.js";
+import { NotFoundError, UnauthorizedError } from "../../errors.js";
+import { notFoundErrors } from "../openapi/operation-metadata.js";
 import { authenticateApiKey } from "../../auth/api-key-authenticator.js";
+import { assertUsedFromAllowedAddress } from "../../auth/require-api-key.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
 import { errorBody, timestampSchema } from "./schemas.js";
 
@@ -28,6 +34,11 @@ import { errorBody, timestampSchema } from "./schemas.js";
 
 /** `POST /api/console/session` body: exactly one credential. */
 export const signInRequest = z.union([
+  z.strictObject({
+    email: z.string().trim().min(1, "must not be empty").max(254, "too long"),
+    password: z.string().min(1, "must not be empty").max(1024, "too long"),
+    totp: z.string().trim().min(1, "must not be empty").max(16, "too long"),
+  }),
   z.strictObject({ apiKey: z.string().trim().min(1, "must not be empty").max(200, "too long") }),
   z.strictObject({
     adminToken: z.string().trim().min(1, "must not be empty").max(200, "too long"),
@@ -43,6 +54,10 @@ export const sessionResponse = z.object({
   walletAddress: z.string().nullable(),
   scopes: z.array(z.string()),
   expiresAt: timestampSchema,
+  person: z
+    .object({ userId: z.string(), email: z.string(), role: z.enum(ORG_ROLES) })
+    .nullable()
+    .describe("the signed-in person; null for a session opened with an API key or the admin token"),
   csrfToken: z.string().describe("send as X-CSRF-Token on POST/PUT/PATCH/DELETE"),
 });
 
@@ -51,7 +66,16 @@ type SessionBody = z.infer<typeof sessionResponse>;
 function describe(
   session: Pick<
     ConsoleSession,
-    "kind" | "orgId" | "orgName" | "plan" | "walletAddress" | "scopes" | "expiresAt"
+    | "kind"
+    | "orgId"
+    | "orgName"
+    | "plan"
+    | "walletAddress"
+    | "scopes"
+    | "expiresAt"
+    | "userId"
+    | "email"
+    | "role"
   >,
   token: string,
 ): SessionBody {
@@ -63,6 +87,10 @@ function describe(
     walletAddress: session.walletAddress,
     scopes: session.scopes,
     expiresAt: session.expiresAt.toISOString(),
+    person:
+      session.userId === null || session.role === null
+        ? null
+        : { userId: session.userId, email: session.email ?? "", role: session.role },
     csrfToken: csrfTokenOf(token),
   };
 }
@@ -71,23 +99,44 @@ function describe(
 export const signInRoute = defineRoute({
   method: "post",
   path: "/api/console/session",
-  summary: "Console sign-in: trade an API key or the admin token for a session cookie",
+  summary:
+    "Console sign-in: a person's email, password and TOTP code (or an API key or the admin token) for a session cookie",
   docs: {
     operationId: "createConsoleSession",
     tag: "Console",
-    description: "Sets an HttpOnly session cookie; later console calls send a CSRF token header.",
+    description:
+      "Sets an HttpOnly session cookie; later console calls send a CSRF token header. A person " +
+      "signs in with `{ email, password, totp }`: an unknown email, a wrong password and a wrong " +
+      "or already used code all answer 401 `Invalid credentials`; failed attempts are throttled " +
+      "per account and per address (429 with `Retry-After`). A person's session expires after " +
+      "30 minutes unused and 12 hours after sign-in.",
+    errors: {
+      401: ["Invalid credentials"],
+      429: ["Too many sign-in attempts; try again later"],
+    },
   },
   auth: "none",
   scopes: [],
   request: { body: signInRequest },
-  responses: { 200: sessionResponse, 400: errorBody, 401: errorBody, 403: errorBody },
-  handler: async ({ ctx, req, res, body }) => {
+  responses: {
+    200: sessionResponse,
+    400: errorBody,
+    401: errorBody,
+    403: errorBody,
+    429: errorBody,
+  },
+  handler: async ({ ctx, req, res, body, origin }) => {
     // Login CSRF: a foreign page must not sign a victim's browser into the attacker's org.
     assertSameOrigin(req, true);
     res.setHeader("Cache-Control", "no-store");
     let owner: Parameters<typeof createSession>[1];
-    if ("apiKey" in body) {
+    if ("email" in body) {
+      const person = await signInPerson(ctx, body, origin.sourceAddress ?? "unknown");
+      owner = { kind: "org", orgId: person.orgId, userId: person.userId };
+    } else if ("apiKey" in body) {
       const principal = await authenticateApiKey(ctx, body.apiKey);
+      // A key bound to addresses opens a console session only from one of them.
+      assertUsedFromAllowedAddress(req, principal);
       owner = {
         kind: "org",
         orgId: principal.orgId,
@@ -105,7 +154,7 @@ export const signInRoute = defineRoute({
     if (session === undefined) throw new Error("new session not found");
     setSessionCookie(req, res, token);
     ctx.logger.info(
-      { kind: session.kind, orgId: session.orgId, keyId: session.apiKeyId },
+      { kind: session.kind, orgId: session.orgId, keyId: session.apiKeyId, userId: session.userId },
       "console session opened",
     );
     return describe(session, token);
@@ -159,9 +208,58 @@ export const signOutRoute = defineRoute({
   },
 });
 
+const ownSession = z.object({
+  sessionId: z.string().describe("names the session (the SHA-256 of its cookie, not the cookie)"),
+  createdAt: timestampSchema,
+  expiresAt: timestampSchema,
+  current: z.boolean().describe("the session of this request"),
+});
+
+/** `GET /api/console/sessions`: the signed-in person's own active sessions. */
+export const listOwnSessionsRoute = defineRoute({
+  method: "get",
+  path: "/api/console/sessions",
+  summary: "The signed-in person's own active sessions",
+  docs: { operationId: "listOwnSessions", tag: "Console" },
+  auth: "person",
+  roles: ORG_ROLES,
+  scopes: [],
+  request: {},
+  responses: { 200: z.object({ sessions: z.array(ownSession) }), 401: errorBody, 403: errorBody },
+  handler: async ({ ctx, res, person }) => {
+    res.setHeader("Cache-Control", "no-store");
+    return { sessions: await listPersonSessions(ctx, person!.userId, person!.sessionId) };
+  },
+});
+
+/** `DELETE /api/console/sessions/:sessionId`: end one of the person's own sessions. */
+export const endOwnSessionRoute = defineRoute({
+  method: "delete",
+  path: "/api/console/sessions/:sessionId",
+  summary: "End one of the signed-in person's own sessions",
+  docs: { operationId: "endOwnSession", tag: "Console", errors: notFoundErrors("Session") },
+  auth: "person",
+  roles: ORG_ROLES,
+  scopes: [],
+  request: { params: z.object({ sessionId: z.string().min(1).max(64) }) },
+  responses: {
+    200: z.object({ sessionId: z.string(), ended: z.literal(true) }),
+    401: errorBody,
+    403: errorBody,
+    404: errorBody,
+  },
+  handler: async ({ ctx, person, params }) => {
+    if (!(await revokePersonSession(ctx, person!.userId, params.sessionId)))
+      throw new NotFoundError("Session not found");
+    return { sessionId: params.sessionId, ended: true as const };
+  },
+});
+
 /** The console session routes. */
 export const SESSION_ROUTES: readonly AnyRouteDefinition[] = [
   signInRoute,
   getSessionRoute,
   signOutRoute,
+  listOwnSessionsRoute,
+  endOwnSessionRoute,
 ];

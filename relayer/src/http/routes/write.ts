@@ -39,6 +39,8 @@ async function runWrite(
     idempotencyKey: checkIdempotencyKey(req.get("idempotency-key")),
     respondAsync: /(^|[,\s])respond-async($|[,;\s])/.test(prefer),
     origin,
+    requesterUserId:
+      (res.locals as { session?: { userId: string | null } }).session?.userId ?? undefined,
   });
   // Every answer to a recorded write names it, a failure too (it may have reached the chain).
   const transactionId = outcome.status === "accepted" ? outcome.transactionId : outcome.row.id;

@@ -63,6 +63,10 @@ export const buy = defineWriteKind({
       500: ["Transaction failed: Price above max"],
     },
   },
+  priceOf: (input) =>
+    input.maxPriceInCOIN === undefined
+      ? undefined
+      : parseCoin(input.maxPriceInCOIN, "maxPriceInCOIN"),
   async prepare(ctx, wallet, input) {
     const listingId = parseId(input.listingId, "listingId");
     const maxPrice =

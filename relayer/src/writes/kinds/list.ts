@@ -74,6 +74,7 @@ export const list = defineWriteKind({
       ],
     },
   },
+  priceOf: (input) => parseCoin(input.priceInCOIN, "priceInCOIN"),
   async prepare(ctx, wallet, input) {
     const tokenId = parseId(input.tokenId, "tokenId");
     const price = parseCoin(input.priceInCOIN, "priceInCOIN");

@@ -49,8 +49,13 @@ export const transfer = defineWriteKind({
         "Transfers are paused",
         "Recipient is not allowed to hold this asset type",
       ],
+      403: [
+        "Policy: destination 0x… is not on the organization's allowlist",
+        "Policy: the organization's limit of 10 transfers in 24 hours is reached",
+      ],
     },
   },
+  destinationOf: (input) => parseAddress(input.toAddress, "toAddress"),
   async prepare(ctx, wallet, input) {
     const tokenId = parseId(input.tokenId, "tokenId");
     const to = parseAddress(input.toAddress, "toAddress");

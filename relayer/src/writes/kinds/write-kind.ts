@@ -84,6 +84,17 @@ export interface WriteKindModule<
    */
   respond(row: TxRow, children: readonly TxRow[]): TResponse;
   /**
+   * The address the write sends an asset to, when it sends one out of the custodial wallet (a
+   * transfer's `toAddress`, checksummed): the organization's destination allowlist judges it
+   * (`policy/policy-check.ts`). Throws `ValidationError` for a malformed address.
+   */
+  destinationOf?(input: TInput): string | undefined;
+  /**
+   * The price a marketplace write names, in wei (a listing's `priceInCOIN`, a purchase's
+   * `maxPriceInCOIN`), for the policy's `priceAboveCOIN` approval rules; undefined: none named.
+   */
+  priceOf?(input: TInput): bigint | undefined;
+  /**
    * For a management act done by a write (registering an asset type): the audit row it appends
    * once the write is recorded (`http/routes/write.ts`; the row also names the transaction).
    */

@@ -1,0 +1,70 @@
+import { sql } from "drizzle-orm";
+import { bigint, index, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import type { OrgRole } from "../../domain/person.js";
+import { orgs } from "./orgs.js";
+
+/**
+ * The people of an organization (`people/`, docs/people.md): an email, a role, and once their
+ * invitation is accepted a password (scrypt, `people/passwords.ts`) and a TOTP secret (sealed by
+ * the key store under the master key, context = the user id). `totpLastStep` is the time step of
+ * the last TOTP code accepted: a code is accepted once. A removed person keeps the row
+ * (`removedAt`), so the audit log's user ids still resolve; an active email is unique across the
+ * service (it signs in without naming an organization).
+ */
+export const users = pgTable(
+  "users",
+  {
+    id: text("id").primaryKey(), // usr_<hex>
+    orgId: text("org_id")
+      .notNull()
+      .references(() => orgs.id),
+    email: text("email").notNull(), // lower-case
+    role: text("role").$type<OrgRole>().notNull(),
+    passwordHash: text("password_hash"),
+    totpSecretSealed: text("totp_secret_sealed"),
+    totpLastStep: bigint("totp_last_step", { mode: "number" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    removedAt: timestamp("removed_at", { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex("users_email_active_key")
+      .on(t.email)
+      .where(sql`${t.removedAt} is null`),
+    index("users_org_id_idx").on(t.orgId),
+  ],
+);
+
+/**
+ * Invitations: a single-use link valid 72 h (`people/invitations.ts`). Only the SHA-256 of its
+ * token is kept; the link is shown once, to the inviter.
+ */
+export const invitations = pgTable(
+  "invitations",
+  {
+    id: text("id").primaryKey(), // inv_<hex>
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    tokenHash: text("token_hash").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    usedAt: timestamp("used_at", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("invitations_token_hash_key").on(t.tokenHash),
+    index("invitations_user_id_idx").on(t.userId),
+  ],
+);
+
+/**
+ * Failed sign-ins, for throttling per account and per address (`people/sign-in-throttle.ts`).
+ * `subject` is `email:<lower-case email>` or `ip:<address>`.
+ */
+export const signInFailures = pgTable(
+  "sign_in_failures",
+  {
+    subject: text("subject").notNull(),
+    at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("sign_in_failures_subject_at_idx").on(t.subject, t.at)],
+);
