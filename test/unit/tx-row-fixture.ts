@@ -44,6 +44,7 @@ export function txRow(fields: Partial<TxRow> = {}): TxRow {
     failedAt: null,
     replacedAt: null,
     reopenedAt: null,
+    idempotencyKey: null,
     ...fields,
   };
 }

@@ -21,6 +21,7 @@ export const RECORDED_FIELDS = [
   "gasLimit",
   "feeCap",
   "context",
+  "idempotencyKey",
   "state",
   "error",
   "errorKind",

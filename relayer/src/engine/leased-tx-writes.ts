@@ -13,7 +13,8 @@ import {
   type TxErrorKind,
   type TxReceiptSummary,
 } from "./tx-lifecycle.js";
-import { notifyFinal, TX_CHANNELS, updateNotifyingFinal } from "./tx-channels.js";
+import { announceFinal, TX_CHANNELS, updateNotifyingFinal } from "./tx-channels.js";
+import { OUTCOME_COLUMNS } from "./outcome-events.js";
 import type { TxRow } from "./tx-rows.js";
 
 /** One row's first broadcast: its nonce and first attempt, written together. */
@@ -272,7 +273,7 @@ export class LeasedTxWrites {
          FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[], $6::text[])
               AS e(id, state, receipt, result, error, error_kind)
         WHERE t.id = e.id AND t.state = ANY($7::text[]) AND ${held(8)}
-        RETURNING t.id, t.state`,
+        RETURNING ${OUTCOME_COLUMNS}`,
         9,
       ),
       [
@@ -314,7 +315,7 @@ export class LeasedTxWrites {
                 failed_at = CASE WHEN (t.receipt->>'status')::int = 1 THEN NULL ELSE now() END,
                 updated_at = now()
           WHERE t.id = ANY($1::text[]) AND t.state = 'mined' AND ${held(2)}
-          RETURNING t.id, t.state`,
+          RETURNING ${OUTCOME_COLUMNS}`,
         3,
       ),
       [ids, this.owner, TX_CHANNELS.final],
@@ -334,7 +335,7 @@ export class LeasedTxWrites {
               failed_at = now(), updated_at = now()
          FROM unnest($1::text[], $2::text[], $3::text[]) AS e(id, error, error_kind)
         WHERE t.id = e.id AND t.state = ANY($4::text[]) AND ${held(5)}
-        RETURNING t.id, t.state`,
+        RETURNING ${OUTCOME_COLUMNS}`,
         6,
       ),
       [
@@ -390,7 +391,7 @@ export class LeasedTxWrites {
         filler.attempt.hash,
         filler.id,
       ]);
-      await notifyFinal(client, [row.id]);
+      await announceFinal(client, [row.id]);
     });
   }
 

@@ -20,7 +20,7 @@ import {
   type VerdictRow,
 } from "./checked-record.js";
 import { LeasedTxWrites } from "./leased-tx-writes.js";
-import { notifyFinal, TX_CHANNELS } from "./tx-channels.js";
+import { announceFinal, TX_CHANNELS } from "./tx-channels.js";
 import { LIVE_STATES, REORG_REOPENS, sourcesOf, type TxState } from "./tx-lifecycle.js";
 
 export { LeasedTxWrites, LeaseLostError } from "./leased-tx-writes.js";
@@ -428,7 +428,7 @@ export class TxStore {
           [parentId, state, JSON.stringify(summarise(parent, children)), sourcesOf(state)],
         );
         if (result.rowCount === 1) {
-          await notifyFinal(client, [parentId]);
+          await announceFinal(client, [parentId]);
           ended.push(parentId);
         }
       });

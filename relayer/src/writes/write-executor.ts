@@ -269,12 +269,15 @@ function writeRows(
     fromAddress: wallet.address,
     feeCap: feeCap.toString(),
   };
+  // The key is told in the write's outcome event (`engine/outcome-events.ts`): on its root row.
+  const idempotencyKey = request.idempotencyKey ?? null;
   if (request.kind.kind !== "batch-issue") {
     const call = calls[0]!;
     return [
       {
         ...base,
         id: rootId,
+        idempotencyKey,
         kind: request.kind.kind,
         toAddress: call.to,
         data: call.data,
@@ -288,6 +291,7 @@ function writeRows(
     {
       ...base,
       id: rootId,
+      idempotencyKey,
       kind: "batch-issue",
       context: { wallet: wallet.address, owner: wallet.address },
     },

@@ -1,18 +1,7 @@
 import { isGroupRow } from "../engine/tx-rows.js";
 import type { TxRow } from "../engine/tx-store.js";
 import { TransactionFailedError, ValidationError, type BaseError } from "../errors.js";
-import { COMPLIANCE_REASONS } from "./chain-checks.js";
-
-/**
- * Revert reasons that mean the chain's state changed between the checks and the mining (another
- * write bought the listing, or it expired meanwhile; the operator paused transfers, froze the
- * asset or took the recipient off the allowlist). They answer the 400 the check would have given
- * had it run a moment later, not a 500 (docs/api-decisions.md, "Writes").
- */
-const STATE_RACE_REASONS: ReadonlySet<string> = new Set([
-  "Listing not active",
-  ...Object.values(COMPLIANCE_REASONS),
-]);
+import { STATE_RACE_REASONS } from "../domain/write-outcome.js";
 
 /**
  * The error a write answers with when the chain refused it, from the reason the chain gave
@@ -26,7 +15,7 @@ const STATE_RACE_REASONS: ReadonlySet<string> = new Set([
  * failedWriteError("Price above max") // TransactionFailedError: 500 `Transaction failed: Price above max`
  */
 export function failedWriteError(reason: string, cause?: unknown): BaseError {
-  if (STATE_RACE_REASONS.has(reason)) return new ValidationError(reason, { cause });
+  if (STATE_RACE_REASONS.includes(reason)) return new ValidationError(reason, { cause });
   return new TransactionFailedError(reason, { cause });
 }
 
