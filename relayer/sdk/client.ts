@@ -80,7 +80,7 @@ function idText(id: string | number | bigint): string {
   return encodeURIComponent(String(id));
 }
 
-const FINAL_STATES = new Set(["confirmed", "failed", "replaced"]);
+const FINAL_STATES = new Set(["confirmed", "failed", "replaced", "cancelled"]);
 
 /**
  * Client of the asset-tokenization API. Every method maps to one endpoint (see `/docs`); errors
@@ -168,6 +168,21 @@ export class RwaClient {
   /** `GET /api/v1/transactions/{id}`: state of a write of this organization. */
   getTransaction(transactionId: string, options?: RequestOptions): Promise<TransactionStatus> {
     return this.get(`/api/v1/transactions/${idText(transactionId)}`, undefined, options);
+  }
+
+  /**
+   * `POST /api/v1/transactions/{id}/cancel` (a scope of the write): cancels a write not sent yet;
+   * it ends `cancelled` at once and the answer is its status. A write already sent or final
+   * throws `ApiError` 409 (its `body.status` is the state). Safe to retry: cancelling again
+   * answers the same.
+   */
+  async cancelTransaction(
+    transactionId: string,
+    options?: RequestOptions,
+  ): Promise<TransactionStatus> {
+    const path = `/api/v1/transactions/${idText(transactionId)}/cancel`;
+    return (await this.call<TransactionStatus>({ method: "POST", path, idempotent: true, options }))
+      .body;
   }
 
   /** `GET /api/v1/transactions`: this organization's writes, newest first, with their state. */

@@ -43,6 +43,7 @@ export function txRow(fields: Partial<TxRow> = {}): TxRow {
     confirmedAt: null,
     failedAt: null,
     replacedAt: null,
+    cancelledAt: null,
     reopenedAt: null,
     idempotencyKey: null,
     ...fields,

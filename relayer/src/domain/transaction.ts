@@ -11,6 +11,7 @@ export const TRANSACTION_STATES = [
   "confirmed",
   "failed",
   "replaced",
+  "cancelled",
 ] as const;
 
 /** One transaction state. */

@@ -175,6 +175,16 @@ const EVENTS = {
         .describe("a batch's summary (every item failed)"),
     }),
   },
+  "transaction.cancelled": {
+    description:
+      "A write of the organization was cancelled before anything was sent " +
+      "(`POST /api/v1/transactions/{id}/cancel`): nothing reached the chain and its reserved " +
+      "funds are free. `txHash` and `blockNumber` are null.",
+    data: transactionOutcome.extend({
+      status: z.literal("cancelled"),
+      reason: z.literal("Transaction cancelled"),
+    }),
+  },
 } as const;
 
 /** Kinds about the wallet's balance rather than one transaction: their `txHash` is null. */
@@ -187,6 +197,7 @@ const BALANCE_KINDS: ReadonlySet<string> = new Set(["wallet.low_balance", "walle
 const TRANSACTION_KINDS: ReadonlySet<string> = new Set([
   "transaction.confirmed",
   "transaction.failed",
+  "transaction.cancelled",
 ]);
 
 /** An on-chain event kind a webhook can subscribe to. */

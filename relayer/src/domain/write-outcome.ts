@@ -30,6 +30,9 @@ export const STATE_RACE_REASONS: readonly string[] = [
 /** What the spec puts before any other failure reason (section 7: 500 `Transaction failed: <reason>`). */
 export const TRANSACTION_FAILED_PREFIX = "Transaction failed: ";
 
+/** What a write cancelled before it was sent answers (409) and its event says. */
+export const CANCELLED_REASON = "Transaction cancelled";
+
 /** Key of the metadata document (canonical JSON text) in an issue-asset row's `context`. */
 export const METADATA_CONTEXT_KEY = "metadataDocument";
 

@@ -55,6 +55,8 @@ interface RoundAnswer {
   moved: number;
   held: boolean;
   owned: boolean;
+  /** Every row of the round was still queued without a nonce (none cancelled meanwhile). */
+  ready: boolean;
 }
 
 /**
@@ -75,6 +77,16 @@ export class LeaseLostError extends BaseError {
  */
 export class WritesHeldError extends BaseError {
   override name = "WritesHeldError";
+}
+
+/**
+ * A row of the round was no longer queued without a nonce when the round was recorded (the caller
+ * cancelled it since the round loaded it, `TxStore.cancelUnsent`): nothing was written, nothing
+ * is broadcast, the wallet's next nonce did not move, and the sequencer runs the wallet's step
+ * again on its rows as they are now.
+ */
+export class RoundRowsChangedError extends BaseError {
+  override name = "RoundRowsChangedError";
 }
 
 /**
@@ -126,6 +138,8 @@ export class LeasedTxWrites {
    * @throws LeaseLostError when this process no longer holds the wallet
    * @throws WritesHeldError when its organization was suspended since the round began (nothing
    *   was written: its writes are held)
+   * @throws RoundRowsChangedError when a row of the round was cancelled since the round loaded
+   *   it (nothing was written: the round's nonces are not used)
    */
   async markSent(
     walletId: string,
@@ -137,6 +151,10 @@ export class LeasedTxWrites {
     if (!answer.owned) throw new LeaseLostError(`wallet ${walletId}: lease lost`);
     if (!answer.held)
       throw new WritesHeldError(`wallet ${walletId}: its organization is suspended`);
+    if (!answer.ready)
+      throw new RoundRowsChangedError(
+        `wallet ${walletId}: a row of the round is no longer queued (cancelled)`,
+      );
     if (answer.moved !== entries.length)
       throw new IllegalTransitionError(
         `markSent: ${entries.length - answer.moved} of ${entries.length} rows were not queued without a nonce`,
@@ -170,17 +188,26 @@ export class LeasedTxWrites {
     const items = rounds.flatMap((r) => r.entries.map((e) => ({ walletId: r.walletId, ...e })));
     // The wallets are locked in id order, `FOR NO KEY UPDATE`: enough to keep a lease from moving
     // under the statement, and no conflict with the key-share locks of writes being recorded.
+    // The round's rows are locked too (`ready`): a wallet whose round lost a row to a cancel
+    // (`TxStore.cancelUnsent`) records nothing, so no nonce is handed out past a row never sent.
     const query = () =>
       this.#database.pool.query<{
         wallet_id: string;
         n: number;
         held: boolean;
         owned: boolean;
+        ready: boolean;
       }>(
         `WITH owned AS (SELECT id, org_id FROM wallets WHERE id = ANY($1::text[]) AND lease_owner = $2
                        ORDER BY id FOR NO KEY UPDATE),
-       lease AS (SELECT id FROM owned
-                  WHERE NOT EXISTS (SELECT 1 FROM orgs o WHERE o.id = owned.org_id AND o.suspended_at IS NOT NULL)),
+       locked AS (SELECT t.id, t.state, t.nonce FROM transactions t
+                   WHERE t.id = ANY($5::text[]) ORDER BY t.id FOR NO KEY UPDATE),
+       changed AS (SELECT DISTINCT e.wallet_id FROM unnest($4::text[], $5::text[]) AS e(wallet_id, id)
+                     JOIN locked l ON l.id = e.id
+                    WHERE NOT (l.state = 'queued' AND l.nonce IS NULL)),
+       unheld AS (SELECT id FROM owned
+                   WHERE NOT EXISTS (SELECT 1 FROM orgs o WHERE o.id = owned.org_id AND o.suspended_at IS NOT NULL)),
+       lease AS (SELECT id FROM unheld WHERE id NOT IN (SELECT wallet_id FROM changed)),
        moved AS (
          UPDATE transactions t
             SET nonce = e.nonce, state = 'sent', attempts = t.attempts || jsonb_build_array(e.attempt),
@@ -201,8 +228,9 @@ export class LeasedTxWrites {
           WHERE w.id = n.id AND w.id IN (SELECT id FROM lease))
        SELECT n.id AS wallet_id,
               (SELECT count(*) FROM moved m WHERE m.wallet_id = n.id)::int AS n,
-              EXISTS (SELECT 1 FROM lease l WHERE l.id = n.id) AS held,
-              EXISTS (SELECT 1 FROM owned o WHERE o.id = n.id) AS owned
+              EXISTS (SELECT 1 FROM unheld u WHERE u.id = n.id) AS held,
+              EXISTS (SELECT 1 FROM owned o WHERE o.id = n.id) AS owned,
+              NOT EXISTS (SELECT 1 FROM changed c WHERE c.wallet_id = n.id) AS ready
          FROM unnest($1::text[]) AS n(id)`,
         [
           rounds.map((r) => r.walletId),
@@ -216,7 +244,10 @@ export class LeasedTxWrites {
       );
     const result = await retryOnDeadlock(query);
     return new Map(
-      result.rows.map((row) => [row.wallet_id, { moved: row.n, held: row.held, owned: row.owned }]),
+      result.rows.map((row) => [
+        row.wallet_id,
+        { moved: row.n, held: row.held, owned: row.owned, ready: row.ready },
+      ]),
     );
   }
 

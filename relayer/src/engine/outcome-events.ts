@@ -1,4 +1,5 @@
 import {
+  CANCELLED_REASON,
   PRIVATE_RESULT_KEYS,
   STATE_RACE_REASONS,
   TRANSACTION_FAILED_PREFIX,
@@ -15,6 +16,7 @@ export const OUTCOME_EVENT_OF_STATE = {
   failed: "transaction.failed",
   // A write whose nonce went to a gap filler failed: the API answers its reason.
   replaced: "transaction.failed",
+  cancelled: "transaction.cancelled",
 } as const satisfies Partial<Record<TxState, string>>;
 
 /**
@@ -49,7 +51,8 @@ export function outcomeEventsSql(source: string): string {
     .map(([state, kind]) => `WHEN ${literal(state)} THEN ${literal(kind)}`)
     .join(" ");
   // A batch (a group row) fails only when every item did; its items carry their own reasons.
-  const reason = `CASE WHEN c.error = ANY(${textArray(STATE_RACE_REASONS)}) THEN c.error
+  const reason = `CASE WHEN c.state = 'cancelled' THEN ${literal(CANCELLED_REASON)}
+                       WHEN c.error = ANY(${textArray(STATE_RACE_REASONS)}) THEN c.error
                        WHEN c.error IS NULL AND ${isGroupSql("c")} THEN ${literal(`${TRANSACTION_FAILED_PREFIX}every item failed`)}
                        ELSE ${literal(TRANSACTION_FAILED_PREFIX)} || coalesce(c.error, 'unknown') END`;
   return `INSERT INTO webhook_events (id, org_id, kind, block_number, block_hash, tx_hash, payload, status)

@@ -2,7 +2,7 @@ import { Counter, type Registry } from "prom-client";
 import { Batcher } from "../db/batcher.js";
 import { HsmUnavailableError } from "../errors.js";
 import type { LeasedTxWrites } from "./leased-tx-writes.js";
-import { LeaseLostError, WritesHeldError } from "./leased-tx-writes.js";
+import { LeaseLostError, RoundRowsChangedError, WritesHeldError } from "./leased-tx-writes.js";
 import { classifyRpcFailure } from "../chain/rpc/rpc-errors.js";
 import { isGroupRow, type TxRow } from "./tx-rows.js";
 import type { LeasedWallet } from "./tx-store.js";
@@ -266,6 +266,9 @@ export class Sequencer implements EngineContext {
     // Suspended mid-round: the next run loads only the rows not held, and lets the wallet go
     // when none is live (forgetting it here would keep its lease until the lease expires).
     if (err instanceof WritesHeldError) return !this.#stopped;
+    // A row of the round was cancelled as it was recorded: nothing was written or sent; the
+    // next run loads the rows as they are now.
+    if (err instanceof RoundRowsChangedError) return !this.#stopped;
     if (err instanceof LeaseLostError) {
       this.d.logger.warn(
         { walletId: state.wallet.id },

@@ -19,7 +19,8 @@ export { TX_STATES, type TxAttempt, type TxErrorKind, type TxReceiptSummary };
  *   (with the default of 0 a row goes from `sent` straight to its final state);
  * - `confirmed`: one of its attempts was mined with status 1 and has its confirmations;
  * - `failed`: reverted on chain, or refused before any attempt could be mined;
- * - `replaced`: its nonce went to a gap filler (a self-transfer) and it will never be mined.
+ * - `replaced`: its nonce went to a gap filler (a self-transfer) and it will never be mined;
+ * - `cancelled`: cancelled by the caller before anything was sent (`TxStore.cancelUnsent`).
  *
  * A reorg that drops the block of a `mined`, `confirmed` or `failed` row (within the indexer's
  * window) puts it back to `sent` (`REORG_REOPENS`): its signed bytes are broadcast again.
@@ -30,7 +31,8 @@ export type TxLifecycle =
   | { status: "mined"; nonce: number; attempts: readonly TxAttempt[]; receipt: TxReceiptSummary }
   | { status: "confirmed"; receipt: TxReceiptSummary; result: Record<string, unknown> }
   | { status: "failed"; reason: string; errorKind: TxErrorKind; receipt: TxReceiptSummary | null }
-  | { status: "replaced"; reason: string };
+  | { status: "replaced"; reason: string }
+  | { status: "cancelled" };
 
 /** The name of a state: each member of the union is one of the stored states. */
 export type { TxState };
@@ -50,6 +52,7 @@ export const FINAL_STATES = [
   "confirmed",
   "failed",
   "replaced",
+  "cancelled",
 ] as const satisfies readonly TxState[];
 
 /** States a reorg moves back to `sent` when the row's receipt block is no longer canonical. */
@@ -65,12 +68,14 @@ export const REORG_REOPENS = ["mined", "confirmed", "failed"] as const satisfies
  * child is broadcast and ends with its children.
  */
 const TRANSITIONS: Readonly<Record<TxState, readonly TxState[]>> = {
-  queued: ["sent", "failed"],
+  // Cancelled only while nothing was sent: `markSent` refuses a round whose row moved meanwhile.
+  queued: ["sent", "failed", "cancelled"],
   sent: ["sent", "queued", "mined", "confirmed", "failed", "replaced"],
   mined: ["sent", "confirmed", "failed"],
   confirmed: ["sent"],
   failed: ["sent"],
   replaced: [],
+  cancelled: [],
 };
 
 /**

@@ -20,7 +20,8 @@ import {
   type VerdictRow,
 } from "./checked-record.js";
 import { LeasedTxWrites } from "./leased-tx-writes.js";
-import { announceFinal, TX_CHANNELS } from "./tx-channels.js";
+import { announceFinal, TX_CHANNELS, updateNotifyingFinal } from "./tx-channels.js";
+import { OUTCOME_COLUMNS } from "./outcome-events.js";
 import { LIVE_STATES, REORG_REOPENS, sourcesOf, type TxState } from "./tx-lifecycle.js";
 
 export { LeasedTxWrites, LeaseLostError } from "./leased-tx-writes.js";
@@ -492,6 +493,56 @@ export class TxStore {
     for (const walletId of new Set(rows.map((r) => r.wallet_id)))
       await client.query("SELECT pg_notify($1, $2)", [TX_CHANNELS.queued, walletId]);
     return rows.map((r) => ({ id: r.id, walletId: r.wallet_id, blockNumber: Number(r.block) }));
+  }
+
+  /**
+   * Cancels a write of `orgId` that nothing was sent of (`POST /api/v1/transactions/{id}/cancel`):
+   * the row, and a batch's items with it, end `cancelled` in one statement, which also tells
+   * waiting requests and writes the `transaction.cancelled` event (`updateNotifyingFinal`). A
+   * write is unsent while it is `queued` without a nonce (a batch: its group is still `queued`;
+   * its items that failed their estimate stay `failed`). Nothing on the chain; the funds check
+   * no longer counts it (only `queued` and `sent` rows reserve).
+   *
+   * Never a row the engine is sending: the write is locked first (a batch by its group), and the
+   * sender's `markSent` records a round only if each of its rows is still queued without a nonce
+   * in the same statement (`LeasedTxWrites.markSent`: a round that lost a row records nothing,
+   * broadcasts nothing and runs again). Whichever commits first wins; the other changes nothing.
+   *
+   * @returns undefined when the org has no such write; else its state after the statement and
+   *   whether this call cancelled it
+   */
+  async cancelUnsent(
+    orgId: string,
+    id: string,
+  ): Promise<{ state: TxState; cancelled: boolean; walletId: string } | undefined> {
+    const cancelled = await retryOnDeadlock(() =>
+      this.#database.pool.query<{ id: string }>(
+        updateNotifyingFinal(
+          `WITH root AS (SELECT id, state FROM transactions
+                          WHERE id = $1 AND org_id = $2 AND parent_id IS NULL FOR UPDATE)
+           UPDATE transactions t
+              SET state = 'cancelled', cancelled_at = now(), last_error = NULL, updated_at = now()
+            WHERE (t.id = $1 OR t.parent_id = $1) AND t.org_id = $2
+              AND t.state = ANY($3::text[]) AND t.nonce IS NULL
+              AND (SELECT state FROM root) = 'queued'
+            RETURNING ${OUTCOME_COLUMNS}`,
+          4,
+        ),
+        [id, orgId, sourcesOf("cancelled"), TX_CHANNELS.final],
+      ),
+    );
+    const [row] = (
+      await this.#database.pool.query<{ state: TxState; wallet_id: string }>(
+        `SELECT state, wallet_id FROM transactions WHERE id = $1 AND org_id = $2 AND parent_id IS NULL`,
+        [id, orgId],
+      )
+    ).rows;
+    if (row === undefined) return undefined;
+    return {
+      state: row.state,
+      cancelled: cancelled.rows.some((r) => r.id === id),
+      walletId: row.wallet_id,
+    };
   }
 
   /** Deletes expired `Idempotency-Key` records. Returns how many went. */

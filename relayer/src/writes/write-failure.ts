@@ -1,7 +1,12 @@
 import { isGroupRow } from "../engine/tx-rows.js";
 import type { TxRow } from "../engine/tx-store.js";
-import { TransactionFailedError, ValidationError, type BaseError } from "../errors.js";
-import { STATE_RACE_REASONS } from "../domain/write-outcome.js";
+import {
+  TransactionFailedError,
+  TransactionStateError,
+  ValidationError,
+  type BaseError,
+} from "../errors.js";
+import { CANCELLED_REASON, STATE_RACE_REASONS } from "../domain/write-outcome.js";
 
 /**
  * The error a write answers with when the chain refused it, from the reason the chain gave
@@ -38,6 +43,9 @@ export function failedWriteError(reason: string, cause?: unknown): BaseError {
 export function writeFailure(
   row: Pick<TxRow, "state" | "error" | "toAddress" | "data">,
 ): BaseError | undefined {
+  // Cancelled before it was sent (`POST /api/v1/transactions/{id}/cancel`): a synchronous call
+  // still waiting for it answers 409 with the state.
+  if (row.state === "cancelled") return new TransactionStateError(CANCELLED_REASON, "cancelled");
   if (row.state !== "failed" && row.state !== "replaced") return undefined;
   // A group (a batch) answers 200 with each item's outcome even when every item failed (its row
   // then ends `failed`); the items carry the errors.

@@ -214,6 +214,12 @@ function FinalStep({ tx }: { tx: TransactionStatus }) {
           )}
         </Step>
       );
+    case "cancelled":
+      return (
+        <Step title="Cancelled" at={tx.updatedAt} tone="bad" testId="tx-final">
+          <p data-testid="tx-error">Cancelled before it was sent: nothing reached the chain.</p>
+        </Step>
+      );
     default:
       return (
         <Step

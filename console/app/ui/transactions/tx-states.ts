@@ -15,4 +15,5 @@ export const STATUS_TONES: Readonly<Record<TxStatus, Tone>> = {
   confirmed: "ok",
   failed: "bad",
   replaced: "bad",
+  cancelled: "off",
 };

@@ -112,6 +112,7 @@ export const transactions = pgTable(
     confirmedAt: timestamp("confirmed_at", { withTimezone: true }),
     failedAt: timestamp("failed_at", { withTimezone: true }),
     replacedAt: timestamp("replaced_at", { withTimezone: true }),
+    cancelledAt: timestamp("cancelled_at", { withTimezone: true }),
     /** The `Idempotency-Key` the write was made with (its root row), told in its outcome event. */
     idempotencyKey: text("idempotency_key"),
     /** When a reorg last put this row back to `sent`: its attempt is broadcast again at once. */

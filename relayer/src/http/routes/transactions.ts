@@ -1,6 +1,9 @@
 import { notFoundErrors } from "../openapi/operation-metadata.js";
 import { z } from "zod";
-import { transactionStatus } from "../../domain/transaction.js";
+import { TRANSACTION_STATES, transactionStatus } from "../../domain/transaction.js";
+import { WRITE_SCOPES } from "../../domain/scope.js";
+import { expandScopes } from "../../auth/scopes.js";
+import { cancelWrite } from "../../writes/cancel-write.js";
 import { readTransactionStatus } from "../../writes/transaction-status.js";
 import { statusOf } from "../error-handler.js";
 import { defineRoute } from "../route-definition.js";
@@ -28,5 +31,49 @@ export const transactionStatusRoute = defineRoute({
   },
 });
 
+/** `POST /api/v1/transactions/:id/cancel`: cancels a write not sent yet (a write scope). */
+export const cancelTransactionRoute = defineRoute({
+  method: "post",
+  path: "/api/v1/transactions/:id/cancel",
+  summary: "Cancel a write that was not sent yet",
+  docs: {
+    operationId: "cancelTransaction",
+    tag: "Transactions",
+    description:
+      "Needs a scope of the write it cancels (`write:issue` for an issuance, ...). A write not " +
+      "sent yet (`queued`; a batch none of whose items was sent) ends `cancelled` at once: " +
+      "nothing reaches the chain, its reserved funds are free, and `transaction.cancelled` is " +
+      "sent. The answer is the write's status, as `GET /api/v1/transactions/{id}` shows it; " +
+      "cancelling it again answers the same. A write already sent, mined or final answers 409 " +
+      "with its `status`. Only the calling organization's writes (another's: 404).",
+    errors: {
+      403: ["Insufficient scope"],
+      404: ["Transaction not found"],
+      409: [
+        "Transaction already confirmed",
+        "Transaction already sent: only a write not sent yet can be cancelled",
+      ],
+    },
+  },
+  auth: "apiKey",
+  scopes: [...WRITE_SCOPES, "admin:types"],
+  request: { params: z.object({ id: z.string().max(64) }) },
+  responses: {
+    200: transactionStatus,
+    ...apiKeyErrors,
+    404: errorBody,
+    409: errorBody.extend({
+      status: z.enum(TRANSACTION_STATES).optional().describe("the write's state"),
+    }),
+  },
+  handler: async ({ ctx, principal, params }) => {
+    const granted = principal!.grantedScopes;
+    const { status, failure } = await cancelWrite(ctx, principal!.orgId, params.id, (scopes) =>
+      [...expandScopes(scopes)].some((scope) => granted.has(scope)),
+    );
+    return { ...status, errorStatus: failure === undefined ? null : statusOf(failure) };
+  },
+});
+
 /** Transaction routes, for `mountRoutes` and the OpenAPI generator. */
-export const TRANSACTION_ROUTES = [transactionStatusRoute] as const;
+export const TRANSACTION_ROUTES = [transactionStatusRoute, cancelTransactionRoute] as const;
