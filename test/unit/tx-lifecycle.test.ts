@@ -12,10 +12,10 @@ import {
 } from "../../relayer/src/engine/tx-lifecycle.js";
 
 describe("transaction lifecycle", () => {
-  it("has exactly three final states, which only a reorg reopens (back to sent)", () => {
+  it("has exactly five final states, which only a reorg reopens (back to sent)", () => {
     assert.deepEqual(
       TX_STATES.filter((s) => isFinal(s)),
-      ["confirmed", "failed", "replaced"],
+      ["confirmed", "failed", "replaced", "cancelled", "expired"],
     );
     for (const from of ["confirmed", "failed"] as const)
       assert.deepEqual(
@@ -23,8 +23,8 @@ describe("transaction lifecycle", () => {
         ["sent"],
         `${from} leaves only for sent`,
       );
-    for (const to of TX_STATES)
-      assert.equal(canTransition("replaced", to), false, `replaced → ${to}`);
+    for (const from of ["replaced", "cancelled", "expired"] as const)
+      for (const to of TX_STATES) assert.equal(canTransition(from, to), false, `${from} → ${to}`);
     assert.deepEqual([...REORG_REOPENS], ["mined", "confirmed", "failed"]);
   });
 
@@ -36,11 +36,14 @@ describe("transaction lifecycle", () => {
     );
   });
 
-  it("a queued row is either sent (with its nonce) or fails before any broadcast", () => {
+  it("a queued row is either sent (with its nonce), or fails, is cancelled or expires before any broadcast", () => {
     assert.deepEqual(
       TX_STATES.filter((to) => canTransition("queued", to)),
-      ["sent", "failed"],
+      ["sent", "failed", "cancelled", "expired"],
     );
+    // Only a row nothing was sent of: a sent row is never cancelled or expired by the store.
+    assert.deepEqual(sourcesOf("cancelled"), ["queued"]);
+    assert.deepEqual(sourcesOf("expired"), ["queued"]);
   });
 
   it("a sent row can be re-priced, re-queued when its nonce went elsewhere, or end", () => {

@@ -44,6 +44,8 @@ export function txRow(fields: Partial<TxRow> = {}): TxRow {
     failedAt: null,
     replacedAt: null,
     cancelledAt: null,
+    validUntil: null,
+    expiredAt: null,
     reopenedAt: null,
     idempotencyKey: null,
     ...fields,

@@ -12,6 +12,7 @@ export const TRANSACTION_STATES = [
   "failed",
   "replaced",
   "cancelled",
+  "expired",
 ] as const;
 
 /** One transaction state. */

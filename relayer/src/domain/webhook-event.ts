@@ -185,6 +185,16 @@ const EVENTS = {
       reason: z.literal("Transaction cancelled"),
     }),
   },
+  "transaction.expired": {
+    description:
+      "A write of the organization reached its deadline (`validForSeconds`) before anything was " +
+      "sent: nothing reached the chain and its reserved funds are free. `txHash` and " +
+      "`blockNumber` are null.",
+    data: transactionOutcome.extend({
+      status: z.literal("expired"),
+      reason: z.literal("Transaction expired"),
+    }),
+  },
 } as const;
 
 /** Kinds about the wallet's balance rather than one transaction: their `txHash` is null. */
@@ -198,6 +208,7 @@ const TRANSACTION_KINDS: ReadonlySet<string> = new Set([
   "transaction.confirmed",
   "transaction.failed",
   "transaction.cancelled",
+  "transaction.expired",
 ]);
 
 /** An on-chain event kind a webhook can subscribe to. */

@@ -33,6 +33,12 @@ export const TRANSACTION_FAILED_PREFIX = "Transaction failed: ";
 /** What a write cancelled before it was sent answers (409) and its event says. */
 export const CANCELLED_REASON = "Transaction cancelled";
 
+/** What a write whose deadline (`validForSeconds`) passed before it was sent answers (409). */
+export const EXPIRED_REASON = "Transaction expired";
+
+/** The longest deadline a write may be given (`validForSeconds`): 7 days. */
+export const MAX_VALID_FOR_SECONDS = 7 * 24 * 3600;
+
 /** Key of the metadata document (canonical JSON text) in an issue-asset row's `context`. */
 export const METADATA_CONTEXT_KEY = "metadataDocument";
 

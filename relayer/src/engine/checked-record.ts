@@ -22,6 +22,7 @@ export const RECORDED_FIELDS = [
   "feeCap",
   "context",
   "idempotencyKey",
+  "validUntil",
   "state",
   "error",
   "errorKind",

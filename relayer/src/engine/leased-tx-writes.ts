@@ -189,7 +189,8 @@ export class LeasedTxWrites {
     // The wallets are locked in id order, `FOR NO KEY UPDATE`: enough to keep a lease from moving
     // under the statement, and no conflict with the key-share locks of writes being recorded.
     // The round's rows are locked too (`ready`): a wallet whose round lost a row to a cancel
-    // (`TxStore.cancelUnsent`) records nothing, so no nonce is handed out past a row never sent.
+    // (`TxStore.cancelUnsent`), or holds a row whose deadline has just passed, records nothing,
+    // so no nonce is handed out past a row never sent, and nothing is sent after its deadline.
     const query = () =>
       this.#database.pool.query<{
         wallet_id: string;
@@ -200,11 +201,12 @@ export class LeasedTxWrites {
       }>(
         `WITH owned AS (SELECT id, org_id FROM wallets WHERE id = ANY($1::text[]) AND lease_owner = $2
                        ORDER BY id FOR NO KEY UPDATE),
-       locked AS (SELECT t.id, t.state, t.nonce FROM transactions t
+       locked AS (SELECT t.id, t.state, t.nonce, t.valid_until FROM transactions t
                    WHERE t.id = ANY($5::text[]) ORDER BY t.id FOR NO KEY UPDATE),
        changed AS (SELECT DISTINCT e.wallet_id FROM unnest($4::text[], $5::text[]) AS e(wallet_id, id)
                      JOIN locked l ON l.id = e.id
-                    WHERE NOT (l.state = 'queued' AND l.nonce IS NULL)),
+                    WHERE NOT (l.state = 'queued' AND l.nonce IS NULL
+                               AND (l.valid_until IS NULL OR l.valid_until > now()))),
        unheld AS (SELECT id FROM owned
                    WHERE NOT EXISTS (SELECT 1 FROM orgs o WHERE o.id = owned.org_id AND o.suspended_at IS NOT NULL)),
        lease AS (SELECT id FROM unheld WHERE id NOT IN (SELECT wallet_id FROM changed)),
@@ -350,6 +352,28 @@ export class LeasedTxWrites {
         3,
       ),
       [ids, this.owner, TX_CHANNELS.final],
+    );
+    return result.rows.map((r) => r.id);
+  }
+
+  /**
+   * Ends `expired` the wallet's writes whose deadline (`validForSeconds`) passed before anything
+   * was sent (queued without a nonce; a batch's group and items alike), by the database's clock,
+   * in one statement that tells waiting requests and writes their `transaction.expired` events.
+   *
+   * @returns the ids that ended
+   */
+  async expireUnsent(walletId: string): Promise<string[]> {
+    const result = await this.#database.pool.query<{ id: string }>(
+      updateNotifyingFinal(
+        `UPDATE transactions t
+            SET state = 'expired', expired_at = now(), last_error = NULL, updated_at = now()
+          WHERE t.wallet_id = $1 AND t.state = ANY($2::text[]) AND t.nonce IS NULL
+            AND t.valid_until <= now() AND ${held(3)}
+          RETURNING ${OUTCOME_COLUMNS}`,
+        4,
+      ),
+      [walletId, sourcesOf("expired"), this.owner, TX_CHANNELS.final],
     );
     return result.rows.map((r) => r.id);
   }

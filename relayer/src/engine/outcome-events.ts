@@ -1,5 +1,6 @@
 import {
   CANCELLED_REASON,
+  EXPIRED_REASON,
   PRIVATE_RESULT_KEYS,
   STATE_RACE_REASONS,
   TRANSACTION_FAILED_PREFIX,
@@ -17,6 +18,7 @@ export const OUTCOME_EVENT_OF_STATE = {
   // A write whose nonce went to a gap filler failed: the API answers its reason.
   replaced: "transaction.failed",
   cancelled: "transaction.cancelled",
+  expired: "transaction.expired",
 } as const satisfies Partial<Record<TxState, string>>;
 
 /**
@@ -52,6 +54,7 @@ export function outcomeEventsSql(source: string): string {
     .join(" ");
   // A batch (a group row) fails only when every item did; its items carry their own reasons.
   const reason = `CASE WHEN c.state = 'cancelled' THEN ${literal(CANCELLED_REASON)}
+                       WHEN c.state = 'expired' THEN ${literal(EXPIRED_REASON)}
                        WHEN c.error = ANY(${textArray(STATE_RACE_REASONS)}) THEN c.error
                        WHEN c.error IS NULL AND ${isGroupSql("c")} THEN ${literal(`${TRANSACTION_FAILED_PREFIX}every item failed`)}
                        ELSE ${literal(TRANSACTION_FAILED_PREFIX)} || coalesce(c.error, 'unknown') END`;

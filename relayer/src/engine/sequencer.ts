@@ -304,7 +304,7 @@ export class Sequencer implements EngineContext {
 
   async #step(state: WalletState): Promise<void> {
     const rows = await this.#endOrphanedGroups(
-      await this.d.store.liveRowsOfWallet(state.wallet.id),
+      await this.#expireOverdue(state, await this.d.store.liveRowsOfWallet(state.wallet.id)),
     );
     this.book.load(state, rows);
     if (rows.length === 0) {
@@ -323,6 +323,29 @@ export class Sequencer implements EngineContext {
         rows.map((r) => r.id),
         null,
       );
+  }
+
+  /**
+   * Ends `expired` the rows among `rows` whose deadline (`validForSeconds`) passed before they
+   * were sent, before anything else of the step (a wallet whose node is down still expires
+   * them). The database's clock decides (`expireUnsent`); `markSent` refuses a round holding a
+   * row whose deadline passed meanwhile. Returns `rows` without the rows ended.
+   */
+  async #expireOverdue(state: WalletState, rows: TxRow[]): Promise<TxRow[]> {
+    // A second early: this process's clock may be behind the database's, which decides (a row
+    // the database holds overdue would otherwise have its rounds refused until this clock caught up).
+    const now = Date.now() + 1_000;
+    const overdue = rows.some(
+      (r) =>
+        r.state === "queued" &&
+        r.nonce === null &&
+        r.validUntil !== null &&
+        r.validUntil.getTime() <= now,
+    );
+    if (!overdue) return rows;
+    const ended = new Set(await this.writes.expireUnsent(state.wallet.id));
+    for (const id of ended) this.d.notifier.emit("final", id);
+    return rows.filter((r) => !ended.has(r.id));
   }
 
   /**

@@ -20,7 +20,8 @@ export { TX_STATES, type TxAttempt, type TxErrorKind, type TxReceiptSummary };
  * - `confirmed`: one of its attempts was mined with status 1 and has its confirmations;
  * - `failed`: reverted on chain, or refused before any attempt could be mined;
  * - `replaced`: its nonce went to a gap filler (a self-transfer) and it will never be mined;
- * - `cancelled`: cancelled by the caller before anything was sent (`TxStore.cancelUnsent`).
+ * - `cancelled`: cancelled by the caller before anything was sent (`TxStore.cancelUnsent`);
+ * - `expired`: its deadline (`validForSeconds`) passed before anything was sent.
  *
  * A reorg that drops the block of a `mined`, `confirmed` or `failed` row (within the indexer's
  * window) puts it back to `sent` (`REORG_REOPENS`): its signed bytes are broadcast again.
@@ -32,7 +33,8 @@ export type TxLifecycle =
   | { status: "confirmed"; receipt: TxReceiptSummary; result: Record<string, unknown> }
   | { status: "failed"; reason: string; errorKind: TxErrorKind; receipt: TxReceiptSummary | null }
   | { status: "replaced"; reason: string }
-  | { status: "cancelled" };
+  | { status: "cancelled" }
+  | { status: "expired" };
 
 /** The name of a state: each member of the union is one of the stored states. */
 export type { TxState };
@@ -53,6 +55,7 @@ export const FINAL_STATES = [
   "failed",
   "replaced",
   "cancelled",
+  "expired",
 ] as const satisfies readonly TxState[];
 
 /** States a reorg moves back to `sent` when the row's receipt block is no longer canonical. */
@@ -69,13 +72,14 @@ export const REORG_REOPENS = ["mined", "confirmed", "failed"] as const satisfies
  */
 const TRANSITIONS: Readonly<Record<TxState, readonly TxState[]>> = {
   // Cancelled only while nothing was sent: `markSent` refuses a round whose row moved meanwhile.
-  queued: ["sent", "failed", "cancelled"],
+  queued: ["sent", "failed", "cancelled", "expired"],
   sent: ["sent", "queued", "mined", "confirmed", "failed", "replaced"],
   mined: ["sent", "confirmed", "failed"],
   confirmed: ["sent"],
   failed: ["sent"],
   replaced: [],
   cancelled: [],
+  expired: [],
 };
 
 /**

@@ -6,7 +6,7 @@ import {
   ValidationError,
   type BaseError,
 } from "../errors.js";
-import { CANCELLED_REASON, STATE_RACE_REASONS } from "../domain/write-outcome.js";
+import { CANCELLED_REASON, EXPIRED_REASON, STATE_RACE_REASONS } from "../domain/write-outcome.js";
 
 /**
  * The error a write answers with when the chain refused it, from the reason the chain gave
@@ -46,6 +46,8 @@ export function writeFailure(
   // Cancelled before it was sent (`POST /api/v1/transactions/{id}/cancel`): a synchronous call
   // still waiting for it answers 409 with the state.
   if (row.state === "cancelled") return new TransactionStateError(CANCELLED_REASON, "cancelled");
+  // Its deadline (`validForSeconds`) passed before it was sent: the same for a waiting request.
+  if (row.state === "expired") return new TransactionStateError(EXPIRED_REASON, "expired");
   if (row.state !== "failed" && row.state !== "replaced") return undefined;
   // A group (a batch) answers 200 with each item's outcome even when every item failed (its row
   // then ends `failed`); the items carry the errors.

@@ -16,4 +16,5 @@ export const STATUS_TONES: Readonly<Record<TxStatus, Tone>> = {
   failed: "bad",
   replaced: "bad",
   cancelled: "off",
+  expired: "off",
 };

@@ -113,6 +113,9 @@ export const transactions = pgTable(
     failedAt: timestamp("failed_at", { withTimezone: true }),
     replacedAt: timestamp("replaced_at", { withTimezone: true }),
     cancelledAt: timestamp("cancelled_at", { withTimezone: true }),
+    /** The write's deadline (`validForSeconds`): not sent by then, it ends `expired`. */
+    validUntil: timestamp("valid_until", { withTimezone: true }),
+    expiredAt: timestamp("expired_at", { withTimezone: true }),
     /** The `Idempotency-Key` the write was made with (its root row), told in its outcome event. */
     idempotencyKey: text("idempotency_key"),
     /** When a reorg last put this row back to `sent`: its attempt is broadcast again at once. */
