@@ -80,7 +80,13 @@ function idText(id: string | number | bigint): string {
   return encodeURIComponent(String(id));
 }
 
-const FINAL_STATES = new Set(["confirmed", "failed", "replaced", "cancelled"]);
+/** `cancelTransaction`'s answer for a write already sent: the chain decides. */
+export interface CancelAccepted {
+  transactionId: string;
+  status: "cancelling";
+}
+
+const FINAL_STATES = new Set(["confirmed", "failed", "replaced", "cancelled", "expired"]);
 
 /**
  * Client of the asset-tokenization API. Every method maps to one endpoint (see `/docs`); errors
@@ -171,18 +177,20 @@ export class RwaClient {
   }
 
   /**
-   * `POST /api/v1/transactions/{id}/cancel` (a scope of the write): cancels a write not sent yet;
-   * it ends `cancelled` at once and the answer is its status. A write already sent or final
-   * throws `ApiError` 409 (its `body.status` is the state). Safe to retry: cancelling again
-   * answers the same.
+   * `POST /api/v1/transactions/{id}/cancel` (a scope of the write): a write not sent yet ends
+   * `cancelled` at once and the answer is its status; a write already sent is raced by a
+   * self-transfer on its nonce and the answer is `{ transactionId, status: "cancelling" }` (poll
+   * `getTransaction`: `cancelled`, or its normal end if the original was mined). A write mined
+   * or final, or one that cannot be outbid, throws `ApiError` 409 (its `body.status` is the
+   * state). Safe to retry: cancelling again answers the same.
    */
   async cancelTransaction(
     transactionId: string,
     options?: RequestOptions,
-  ): Promise<TransactionStatus> {
+  ): Promise<TransactionStatus | CancelAccepted> {
     const path = `/api/v1/transactions/${idText(transactionId)}/cancel`;
-    return (await this.call<TransactionStatus>({ method: "POST", path, idempotent: true, options }))
-      .body;
+    const spec = { method: "POST", path, idempotent: true, options } as const;
+    return (await this.call<TransactionStatus | CancelAccepted>(spec)).body;
   }
 
   /** `GET /api/v1/transactions`: this organization's writes, newest first, with their state. */

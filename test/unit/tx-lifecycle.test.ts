@@ -17,22 +17,23 @@ describe("transaction lifecycle", () => {
       TX_STATES.filter((s) => isFinal(s)),
       ["confirmed", "failed", "replaced", "cancelled", "expired"],
     );
-    for (const from of ["confirmed", "failed"] as const)
+    // A cancelled write whose self-transfer's block a reorg dropped races again.
+    for (const from of ["confirmed", "failed", "cancelled"] as const)
       assert.deepEqual(
         TX_STATES.filter((to) => canTransition(from, to)),
         ["sent"],
         `${from} leaves only for sent`,
       );
-    for (const from of ["replaced", "cancelled", "expired"] as const)
+    for (const from of ["replaced", "expired"] as const)
       for (const to of TX_STATES) assert.equal(canTransition(from, to), false, `${from} → ${to}`);
-    assert.deepEqual([...REORG_REOPENS], ["mined", "confirmed", "failed"]);
+    assert.deepEqual([...REORG_REOPENS], ["mined", "confirmed", "failed", "cancelled"]);
   });
 
   it("a mined row waits for its confirmations, ends, or goes back to sent after a reorg", () => {
     assert.equal(isFinal("mined"), false);
     assert.deepEqual(
       TX_STATES.filter((to) => canTransition("mined", to)),
-      ["sent", "confirmed", "failed"],
+      ["sent", "confirmed", "failed", "cancelled"],
     );
   });
 
@@ -41,15 +42,15 @@ describe("transaction lifecycle", () => {
       TX_STATES.filter((to) => canTransition("queued", to)),
       ["sent", "failed", "cancelled", "expired"],
     );
-    // Only a row nothing was sent of: a sent row is never cancelled or expired by the store.
-    assert.deepEqual(sourcesOf("cancelled"), ["queued"]);
+    // A sent or mined row ends cancelled only when its cancelling self-transfer was mined.
+    assert.deepEqual(sourcesOf("cancelled"), ["queued", "sent", "mined"]);
     assert.deepEqual(sourcesOf("expired"), ["queued"]);
   });
 
   it("a sent row can be re-priced, re-queued when its nonce went elsewhere, or end", () => {
     assert.deepEqual(
       TX_STATES.filter((to) => canTransition("sent", to)),
-      ["queued", "sent", "mined", "confirmed", "failed", "replaced"],
+      ["queued", "sent", "mined", "confirmed", "failed", "replaced", "cancelled"],
     );
     assert.deepEqual(sourcesOf("confirmed"), ["sent", "mined"]);
     assert.deepEqual(sourcesOf("replaced"), ["sent"]);

@@ -44,6 +44,7 @@ export function txRow(fields: Partial<TxRow> = {}): TxRow {
     failedAt: null,
     replacedAt: null,
     cancelledAt: null,
+    cancelRequestedAt: null,
     validUntil: null,
     expiredAt: null,
     reopenedAt: null,

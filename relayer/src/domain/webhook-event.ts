@@ -177,9 +177,9 @@ const EVENTS = {
   },
   "transaction.cancelled": {
     description:
-      "A write of the organization was cancelled before anything was sent " +
-      "(`POST /api/v1/transactions/{id}/cancel`): nothing reached the chain and its reserved " +
-      "funds are free. `txHash` and `blockNumber` are null.",
+      "A write of the organization was cancelled (`POST /api/v1/transactions/{id}/cancel`): " +
+      "before anything was sent (nothing reached the chain; `txHash` and `blockNumber` are " +
+      "null), or, once sent, by the zero-value self-transfer mined on its nonce (`txHash`).",
     data: transactionOutcome.extend({
       status: z.literal("cancelled"),
       reason: z.literal("Transaction cancelled"),

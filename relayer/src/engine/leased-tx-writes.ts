@@ -43,7 +43,9 @@ export type Finalisation =
       receipt: TxReceiptSummary;
       result: Record<string, unknown> | null;
       reason: string | null;
-    };
+    }
+  /** Its nonce went to the self-transfer sent to cancel it (a `cancel` attempt was mined). */
+  | { id: string; status: "cancelled"; receipt: TxReceiptSummary };
 
 /** One wallet's round for `markSent`, and what its statement found. */
 interface SentRound {
@@ -55,7 +57,7 @@ interface RoundAnswer {
   moved: number;
   held: boolean;
   owned: boolean;
-  /** Every row of the round was still queued without a nonce (none cancelled meanwhile). */
+  /** No row of the round was cancelled or expired meanwhile, nor is past its deadline. */
   ready: boolean;
 }
 
@@ -80,10 +82,10 @@ export class WritesHeldError extends BaseError {
 }
 
 /**
- * A row of the round was no longer queued without a nonce when the round was recorded (the caller
- * cancelled it since the round loaded it, `TxStore.cancelUnsent`): nothing was written, nothing
- * is broadcast, the wallet's next nonce did not move, and the sequencer runs the wallet's step
- * again on its rows as they are now.
+ * A row of the round was cancelled or expired since the round loaded it (`TxStore.cancelUnsent`,
+ * `expireUnsent`), or its deadline passed: nothing was written, nothing is broadcast, the
+ * wallet's next nonce did not move, and the sequencer runs the wallet's step again on its rows
+ * as they are now.
  */
 export class RoundRowsChangedError extends BaseError {
   override name = "RoundRowsChangedError";
@@ -96,6 +98,10 @@ export class RoundRowsChangedError extends BaseError {
 const recordHashes = (source: string) =>
   `INSERT INTO transaction_hashes (hash, transaction_id) SELECT hash, id FROM ${source}
    ON CONFLICT (hash) DO NOTHING`;
+
+/** SQL: the mined attempt of row `t` (its receipt's hash) is a cancelling self-transfer. */
+const MINED_BY_CANCEL = `EXISTS (SELECT 1 FROM jsonb_array_elements(t.attempts) a
+                                 WHERE a->>'hash' = t.receipt->>'hash' AND a ? 'cancel')`;
 
 /** `t` is a transaction row held by `$owner` (a parameter number) through its wallet's lease. */
 const held = (owner: number) =>
@@ -153,7 +159,7 @@ export class LeasedTxWrites {
       throw new WritesHeldError(`wallet ${walletId}: its organization is suspended`);
     if (!answer.ready)
       throw new RoundRowsChangedError(
-        `wallet ${walletId}: a row of the round is no longer queued (cancelled)`,
+        `wallet ${walletId}: a row of the round was cancelled or expired`,
       );
     if (answer.moved !== entries.length)
       throw new IllegalTransitionError(
@@ -189,8 +195,9 @@ export class LeasedTxWrites {
     // The wallets are locked in id order, `FOR NO KEY UPDATE`: enough to keep a lease from moving
     // under the statement, and no conflict with the key-share locks of writes being recorded.
     // The round's rows are locked too (`ready`): a wallet whose round lost a row to a cancel
-    // (`TxStore.cancelUnsent`), or holds a row whose deadline has just passed, records nothing,
-    // so no nonce is handed out past a row never sent, and nothing is sent after its deadline.
+    // (`TxStore.cancelUnsent`) or an expiry, or holds a row whose deadline has just passed,
+    // records nothing, so no nonce is handed out past a row never sent, and nothing is sent
+    // after its deadline. (Any other row not queued is refused as before: IllegalTransitionError.)
     const query = () =>
       this.#database.pool.query<{
         wallet_id: string;
@@ -205,8 +212,8 @@ export class LeasedTxWrites {
                    WHERE t.id = ANY($5::text[]) ORDER BY t.id FOR NO KEY UPDATE),
        changed AS (SELECT DISTINCT e.wallet_id FROM unnest($4::text[], $5::text[]) AS e(wallet_id, id)
                      JOIN locked l ON l.id = e.id
-                    WHERE NOT (l.state = 'queued' AND l.nonce IS NULL
-                               AND (l.valid_until IS NULL OR l.valid_until > now()))),
+                    WHERE l.state IN ('cancelled', 'expired')
+                       OR (l.state = 'queued' AND l.nonce IS NULL AND l.valid_until <= now())),
        unheld AS (SELECT id FROM owned
                    WHERE NOT EXISTS (SELECT 1 FROM orgs o WHERE o.id = owned.org_id AND o.suspended_at IS NOT NULL)),
        lease AS (SELECT id FROM unheld WHERE id NOT IN (SELECT wallet_id FROM changed)),
@@ -253,11 +260,17 @@ export class LeasedTxWrites {
     );
   }
 
-  /** Appends attempts (re-pricing: same nonce, higher fees) to sent rows. One statement. */
-  async addAttempts(entries: ReadonlyArray<{ id: string; attempt: TxAttempt }>): Promise<void> {
-    if (entries.length === 0) return;
+  /**
+   * Appends attempts (re-pricing, or a cancelling self-transfer: same nonce, higher fees) to sent
+   * rows. One statement.
+   *
+   * @returns the ids of the rows that took their attempt (a row settled meanwhile, or a wallet
+   *   whose lease was lost, did not)
+   */
+  async addAttempts(entries: ReadonlyArray<{ id: string; attempt: TxAttempt }>): Promise<string[]> {
+    if (entries.length === 0) return [];
     // A row settled by the block follower meanwhile is simply not changed.
-    await this.#database.pool.query(
+    const result = await this.#database.pool.query<{ id: string }>(
       `WITH added AS (
          UPDATE transactions t
             SET attempts = t.attempts || jsonb_build_array(e.attempt),
@@ -265,10 +278,12 @@ export class LeasedTxWrites {
                 max_priority_fee_per_gas = e.attempt->>'maxPriorityFeePerGas', updated_at = now()
            FROM unnest($1::text[], $2::jsonb[]) AS e(id, attempt)
           WHERE t.id = e.id AND t.state = 'sent' AND ${held(3)}
-          RETURNING t.id, e.attempt->>'hash' AS hash)
-       ${recordHashes("added")}`,
+          RETURNING t.id, e.attempt->>'hash' AS hash),
+       hashes AS (${recordHashes("added")})
+       SELECT id FROM added`,
       [entries.map((e) => e.id), entries.map((e) => JSON.stringify(e.attempt)), this.owner],
     );
+    return result.rows.map((r) => r.id);
   }
 
   /** Notes that the node refused an attempt for good (it can never be mined). */
@@ -302,7 +317,8 @@ export class LeasedTxWrites {
               error_kind = e.error_kind, last_error = NULL, updated_at = now(),
               mined_at = CASE WHEN e.receipt IS NULL THEN NULL ELSE now() END,
               confirmed_at = CASE WHEN e.state = 'confirmed' THEN now() END,
-              failed_at = CASE WHEN e.state = 'failed' THEN now() END
+              failed_at = CASE WHEN e.state = 'failed' THEN now() END,
+              cancelled_at = CASE WHEN e.state = 'cancelled' THEN now() END
          FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[], $6::text[])
               AS e(id, state, receipt, result, error, error_kind)
         WHERE t.id = e.id AND t.state = ANY($7::text[]) AND ${held(8)}
@@ -314,9 +330,13 @@ export class LeasedTxWrites {
         entries.map((e) => e.status),
         entries.map((e) => (e.receipt === null ? null : JSON.stringify(e.receipt))),
         entries.map((e) =>
-          e.status === "failed" || e.result === null ? null : JSON.stringify(e.result),
+          e.status === "failed" || e.status === "cancelled" || e.result === null
+            ? null
+            : JSON.stringify(e.result),
         ),
-        entries.map((e) => (e.status === "confirmed" ? null : e.reason)),
+        entries.map((e) =>
+          e.status === "confirmed" || e.status === "cancelled" ? null : e.reason,
+        ),
         entries.map((e) =>
           e.status === "failed"
             ? e.errorKind
@@ -343,9 +363,13 @@ export class LeasedTxWrites {
     const result = await this.#database.pool.query<{ id: string }>(
       updateNotifyingFinal(
         `UPDATE transactions t
-            SET state = CASE WHEN (t.receipt->>'status')::int = 1 THEN 'confirmed' ELSE 'failed' END,
-                confirmed_at = CASE WHEN (t.receipt->>'status')::int = 1 THEN now() END,
-                failed_at = CASE WHEN (t.receipt->>'status')::int = 1 THEN NULL ELSE now() END,
+            SET state = CASE WHEN ${MINED_BY_CANCEL} THEN 'cancelled'
+                             WHEN (t.receipt->>'status')::int = 1 THEN 'confirmed' ELSE 'failed' END,
+                confirmed_at = CASE WHEN NOT ${MINED_BY_CANCEL} AND (t.receipt->>'status')::int = 1
+                                    THEN now() END,
+                failed_at = CASE WHEN NOT ${MINED_BY_CANCEL} AND (t.receipt->>'status')::int <> 1
+                                 THEN now() END,
+                cancelled_at = CASE WHEN ${MINED_BY_CANCEL} THEN now() END,
                 updated_at = now()
           WHERE t.id = ANY($1::text[]) AND t.state = 'mined' AND ${held(2)}
           RETURNING ${OUTCOME_COLUMNS}`,

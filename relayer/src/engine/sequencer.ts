@@ -3,6 +3,7 @@ import { Batcher } from "../db/batcher.js";
 import { HsmUnavailableError } from "../errors.js";
 import type { LeasedTxWrites } from "./leased-tx-writes.js";
 import { LeaseLostError, RoundRowsChangedError, WritesHeldError } from "./leased-tx-writes.js";
+import { sendCancels } from "./repricer.js";
 import { classifyRpcFailure } from "../chain/rpc/rpc-errors.js";
 import { isGroupRow, type TxRow } from "./tx-rows.js";
 import type { LeasedWallet } from "./tx-store.js";
@@ -315,6 +316,9 @@ export class Sequencer implements EngineContext {
     state.idleSince = undefined;
     const hadRpcError = rows.some((r) => r.lastError !== null);
     await withWalletSigner(this.d.signers, state.wallet, async (sign) => {
+      // Cancels asked for since the last step go out first: a write the caller wants gone
+      // should not wait for the periodic check.
+      await sendCancels(this, state, sign);
       await checkSent(this, state, sign);
       await sendQueued(this, state, sign);
     });

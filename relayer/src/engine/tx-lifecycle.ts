@@ -20,7 +20,8 @@ export { TX_STATES, type TxAttempt, type TxErrorKind, type TxReceiptSummary };
  * - `confirmed`: one of its attempts was mined with status 1 and has its confirmations;
  * - `failed`: reverted on chain, or refused before any attempt could be mined;
  * - `replaced`: its nonce went to a gap filler (a self-transfer) and it will never be mined;
- * - `cancelled`: cancelled by the caller before anything was sent (`TxStore.cancelUnsent`);
+ * - `cancelled`: cancelled by the caller before anything was sent (`TxStore.cancelUnsent`), or
+ *   its nonce went to the self-transfer sent to cancel it (`cancel` attempt) once it was sent;
  * - `expired`: its deadline (`validForSeconds`) passed before anything was sent.
  *
  * A reorg that drops the block of a `mined`, `confirmed` or `failed` row (within the indexer's
@@ -33,7 +34,7 @@ export type TxLifecycle =
   | { status: "confirmed"; receipt: TxReceiptSummary; result: Record<string, unknown> }
   | { status: "failed"; reason: string; errorKind: TxErrorKind; receipt: TxReceiptSummary | null }
   | { status: "replaced"; reason: string }
-  | { status: "cancelled" }
+  | { status: "cancelled"; receipt: TxReceiptSummary | null }
   | { status: "expired" };
 
 /** The name of a state: each member of the union is one of the stored states. */
@@ -59,7 +60,13 @@ export const FINAL_STATES = [
 ] as const satisfies readonly TxState[];
 
 /** States a reorg moves back to `sent` when the row's receipt block is no longer canonical. */
-export const REORG_REOPENS = ["mined", "confirmed", "failed"] as const satisfies readonly TxState[];
+export const REORG_REOPENS = [
+  "mined",
+  "confirmed",
+  "failed",
+  // Only with a receipt: its cancelling self-transfer was mined.
+  "cancelled",
+] as const satisfies readonly TxState[];
 
 /**
  * The allowed moves. A row gets its nonce and its first attempt in one write (`queued → sent`);
@@ -73,12 +80,13 @@ export const REORG_REOPENS = ["mined", "confirmed", "failed"] as const satisfies
 const TRANSITIONS: Readonly<Record<TxState, readonly TxState[]>> = {
   // Cancelled only while nothing was sent: `markSent` refuses a round whose row moved meanwhile.
   queued: ["sent", "failed", "cancelled", "expired"],
-  sent: ["sent", "queued", "mined", "confirmed", "failed", "replaced"],
-  mined: ["sent", "confirmed", "failed"],
+  sent: ["sent", "queued", "mined", "confirmed", "failed", "replaced", "cancelled"],
+  mined: ["sent", "confirmed", "failed", "cancelled"],
   confirmed: ["sent"],
   failed: ["sent"],
   replaced: [],
-  cancelled: [],
+  // A reorg that drops the block of its cancelling self-transfer: the race is on again.
+  cancelled: ["sent"],
   expired: [],
 };
 

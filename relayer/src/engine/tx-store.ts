@@ -468,8 +468,8 @@ export class TxStore {
        reopened AS (
          UPDATE transactions t
             SET state = 'sent', receipt = NULL, result = NULL, error = NULL, error_kind = NULL,
-                confirmed_at = NULL, failed_at = NULL, mined_at = NULL, reopened_at = now(),
-                updated_at = now(),
+                confirmed_at = NULL, failed_at = NULL, cancelled_at = NULL, mined_at = NULL,
+                reopened_at = now(), updated_at = now(),
                 attempts = (SELECT jsonb_agg(CASE WHEN a->>'hash' = t.receipt->>'hash'
                                                   THEN a || jsonb_build_object('reorgedFrom', v.block)
                                                   ELSE a END ORDER BY ord)
@@ -504,8 +504,8 @@ export class TxStore {
    * no longer counts it (only `queued` and `sent` rows reserve).
    *
    * Never a row the engine is sending: the write is locked first (a batch by its group), and the
-   * sender's `markSent` records a round only if each of its rows is still queued without a nonce
-   * in the same statement (`LeasedTxWrites.markSent`: a round that lost a row records nothing,
+   * sender's `markSent` records nothing for a round holding a row cancelled (or expired) meanwhile,
+   * checked in the same statement (`LeasedTxWrites.markSent`: a round that lost a row records nothing,
    * broadcasts nothing and runs again). Whichever commits first wins; the other changes nothing.
    *
    * @returns undefined when the org has no such write; else its state after the statement and
@@ -528,7 +528,8 @@ export class TxStore {
             RETURNING ${OUTCOME_COLUMNS}`,
           4,
         ),
-        [id, orgId, sourcesOf("cancelled"), TX_CHANNELS.final],
+        // Only a write nothing was sent of (`sent` and `mined` rows are cancelled by the chain).
+        [id, orgId, ["queued"], TX_CHANNELS.final],
       ),
     );
     const [row] = (
@@ -543,6 +544,26 @@ export class TxStore {
       cancelled: cancelled.rows.some((r) => r.id === id),
       walletId: row.wallet_id,
     };
+  }
+
+  /**
+   * Asks the engine to cancel a write of `orgId` that was sent (a single write, not a batch):
+   * its wallet's sequencer races it with a zero-value self-transfer on its nonce
+   * (`engine/repricer.ts` `sendCancels`); the chain decides which is mined.
+   *
+   * @returns the write's wallet when it is `sent` (asked now or before), else undefined
+   */
+  async requestCancel(orgId: string, id: string): Promise<{ walletId: string } | undefined> {
+    const { rows } = await this.#database.pool.query<{ wallet_id: string }>(
+      `UPDATE transactions t
+          SET cancel_requested_at = coalesce(t.cancel_requested_at, now()), updated_at = now()
+        WHERE t.id = $1 AND t.org_id = $2 AND t.parent_id IS NULL AND t.state = 'sent'
+          AND t.nonce IS NOT NULL
+        RETURNING t.wallet_id`,
+      [id, orgId],
+    );
+    const row = rows[0];
+    return row === undefined ? undefined : { walletId: row.wallet_id };
   }
 
   /** Deletes expired `Idempotency-Key` records. Returns how many went. */

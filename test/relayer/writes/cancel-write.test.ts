@@ -13,11 +13,12 @@ import { startReceiver, verifyDelivery, type Receiver } from "../webhooks/receiv
 const ASYNC = { Prefer: "respond-async" };
 
 /**
- * `POST /api/v1/transactions/{id}/cancel` of a write not sent yet (docs/api-decisions.md
- * "Cancelling a write"). Real anvil and PostgreSQL, the engine running with one write in flight
- * per organization, so that with mining paused a second write stays `queued` behind the first.
+ * `POST /api/v1/transactions/{id}/cancel` (docs/api-decisions.md "Cancelling a write"): a write
+ * not sent yet ends `cancelled` at once; a sent one is raced by a self-transfer on its nonce and
+ * the chain decides. Real anvil and PostgreSQL, the engine running with one write in flight per
+ * organization, so that with mining paused a second write stays `queued` behind the first.
  */
-describe("cancelling a write not sent yet (anvil + PostgreSQL + engine)", () => {
+describe("cancelling a write (anvil + PostgreSQL + engine)", () => {
   let stack: WriteStack;
   let workers: WebhookWorkersHandle;
   let receiver: Receiver;
@@ -182,29 +183,123 @@ describe("cancelling a write not sent yet (anvil + PostgreSQL + engine)", () => 
     });
   });
 
-  it("a write already sent or final answers 409 with its state, and is not changed", async () => {
-    await behindOne(org, async (first) => {
-      const res = await cancel(org, first);
-      assert.equal(res.status, 409, res.text);
-      assert.deepEqual(res.body, {
-        error: "Transaction already sent: only a write not sent yet can be cancelled",
-        status: "sent",
-      });
-      assert.equal((await row(first)).state, "sent");
-      const client = new RwaClient({ apiKey: org.apiKey, baseUrl: stack.baseUrl });
-      const thrown = await client.cancelTransaction(first).then(
-        () => assert.fail("cancelTransaction resolved for a sent write"),
-        (error: unknown) => error,
-      );
-      assert.ok(thrown instanceof ApiError, String(thrown));
-      assert.equal(thrown.status, 409);
-    });
+  it("a final write answers 409 with its state, and is not changed", async () => {
     const done = await org.api("POST", "/api/v1/write/issue-asset", { body: assetBody() });
     assert.equal(done.status, 200, done.text);
     const id = done.headers.get("x-transaction-id")!;
     const res = await cancel(org, id);
     assert.equal(res.status, 409, res.text);
     assert.deepEqual(res.body, { error: "Transaction already confirmed", status: "confirmed" });
+    const client = new RwaClient({ apiKey: org.apiKey, baseUrl: stack.baseUrl });
+    const thrown = await client.cancelTransaction(id).then(
+      () => assert.fail("cancelTransaction resolved for a confirmed write"),
+      (error: unknown) => error,
+    );
+    assert.ok(thrown instanceof ApiError, String(thrown));
+    assert.equal(thrown.status, 409);
+    assert.equal((await row(id)).state, "confirmed");
+  });
+
+  /** The pool's pending transactions of `who`'s wallet, by nonce (anvil's `txpool_content`). */
+  const pooled = async (who: TestOrg) => {
+    const pool = await stack.rpc<{ pending: Record<string, Record<string, { hash: string }>> }>(
+      "txpool_content",
+    );
+    const [, byNonce] =
+      Object.entries(pool.pending).find(
+        ([from]) => from.toLowerCase() === who.walletAddress.toLowerCase(),
+      ) ?? [];
+    return byNonce ?? {};
+  };
+  /** Waits until the write's cancelling self-transfer is recorded and in the pool. */
+  const cancelInPool = async (id: string) => {
+    const status = await waitForStatus(org, id, (b) => (b.attempts as unknown[]).length >= 2);
+    const attempts = status.attempts as Array<{ hash: string; nonce: number }>;
+    const cancelHash = attempts.at(-1)!.hash;
+    for (let i = 0; i < 200; i++) {
+      const byNonce = await pooled(org);
+      if (Object.values(byNonce).some((tx) => tx.hash === cancelHash))
+        return { attempts, cancelHash };
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error("the cancelling self-transfer never reached the pool");
+  };
+
+  it("a sent write is raced by a zero-value self-transfer on its nonce (202 cancelling); mined, the write ends cancelled and nothing of it happened", async () => {
+    const startNonce = await nonceOf(org);
+    const tokensBefore = await stack.token.balanceOf(org.walletAddress);
+    const { id, cancelHash, original } = await stack.withoutAutomine(async () => {
+      const id = await write(org);
+      try {
+        const sent = await waitForStatus(org, id, (b) => b.status === "sent");
+        const original = (sent.attempts as Array<{ hash: string; maxFeePerGas: string }>)[0]!;
+        const res = await cancel(org, id);
+        assert.equal(res.status, 202, res.text);
+        assert.deepEqual(res.body, { transactionId: id, status: "cancelling" });
+        const { cancelHash } = await cancelInPool(id);
+        const again = await cancel(org, id);
+        assert.deepEqual([again.status, again.body.status], [202, "cancelling"]);
+        return { id, cancelHash, original };
+      } finally {
+        await stack.rpc("evm_mine");
+      }
+    });
+    const status = await waitForStatus(org, id, (b) => b.status === "cancelled");
+    const receipt = status.receipt as { hash: string };
+    assert.equal(receipt.hash, cancelHash, "the self-transfer was mined");
+    const mined = await stack.provider.getTransaction(cancelHash);
+    assert.equal(mined!.to!.toLowerCase(), org.walletAddress.toLowerCase());
+    assert.equal(mined!.from.toLowerCase(), org.walletAddress.toLowerCase());
+    assert.equal(mined!.value, 0n);
+    assert.equal(mined!.data, "0x");
+    assert.ok(
+      mined!.maxFeePerGas! >= (BigInt(original.maxFeePerGas) * 1125n) / 1000n,
+      "priced at least the replacement bump over the original",
+    );
+    assert.equal(await stack.provider.getTransaction(original.hash), null, "never mined");
+    assert.equal(await nonceOf(org), startNonce + 1, "its nonce went to the self-transfer");
+    assert.equal(await stack.token.balanceOf(org.walletAddress), tokensBefore, "nothing minted");
+    assert.deepEqual([status.result, status.error], [null, "Transaction cancelled"]);
+
+    await receiver.waitFor(
+      () => receiver.accepted("/org").some((d) => d.json.data.transactionId === id),
+      20_000,
+      "transaction.cancelled",
+    );
+    const pushed = receiver.accepted("/org").find((d) => d.json.data.transactionId === id)!;
+    verifyDelivery(pushed, secret);
+    assert.equal(pushed.json.txHash, cancelHash);
+    assert.equal(pushed.json.data.status, "cancelled");
+    const again = await cancel(org, id);
+    assert.deepEqual([again.status, again.body.status], [200, "cancelled"], "the first's outcome");
+  });
+
+  it("a sent write whose original is mined before its cancel ends as the chain says: confirmed, and a later cancel is 409", async () => {
+    const { id } = await stack.withoutAutomine(async () => {
+      const id = await write(org);
+      try {
+        const sent = await waitForStatus(org, id, (b) => b.status === "sent");
+        const originalHash = (sent.attempts as Array<{ hash: string }>)[0]!.hash;
+        const raw = await stack.rpc<string>("eth_getRawTransactionByHash", [originalHash]);
+        assert.equal((await cancel(org, id)).status, 202);
+        const { cancelHash } = await cancelInPool(id);
+        // The original wins the race: the pool loses the self-transfer and holds the original.
+        await stack.rpc("anvil_dropTransaction", [cancelHash]);
+        await stack.rpc("eth_sendRawTransaction", [raw]);
+        return { id };
+      } finally {
+        await stack.rpc("evm_mine");
+      }
+    });
+    const status = await waitForStatus(org, id, (b) => b.status === "confirmed");
+    const attempts = status.attempts as Array<{ hash: string }>;
+    assert.equal((status.receipt as { hash: string }).hash, attempts[0]!.hash, "the original");
+    assert.ok((status.result as { tokenId?: string }).tokenId !== undefined, "it minted");
+    const late = await cancel(org, id);
+    assert.deepEqual(
+      [late.status, late.body],
+      [409, { error: "Transaction already confirmed", status: "confirmed" }],
+    );
   });
 
   it("another organization's write, an unknown or malformed id: 404; a key without the write's scope: 403, and nothing changes", async () => {

@@ -53,6 +53,11 @@ export interface TxAttempt {
   outOfGas?: true;
   /** Block number this attempt was mined in before a reorg dropped that block. */
   reorgedFrom?: number;
+  /**
+   * Set on a zero-value self-transfer signed on the row's nonce to cancel the write
+   * (`POST /api/v1/transactions/{id}/cancel` of a sent write): mined, the write ends `cancelled`.
+   */
+  cancel?: true;
 }
 
 /** The part of a receipt kept on the row. */
@@ -113,6 +118,8 @@ export const transactions = pgTable(
     failedAt: timestamp("failed_at", { withTimezone: true }),
     replacedAt: timestamp("replaced_at", { withTimezone: true }),
     cancelledAt: timestamp("cancelled_at", { withTimezone: true }),
+    /** When the caller asked to cancel the write once it was sent (a self-transfer races it). */
+    cancelRequestedAt: timestamp("cancel_requested_at", { withTimezone: true }),
     /** The write's deadline (`validForSeconds`): not sent by then, it ends `expired`. */
     validUntil: timestamp("valid_until", { withTimezone: true }),
     expiredAt: timestamp("expired_at", { withTimezone: true }),

@@ -35,7 +35,7 @@ export const transactionStatusRoute = defineRoute({
 export const cancelTransactionRoute = defineRoute({
   method: "post",
   path: "/api/v1/transactions/:id/cancel",
-  summary: "Cancel a write that was not sent yet",
+  summary: "Cancel a write: at once before it is sent, by a replacement on its nonce after",
   docs: {
     operationId: "cancelTransaction",
     tag: "Transactions",
@@ -44,14 +44,20 @@ export const cancelTransactionRoute = defineRoute({
       "sent yet (`queued`; a batch none of whose items was sent) ends `cancelled` at once: " +
       "nothing reaches the chain, its reserved funds are free, and `transaction.cancelled` is " +
       "sent. The answer is the write's status, as `GET /api/v1/transactions/{id}` shows it; " +
-      "cancelling it again answers the same. A write already sent, mined or final answers 409 " +
-      "with its `status`. Only the calling organization's writes (another's: 404).",
+      "cancelling it again answers the same.\n\nA single write already `sent` is raced by a " +
+      "zero-value self-transfer on its nonce, priced at least the pool's replacement bump over " +
+      "it and for the next block, within `MAX_FEE_PER_GAS_GWEI`: 202 `cancelling`. It ends " +
+      "`cancelled` if the self-transfer is mined, or in its normal final state if the original " +
+      "is: the chain decides, `GET` and the webhooks follow. On a chain without fees, or when " +
+      "the ceiling leaves no room to outbid it, 409 with the reason.\n\nA write mined or " +
+      "final (another state than `cancelled`) answers 409 with its `status`. Only the calling " +
+      "organization's writes (another's: 404).",
     errors: {
       403: ["Insufficient scope"],
       404: ["Transaction not found"],
       409: [
         "Transaction already confirmed",
-        "Transaction already sent: only a write not sent yet can be cancelled",
+        "Transaction already sent: on a chain without fees no replacement can outbid it, so it cannot be cancelled",
       ],
     },
   },
@@ -60,17 +66,27 @@ export const cancelTransactionRoute = defineRoute({
   request: { params: z.object({ id: z.string().max(64) }) },
   responses: {
     200: transactionStatus,
+    202: z.object({
+      transactionId: z.string(),
+      status: z.literal("cancelling").describe("the replacement is out; the chain decides"),
+    }),
     ...apiKeyErrors,
     404: errorBody,
     409: errorBody.extend({
       status: z.enum(TRANSACTION_STATES).optional().describe("the write's state"),
     }),
   },
-  handler: async ({ ctx, principal, params }) => {
+  handler: async ({ ctx, principal, params, res }) => {
     const granted = principal!.grantedScopes;
-    const { status, failure } = await cancelWrite(ctx, principal!.orgId, params.id, (scopes) =>
+    const outcome = await cancelWrite(ctx, principal!.orgId, params.id, (scopes) =>
       [...expandScopes(scopes)].some((scope) => granted.has(scope)),
     );
+    if (outcome.status === "cancelling") {
+      res.status(202).setHeader("Location", `/api/v1/transactions/${outcome.transactionId}`);
+      res.json({ transactionId: outcome.transactionId, status: "cancelling" });
+      return undefined;
+    }
+    const { status, failure } = outcome.read;
     return { ...status, errorStatus: failure === undefined ? null : statusOf(failure) };
   },
 });
