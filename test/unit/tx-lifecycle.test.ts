@@ -17,23 +17,23 @@ describe("transaction lifecycle", () => {
       TX_STATES.filter((s) => isFinal(s)),
       ["confirmed", "failed", "replaced", "cancelled", "expired"],
     );
-    // A cancelled write whose self-transfer's block a reorg dropped races again.
-    for (const from of ["confirmed", "failed", "cancelled"] as const)
+    // A cancelled or expired write whose self-transfer's block a reorg dropped races again.
+    for (const from of ["confirmed", "failed", "cancelled", "expired"] as const)
       assert.deepEqual(
         TX_STATES.filter((to) => canTransition(from, to)),
         ["sent"],
         `${from} leaves only for sent`,
       );
-    for (const from of ["replaced", "expired"] as const)
-      for (const to of TX_STATES) assert.equal(canTransition(from, to), false, `${from} → ${to}`);
-    assert.deepEqual([...REORG_REOPENS], ["mined", "confirmed", "failed", "cancelled"]);
+    for (const to of TX_STATES)
+      assert.equal(canTransition("replaced", to), false, `replaced → ${to}`);
+    assert.deepEqual([...REORG_REOPENS], ["mined", "confirmed", "failed", "cancelled", "expired"]);
   });
 
   it("a mined row waits for its confirmations, ends, or goes back to sent after a reorg", () => {
     assert.equal(isFinal("mined"), false);
     assert.deepEqual(
       TX_STATES.filter((to) => canTransition("mined", to)),
-      ["sent", "confirmed", "failed", "cancelled"],
+      ["sent", "confirmed", "failed", "cancelled", "expired"],
     );
   });
 
@@ -42,15 +42,16 @@ describe("transaction lifecycle", () => {
       TX_STATES.filter((to) => canTransition("queued", to)),
       ["sent", "failed", "cancelled", "expired"],
     );
-    // A sent or mined row ends cancelled only when its cancelling self-transfer was mined.
+    // A sent or mined row ends cancelled (or expired) only when the self-transfer sent to
+    // cancel it (or sent at its deadline) was mined.
     assert.deepEqual(sourcesOf("cancelled"), ["queued", "sent", "mined"]);
-    assert.deepEqual(sourcesOf("expired"), ["queued"]);
+    assert.deepEqual(sourcesOf("expired"), ["queued", "sent", "mined"]);
   });
 
   it("a sent row can be re-priced, re-queued when its nonce went elsewhere, or end", () => {
     assert.deepEqual(
       TX_STATES.filter((to) => canTransition("sent", to)),
-      ["queued", "sent", "mined", "confirmed", "failed", "replaced", "cancelled"],
+      ["queued", "sent", "mined", "confirmed", "failed", "replaced", "cancelled", "expired"],
     );
     assert.deepEqual(sourcesOf("confirmed"), ["sent", "mined"]);
     assert.deepEqual(sourcesOf("replaced"), ["sent"]);

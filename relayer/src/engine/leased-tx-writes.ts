@@ -44,8 +44,11 @@ export type Finalisation =
       result: Record<string, unknown> | null;
       reason: string | null;
     }
-  /** Its nonce went to the self-transfer sent to cancel it (a `cancel` attempt was mined). */
-  | { id: string; status: "cancelled"; receipt: TxReceiptSummary };
+  /**
+   * Its nonce went to the self-transfer sent to cancel it (a `cancel` attempt was mined):
+   * `expired` when that was sent because its deadline passed (`deadline`).
+   */
+  | { id: string; status: "cancelled" | "expired"; receipt: TxReceiptSummary };
 
 /** One wallet's round for `markSent`, and what its statement found. */
 interface SentRound {
@@ -102,6 +105,10 @@ const recordHashes = (source: string) =>
 /** SQL: the mined attempt of row `t` (its receipt's hash) is a cancelling self-transfer. */
 const MINED_BY_CANCEL = `EXISTS (SELECT 1 FROM jsonb_array_elements(t.attempts) a
                                  WHERE a->>'hash' = t.receipt->>'hash' AND a ? 'cancel')`;
+
+/** SQL: row `t`'s mined attempt is the self-transfer sent because its deadline passed. */
+const MINED_BY_DEADLINE = `EXISTS (SELECT 1 FROM jsonb_array_elements(t.attempts) a
+                                   WHERE a->>'hash' = t.receipt->>'hash' AND a ? 'deadline')`;
 
 /** `t` is a transaction row held by `$owner` (a parameter number) through its wallet's lease. */
 const held = (owner: number) =>
@@ -318,7 +325,8 @@ export class LeasedTxWrites {
               mined_at = CASE WHEN e.receipt IS NULL THEN NULL ELSE now() END,
               confirmed_at = CASE WHEN e.state = 'confirmed' THEN now() END,
               failed_at = CASE WHEN e.state = 'failed' THEN now() END,
-              cancelled_at = CASE WHEN e.state = 'cancelled' THEN now() END
+              cancelled_at = CASE WHEN e.state = 'cancelled' THEN now() END,
+              expired_at = CASE WHEN e.state = 'expired' THEN now() END
          FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[], $6::text[])
               AS e(id, state, receipt, result, error, error_kind)
         WHERE t.id = e.id AND t.state = ANY($7::text[]) AND ${held(8)}
@@ -329,14 +337,9 @@ export class LeasedTxWrites {
         entries.map((e) => e.id),
         entries.map((e) => e.status),
         entries.map((e) => (e.receipt === null ? null : JSON.stringify(e.receipt))),
-        entries.map((e) =>
-          e.status === "failed" || e.status === "cancelled" || e.result === null
-            ? null
-            : JSON.stringify(e.result),
-        ),
-        entries.map((e) =>
-          e.status === "confirmed" || e.status === "cancelled" ? null : e.reason,
-        ),
+        // A cancelled or expired write (its self-transfer mined) has neither result nor reason.
+        entries.map((e) => ("result" in e && e.result !== null ? JSON.stringify(e.result) : null)),
+        entries.map((e) => ("reason" in e ? e.reason : null)),
         entries.map((e) =>
           e.status === "failed"
             ? e.errorKind
@@ -363,13 +366,16 @@ export class LeasedTxWrites {
     const result = await this.#database.pool.query<{ id: string }>(
       updateNotifyingFinal(
         `UPDATE transactions t
-            SET state = CASE WHEN ${MINED_BY_CANCEL} THEN 'cancelled'
+            SET state = CASE WHEN ${MINED_BY_CANCEL} AND ${MINED_BY_DEADLINE} THEN 'expired'
+                             WHEN ${MINED_BY_CANCEL} THEN 'cancelled'
                              WHEN (t.receipt->>'status')::int = 1 THEN 'confirmed' ELSE 'failed' END,
                 confirmed_at = CASE WHEN NOT ${MINED_BY_CANCEL} AND (t.receipt->>'status')::int = 1
                                     THEN now() END,
                 failed_at = CASE WHEN NOT ${MINED_BY_CANCEL} AND (t.receipt->>'status')::int <> 1
                                  THEN now() END,
-                cancelled_at = CASE WHEN ${MINED_BY_CANCEL} THEN now() END,
+                cancelled_at = CASE WHEN ${MINED_BY_CANCEL} AND NOT ${MINED_BY_DEADLINE}
+                                    THEN now() END,
+                expired_at = CASE WHEN ${MINED_BY_DEADLINE} THEN now() END,
                 updated_at = now()
           WHERE t.id = ANY($1::text[]) AND t.state = 'mined' AND ${held(2)}
           RETURNING ${OUTCOME_COLUMNS}`,
@@ -397,7 +403,8 @@ export class LeasedTxWrites {
           RETURNING ${OUTCOME_COLUMNS}`,
         4,
       ),
-      [walletId, sourcesOf("expired"), this.owner, TX_CHANNELS.final],
+      // Only what nothing was sent of (a sent write past its deadline is raced: `sendCancels`).
+      [walletId, ["queued"], this.owner, TX_CHANNELS.final],
     );
     return result.rows.map((r) => r.id);
   }

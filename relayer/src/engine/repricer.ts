@@ -98,9 +98,11 @@ export async function reprice(
       ? cancelTx(row, row.nonce, next.fees, e.d.chainId)
       : unsignedTx(row, row.nonce, next.fees, e.d.chainId),
   );
+  const deadline = row.attempts.some((a) => a.cancel === true && a.deadline === true);
   const attempt: TxAttempt = {
     ...attemptOf(signed, next.fees, row.nonce),
     ...(cancelling ? { cancel: true as const } : {}),
+    ...(cancelling && deadline ? { deadline: true as const } : {}),
   };
   e.d.logger.info(
     {
@@ -251,10 +253,14 @@ export async function sendCancels(
   state: WalletState,
   sign: TxSigner,
 ): Promise<void> {
+  const now = Date.now();
+  // Past its deadline (`validForSeconds`) and not mined: raced the same way, and, if the
+  // self-transfer wins, the write ends `expired` (`deadline`). A caller's cancel comes first.
+  const overdue = (r: TxRow) => r.validUntil !== null && r.validUntil.getTime() <= now;
   const asked = [...state.rows.values()].filter(
     (r) =>
       isSentRow(r) &&
-      r.cancelRequestedAt !== null &&
+      (r.cancelRequestedAt !== null || overdue(r)) &&
       !r.attempts.some((a) => a.cancel === true) &&
       r.lastError === null,
   );
@@ -271,13 +277,19 @@ export async function sendCancels(
       continue;
     }
     const signed = await sign(cancelTx(row, row.nonce, fees, e.d.chainId));
-    const attempt: TxAttempt = { ...attemptOf(signed, fees, row.nonce), cancel: true };
+    const attempt: TxAttempt = {
+      ...attemptOf(signed, fees, row.nonce),
+      cancel: true,
+      ...(row.cancelRequestedAt === null ? { deadline: true as const } : {}),
+    };
     const recorded = await e.writes.addAttempts([{ id: row.id, attempt }]);
     // Not recorded (settled meanwhile, or the lease is gone): never broadcast.
     if (!recorded.includes(row.id)) continue;
     e.d.logger.info(
       { txId: row.id, nonce: row.nonce, maxFeePerGas: fees.maxFeePerGas.toString() },
-      "cancelling a sent write with a self-transfer on its nonce",
+      attempt.deadline === true
+        ? "a sent write passed its deadline: racing it with a self-transfer on its nonce"
+        : "cancelling a sent write with a self-transfer on its nonce",
     );
     const updated: TxRow = { ...row, attempts: [...row.attempts, attempt] };
     e.book.noteRow(state, updated);

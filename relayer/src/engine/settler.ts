@@ -252,11 +252,17 @@ export async function finaliseReceipts(
     const summary = summaryOf(receipt, row);
     // The self-transfer sent to cancel the write was mined: the write ends cancelled (a mined
     // original ends as it always did). Its 21,000 gas says nothing of the write's shape.
-    if (row.attempts.some((a) => a.hash === summary.hash && a.cancel === true)) {
+    // Sent because its deadline passed: it ends expired.
+    const cancel = row.attempts.find((a) => a.hash === summary.hash && a.cancel === true);
+    if (cancel !== undefined) {
       entries.push(
         e.options.confirmations > 0
           ? { id: row.id, status: "mined", receipt: summary, result: null, reason: null }
-          : { id: row.id, status: "cancelled", receipt: summary },
+          : {
+              id: row.id,
+              status: cancel.deadline === true ? "expired" : "cancelled",
+              receipt: summary,
+            },
       );
       continue;
     }

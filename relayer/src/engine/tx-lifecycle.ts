@@ -22,7 +22,8 @@ export { TX_STATES, type TxAttempt, type TxErrorKind, type TxReceiptSummary };
  * - `replaced`: its nonce went to a gap filler (a self-transfer) and it will never be mined;
  * - `cancelled`: cancelled by the caller before anything was sent (`TxStore.cancelUnsent`), or
  *   its nonce went to the self-transfer sent to cancel it (`cancel` attempt) once it was sent;
- * - `expired`: its deadline (`validForSeconds`) passed before anything was sent.
+ * - `expired`: its deadline (`validForSeconds`) passed before anything was sent, or before it
+ *   was mined and the self-transfer sent to cancel it then was mined instead.
  *
  * A reorg that drops the block of a `mined`, `confirmed` or `failed` row (within the indexer's
  * window) puts it back to `sent` (`REORG_REOPENS`): its signed bytes are broadcast again.
@@ -35,7 +36,7 @@ export type TxLifecycle =
   | { status: "failed"; reason: string; errorKind: TxErrorKind; receipt: TxReceiptSummary | null }
   | { status: "replaced"; reason: string }
   | { status: "cancelled"; receipt: TxReceiptSummary | null }
-  | { status: "expired" };
+  | { status: "expired"; receipt: TxReceiptSummary | null };
 
 /** The name of a state: each member of the union is one of the stored states. */
 export type { TxState };
@@ -66,6 +67,7 @@ export const REORG_REOPENS = [
   "failed",
   // Only with a receipt: its cancelling self-transfer was mined.
   "cancelled",
+  "expired",
 ] as const satisfies readonly TxState[];
 
 /**
@@ -80,14 +82,14 @@ export const REORG_REOPENS = [
 const TRANSITIONS: Readonly<Record<TxState, readonly TxState[]>> = {
   // Cancelled only while nothing was sent: `markSent` refuses a round whose row moved meanwhile.
   queued: ["sent", "failed", "cancelled", "expired"],
-  sent: ["sent", "queued", "mined", "confirmed", "failed", "replaced", "cancelled"],
-  mined: ["sent", "confirmed", "failed", "cancelled"],
+  sent: ["sent", "queued", "mined", "confirmed", "failed", "replaced", "cancelled", "expired"],
+  mined: ["sent", "confirmed", "failed", "cancelled", "expired"],
   confirmed: ["sent"],
   failed: ["sent"],
   replaced: [],
   // A reorg that drops the block of its cancelling self-transfer: the race is on again.
   cancelled: ["sent"],
-  expired: [],
+  expired: ["sent"],
 };
 
 /**

@@ -468,7 +468,8 @@ export class TxStore {
        reopened AS (
          UPDATE transactions t
             SET state = 'sent', receipt = NULL, result = NULL, error = NULL, error_kind = NULL,
-                confirmed_at = NULL, failed_at = NULL, cancelled_at = NULL, mined_at = NULL,
+                confirmed_at = NULL, failed_at = NULL, cancelled_at = NULL, expired_at = NULL,
+                mined_at = NULL,
                 reopened_at = now(), updated_at = now(),
                 attempts = (SELECT jsonb_agg(CASE WHEN a->>'hash' = t.receipt->>'hash'
                                                   THEN a || jsonb_build_object('reorgedFrom', v.block)

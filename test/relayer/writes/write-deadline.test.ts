@@ -113,6 +113,54 @@ describe("write deadlines (anvil + PostgreSQL + engine)", () => {
     );
   });
 
+  it("a write sent but not mined by its deadline is raced by a self-transfer on its nonce and ends expired when that wins", async () => {
+    const startNonce = await nonceOf();
+    const tokensBefore = await stack.token.balanceOf(org.walletAddress);
+    const { id, deadlineHash } = await stack.withoutAutomine(async () => {
+      const res = await org.api("POST", "/api/v1/write/issue-asset", {
+        body: assetBody({ validForSeconds: 2 }),
+        headers: ASYNC,
+      });
+      assert.equal(res.status, 202, res.text);
+      const id = res.body.transactionId as string;
+      try {
+        await waitForStatus(org, id, (b) => b.status === "sent");
+        // Past its deadline, still in the pool: the engine races it.
+        const raced = await waitForStatus(org, id, (b) => (b.attempts as unknown[]).length >= 2);
+        const deadlineHash = (raced.attempts as Array<{ hash: string }>).at(-1)!.hash;
+        for (let i = 0; i < 200; i++) {
+          const pool = await stack.rpc<{
+            pending: Record<string, Record<string, { hash: string }>>;
+          }>("txpool_content");
+          const mine = Object.values(pool.pending).flatMap((byNonce) => Object.values(byNonce));
+          if (mine.some((tx) => tx.hash === deadlineHash)) break;
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        return { id, deadlineHash };
+      } finally {
+        await stack.rpc("evm_mine");
+      }
+    });
+    const status = await waitForStatus(org, id, (b) => b.status === "expired");
+    assert.equal((status.receipt as { hash: string }).hash, deadlineHash, "the self-transfer");
+    assert.deepEqual([status.error, status.errorStatus], ["Transaction expired", 409]);
+    const mined = await stack.provider.getTransaction(deadlineHash);
+    assert.equal(mined!.to!.toLowerCase(), org.walletAddress.toLowerCase());
+    assert.equal(mined!.value, 0n);
+    assert.equal(await nonceOf(), startNonce + 1);
+    assert.equal(await stack.token.balanceOf(org.walletAddress), tokensBefore, "nothing minted");
+    await receiver.waitFor(
+      () => receiver.accepted("/org").some((d) => d.json.data.transactionId === id),
+      20_000,
+      "transaction.expired",
+    );
+    const pushed = receiver.accepted("/org").find((d) => d.json.data.transactionId === id)!;
+    assert.deepEqual(
+      [pushed.json.event, pushed.json.txHash, pushed.json.data.status],
+      ["transaction.expired", deadlineHash, "expired"],
+    );
+  });
+
   it("a write sent before its deadline is not touched by it: it confirms", async () => {
     const res = await org.api("POST", "/api/v1/write/marketplace/list", {
       body: { tokenId: "999999999", priceInCOIN: "1", validForSeconds: 604_800 },

@@ -58,6 +58,11 @@ export interface TxAttempt {
    * (`POST /api/v1/transactions/{id}/cancel` of a sent write): mined, the write ends `cancelled`.
    */
   cancel?: true;
+  /**
+   * With `cancel`: sent because the write's deadline (`validForSeconds`) passed before it was
+   * mined, not because the caller asked; mined, the write ends `expired`.
+   */
+  deadline?: true;
 }
 
 /** The part of a receipt kept on the row. */
