@@ -45,6 +45,8 @@ export function txRow(fields: Partial<TxRow> = {}): TxRow {
     replacedAt: null,
     cancelledAt: null,
     cancelRequestedAt: null,
+    stuckSince: null,
+    stuckReason: null,
     validUntil: null,
     expiredAt: null,
     reopenedAt: null,

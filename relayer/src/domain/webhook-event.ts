@@ -195,6 +195,18 @@ const EVENTS = {
       reason: z.literal("Transaction expired"),
     }),
   },
+  "transaction.stuck": {
+    description:
+      "A sent write of the organization is stuck: re-priced up to the fee cap it reserved and " +
+      "still not mined (`reason: fee-cap`). Sent once per write; `GET /api/v1/transactions/{id}` " +
+      "shows `stuck`. Cancel it (`POST /api/v1/transactions/{id}/cancel`) or wait for the fees " +
+      "to fall. `txHash` and `blockNumber` are null; `timestamp` is when it was marked.",
+    data: transactionOutcome.extend({
+      status: z.literal("sent"),
+      reason: z.literal("fee-cap"),
+      since: z.string().describe("ISO 8601"),
+    }),
+  },
 } as const;
 
 /** Kinds about the wallet's balance rather than one transaction: their `txHash` is null. */
@@ -209,6 +221,7 @@ const TRANSACTION_KINDS: ReadonlySet<string> = new Set([
   "transaction.failed",
   "transaction.cancelled",
   "transaction.expired",
+  "transaction.stuck",
 ]);
 
 /** An on-chain event kind a webhook can subscribe to. */

@@ -14,7 +14,7 @@ import {
   type TxReceiptSummary,
 } from "./tx-lifecycle.js";
 import { announceFinal, TX_CHANNELS, updateNotifyingFinal } from "./tx-channels.js";
-import { OUTCOME_COLUMNS } from "./outcome-events.js";
+import { OUTCOME_COLUMNS, stuckEventSql } from "./outcome-events.js";
 import type { TxRow } from "./tx-rows.js";
 
 /** One row's first broadcast: its nonce and first attempt, written together. */
@@ -291,6 +291,26 @@ export class LeasedTxWrites {
       [entries.map((e) => e.id), entries.map((e) => JSON.stringify(e.attempt)), this.owner],
     );
     return result.rows.map((r) => r.id);
+  }
+
+  /**
+   * Marks a sent write stuck (`reason`: `fee-cap`, re-priced up to the fee cap it reserved and
+   * still not mined), once: the mark and its `transaction.stuck` event in one statement
+   * (`outcome-events.ts` `stuckEventSql`).
+   *
+   * @returns whether this call marked it (false: marked before, no longer sent, or the lease is gone)
+   */
+  async markStuck(id: string, reason: "fee-cap"): Promise<boolean> {
+    const result = await this.#database.pool.query<{ id: string }>(
+      `WITH marked AS (
+         UPDATE transactions t SET stuck_since = now(), stuck_reason = $2, updated_at = now()
+          WHERE t.id = $1 AND t.state = 'sent' AND t.stuck_since IS NULL AND ${held(3)}
+          RETURNING ${OUTCOME_COLUMNS}, t.stuck_since, t.stuck_reason),
+       events AS (${stuckEventSql("marked")})
+       SELECT id FROM marked`,
+      [id, reason, this.owner],
+    );
+    return result.rows.length === 1;
   }
 
   /** Notes that the node refused an attempt for good (it can never be mined). */

@@ -84,3 +84,31 @@ export function outcomeEventsSql(source: string): string {
                        AND o.kind = ANY(w.events))
      ON CONFLICT (id) DO NOTHING`;
 }
+
+/**
+ * SQL: writes `transaction.stuck` for each row of `source` (a relation with `OUTCOME_COLUMNS`,
+ * `stuck_since` and `stuck_reason`), once per write (its id is the write's and the kind's), on
+ * the same terms as the outcome events: only while a webhook of the org subscribes to it,
+ * pending, released at the indexer's next step. `data`: `transactionId`, `kind`, `status`
+ * (`sent`), `idempotencyKey` when given, `reason` (`fee-cap`) and `since` (ISO 8601).
+ */
+export function stuckEventSql(source: string): string {
+  return `INSERT INTO webhook_events (id, org_id, kind, block_number, block_hash, tx_hash, payload, status)
+     SELECT 'evt_' || md5(c.id || '|transaction.stuck|'), c.org_id, 'transaction.stuck', NULL, NULL, NULL,
+            jsonb_build_object('event', 'transaction.stuck',
+                               'timestamp', (extract(epoch FROM c.stuck_since) * 1000)::bigint,
+                               'orgId', c.org_id, 'txHash', NULL, 'blockNumber', NULL,
+                               'data', jsonb_build_object('transactionId', c.id, 'kind', c.kind,
+                                                          'status', c.state, 'reason', c.stuck_reason,
+                                                          'since', to_char(c.stuck_since AT TIME ZONE 'UTC',
+                                                                           'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+                                       || CASE WHEN c.idempotency_key IS NULL THEN '{}'::jsonb
+                                               ELSE jsonb_build_object('idempotencyKey', c.idempotency_key) END),
+            'pending'
+       FROM ${source} c
+      WHERE c.parent_id IS NULL
+        AND EXISTS (SELECT 1 FROM webhooks w
+                     WHERE w.org_id = c.org_id AND w.enabled AND w.deleted_at IS NULL
+                       AND 'transaction.stuck' = ANY(w.events))
+     ON CONFLICT (id) DO NOTHING`;
+}

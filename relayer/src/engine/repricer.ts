@@ -89,6 +89,8 @@ export async function reprice(
         { txId: row.id, nonce: row.nonce, feeCap: cap.toString() },
         "stuck transaction is at its fee cap; re-sending it without a bump",
       );
+      // The write says so (`stuck` on GET, `transaction.stuck` once), counted once per write.
+      if (await e.writes.markStuck(row.id, "fee-cap")) e.stuckCounter.inc({ reason: "fee-cap" });
     }
     await rebroadcast(e, state, [row], sign);
     return;

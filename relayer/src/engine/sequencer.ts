@@ -39,6 +39,7 @@ export class Sequencer implements EngineContext {
   readonly book = new WalletBook();
   readonly fillCounter: Counter<"reason">;
   readonly repriceCounter: Counter<"outcome">;
+  readonly stuckCounter: Counter<"reason">;
   readonly fills = new Map<string, number[]>();
   readonly blockReceipts: { unsupportedSince: number | undefined } = {
     unsupportedSince: undefined,
@@ -86,6 +87,12 @@ export class Sequencer implements EngineContext {
       name: "rwa_tx_repricings_total",
       help: "Stuck transactions re-priced (bumped), or left at their fee cap and sent again unchanged (at-cap)",
       labelNames: ["outcome"] as const,
+      registers: deps.registry === undefined ? [] : [deps.registry],
+    });
+    this.stuckCounter = new Counter({
+      name: "rwa_tx_stuck_total",
+      help: "Sent writes marked stuck (fee-cap: re-priced up to their reserved fee cap and still not mined), once each",
+      labelNames: ["reason"] as const,
       registers: deps.registry === undefined ? [] : [deps.registry],
     });
     this.#blockLoop = new SerialLoop(

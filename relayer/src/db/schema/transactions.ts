@@ -123,6 +123,9 @@ export const transactions = pgTable(
     failedAt: timestamp("failed_at", { withTimezone: true }),
     replacedAt: timestamp("replaced_at", { withTimezone: true }),
     cancelledAt: timestamp("cancelled_at", { withTimezone: true }),
+    /** When the engine marked the sent write stuck, and why (`fee-cap`): `transaction.stuck`. */
+    stuckSince: timestamp("stuck_since", { withTimezone: true }),
+    stuckReason: text("stuck_reason"),
     /** When the caller asked to cancel the write once it was sent (a self-transfer races it). */
     cancelRequestedAt: timestamp("cancel_requested_at", { withTimezone: true }),
     /** The write's deadline (`validForSeconds`): not sent by then, it ends `expired`. */
