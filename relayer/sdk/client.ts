@@ -80,6 +80,14 @@ function idText(id: string | number | bigint): string {
   return encodeURIComponent(String(id));
 }
 
+/** `speedUpTransaction`'s answer: the write, still sent, and its new fee cap. */
+export interface SpeedUpAccepted {
+  transactionId: string;
+  status: "sent";
+  maxFeePerGasGwei: string;
+  maxFeePerGas: string;
+}
+
 /** `cancelTransaction`'s answer for a write already sent: the chain decides. */
 export interface CancelAccepted {
   transactionId: string;
@@ -191,6 +199,22 @@ export class RwaClient {
     const path = `/api/v1/transactions/${idText(transactionId)}/cancel`;
     const spec = { method: "POST", path, idempotent: true, options } as const;
     return (await this.call<TransactionStatus | CancelAccepted>(spec)).body;
+  }
+
+  /**
+   * `POST /api/v1/transactions/{id}/speed-up` (a scope of the write): raises a sent write's fee
+   * cap to `maxFeePerGasGwei` (default: the current quote's cap) and re-sends it at once. A
+   * write not sent, mined or final throws `ApiError` 409; a fee above the operator's ceiling, or
+   * funds the wallet lacks, 400.
+   */
+  async speedUpTransaction(
+    transactionId: string,
+    input: { maxFeePerGasGwei?: string } = {},
+    options?: RequestOptions,
+  ): Promise<SpeedUpAccepted> {
+    const path = `/api/v1/transactions/${idText(transactionId)}/speed-up`;
+    const spec = { method: "POST", path, body: input, idempotent: false, options } as const;
+    return (await this.call<SpeedUpAccepted>(spec)).body;
   }
 
   /** `GET /api/v1/transactions`: this organization's writes, newest first, with their state. */

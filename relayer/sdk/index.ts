@@ -21,6 +21,7 @@ export {
 export const RwaSdk = RwaClient;
 export type {
   CancelAccepted,
+  SpeedUpAccepted,
   RwaClientKeyOptions,
   RwaClientOptions,
   WaitOptions,

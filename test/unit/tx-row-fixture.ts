@@ -47,6 +47,7 @@ export function txRow(fields: Partial<TxRow> = {}): TxRow {
     cancelRequestedAt: null,
     stuckSince: null,
     stuckReason: null,
+    speedUpAt: null,
     validUntil: null,
     expiredAt: null,
     reopenedAt: null,

@@ -327,3 +327,26 @@ export async function sendCancels(
 /** `lastError` of a write whose cancel could not be priced above it. */
 const CANCEL_UNPRICED =
   "cannot cancel: no fee within MAX_FEE_PER_GAS_GWEI (or on a chain without fees) outbids the write";
+
+/**
+ * Writes whose fee cap the caller just raised (`speed_up_at` after their newest attempt,
+ * `TxStore.raiseFeeCap`): re-priced at once under the new cap (`reprice`), not after
+ * `stuckAfterMs`.
+ */
+export async function sendSpeedUps(
+  e: EngineContext,
+  state: WalletState,
+  sign: TxSigner,
+): Promise<void> {
+  const raised = [...state.rows.values()].filter((r) => {
+    if (!isSentRow(r) || r.speedUpAt === null) return false;
+    const last = r.attempts.at(-1);
+    return last === undefined || Date.parse(last.sentAt) < r.speedUpAt.getTime();
+  });
+  if (raised.length === 0) return;
+  const quote = await e.d.fees.quote();
+  for (const row of raised) {
+    state.capLogged.delete(row.id);
+    await reprice(e, state, row, sign, quote, true);
+  }
+}

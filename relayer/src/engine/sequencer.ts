@@ -3,7 +3,7 @@ import { Batcher } from "../db/batcher.js";
 import { HsmUnavailableError } from "../errors.js";
 import type { LeasedTxWrites } from "./leased-tx-writes.js";
 import { LeaseLostError, RoundRowsChangedError, WritesHeldError } from "./leased-tx-writes.js";
-import { sendCancels } from "./repricer.js";
+import { sendCancels, sendSpeedUps } from "./repricer.js";
 import { classifyRpcFailure } from "../chain/rpc/rpc-errors.js";
 import { isGroupRow, type TxRow } from "./tx-rows.js";
 import type { LeasedWallet } from "./tx-store.js";
@@ -326,6 +326,7 @@ export class Sequencer implements EngineContext {
       // Cancels asked for since the last step go out first: a write the caller wants gone
       // should not wait for the periodic check.
       await sendCancels(this, state, sign);
+      await sendSpeedUps(this, state, sign);
       await checkSent(this, state, sign);
       await sendQueued(this, state, sign);
     });

@@ -567,6 +567,73 @@ export class TxStore {
     return row === undefined ? undefined : { walletId: row.wallet_id };
   }
 
+  /**
+   * Raises the fee cap of a single sent write of `orgId` from `oldCap` to `newCap` (wei per gas;
+   * `POST /api/v1/transactions/{id}/speed-up`), if the wallet covers the difference for the
+   * write's gas limit beside what its live writes reserve, checked in the same statement as the
+   * funds check of a new write is (`checked-record.ts`). Clears its stuck mark and stamps
+   * `speed_up_at`, so its wallet's sequencer re-prices it at once (`repricer.ts` `sendSpeedUps`).
+   *
+   * @returns `raised` (and the wallet to wake), `short` (need and reserved wei), or `changed` when
+   *   the write is no longer sent at `oldCap`
+   */
+  async raiseFeeCap(
+    orgId: string,
+    id: string,
+    oldCap: bigint,
+    newCap: bigint,
+    balance: { value: bigint; block: number | undefined },
+  ): Promise<
+    | { outcome: "raised"; walletId: string }
+    | { outcome: "short"; needWei: bigint; reservedWei: bigint }
+    | { outcome: "changed" }
+  > {
+    const { rows } = await this.#database.pool.query<{
+      found: number;
+      raised: number;
+      reserved: string | null;
+      need: string | null;
+      wallet_id: string | null;
+    }>(
+      `WITH target AS (
+         SELECT t.id, t.wallet_id, t.gas_limit FROM transactions t
+          WHERE t.id = $1 AND t.org_id = $2 AND t.parent_id IS NULL AND t.state = 'sent'
+            AND t.fee_cap = $3 FOR UPDATE),
+       reserved AS (
+         SELECT coalesce(sum(t.value::numeric + coalesce(t.gas_limit, '0')::numeric
+                             * coalesce(t.fee_cap, t.max_fee_per_gas, '0')::numeric), 0) AS wei
+           FROM transactions t JOIN target g ON t.wallet_id = g.wallet_id
+          WHERE t.state IN ('queued', 'sent')
+             OR (t.receipt IS NOT NULL AND (t.receipt->>'blockNumber')::bigint > $6)),
+       need AS (SELECT coalesce(g.gas_limit, '21000')::numeric * ($4::numeric - $3::numeric) AS wei
+                  FROM target g),
+       raised AS (
+         UPDATE transactions t
+            SET fee_cap = $4, stuck_since = NULL, stuck_reason = NULL, speed_up_at = now(),
+                updated_at = now()
+           FROM target g, reserved r, need n
+          WHERE t.id = g.id AND n.wei <= greatest($5::numeric - r.wei, 0)
+          RETURNING t.id)
+       SELECT (SELECT count(*) FROM target)::int AS found, (SELECT count(*) FROM raised)::int AS raised,
+              (SELECT wei::text FROM reserved) AS reserved, (SELECT wei::text FROM need) AS need,
+              (SELECT wallet_id FROM target) AS wallet_id`,
+      [
+        id,
+        orgId,
+        oldCap.toString(),
+        newCap.toString(),
+        balance.value.toString(),
+        balance.block ?? Number.MAX_SAFE_INTEGER,
+      ],
+    );
+    const row = rows[0];
+    if (row === undefined || row.found === 0 || row.wallet_id === null)
+      return { outcome: "changed" };
+    if (row.raised === 1) return { outcome: "raised", walletId: row.wallet_id };
+    const wei = (text: string | null) => BigInt((text ?? "0").split(".")[0] ?? "0");
+    return { outcome: "short", needWei: wei(row.need), reservedWei: wei(row.reserved) };
+  }
+
   /** Deletes expired `Idempotency-Key` records. Returns how many went. */
   async purgeExpiredIdempotencyKeys(): Promise<number> {
     const result = await this.#database.pool.query(

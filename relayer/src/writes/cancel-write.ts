@@ -42,14 +42,7 @@ export async function cancelWrite(
   mayWrite: (scopes: readonly Scope[]) => boolean,
 ): Promise<CancelOutcome> {
   const store = ctx.engine.store;
-  const row = TX_ID.test(txId) ? await store.get(txId) : undefined;
-  if (row === undefined || row.orgId !== orgId || row.parentId !== null)
-    throw new NotFoundError("Transaction not found");
-  const kind = writeKindOf(row.kind);
-  // The engine's own rows (a nonce gap's filler) are no caller's write to cancel.
-  if (kind === undefined) throw new TransactionStateError(refusal(row.state), row.state);
-  if (!mayWrite(kind.scopes))
-    throw new ForbiddenError("Insufficient scope", { details: { needed: kind.scopes } });
+  const row = await callerWrite(ctx, orgId, txId, mayWrite);
   let state = row.state;
   if (state === "queued") {
     const outcome = await store.cancelUnsent(orgId, txId);
@@ -65,6 +58,27 @@ export async function cancelWrite(
   }
   if (state !== "cancelled") throw new TransactionStateError(refusal(state), state);
   return { status: "final", read: await readTransactionStatus(ctx, orgId, txId) };
+}
+
+/**
+ * The write `txId` of `orgId` that the caller may act on (cancel, speed up): 404 for another
+ * organization's write, a batch's item or an id that is not a write; 409 for the engine's own
+ * rows (a nonce gap's filler); 403 without a scope of the write's kind (`mayWrite`).
+ */
+export async function callerWrite(
+  ctx: AppContext,
+  orgId: string,
+  txId: string,
+  mayWrite: (scopes: readonly Scope[]) => boolean,
+): Promise<TxRow> {
+  const row = TX_ID.test(txId) ? await ctx.engine.store.get(txId) : undefined;
+  if (row === undefined || row.orgId !== orgId || row.parentId !== null)
+    throw new NotFoundError("Transaction not found");
+  const kind = writeKindOf(row.kind);
+  if (kind === undefined) throw new TransactionStateError(refusal(row.state), row.state);
+  if (!mayWrite(kind.scopes))
+    throw new ForbiddenError("Insufficient scope", { details: { needed: kind.scopes } });
+  return row;
 }
 
 /** The sent half of `cancelWrite`: refusals first, then the request to the wallet's sequencer. */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { parseUnits, toQuantity } from "ethers";
+import { formatUnits, parseUnits, toQuantity } from "ethers";
+import { reservedFeeCap } from "../../../relayer/src/engine/fee-policy.js";
 import {
   startWebhookWorkers,
   type WebhookWorkersHandle,
@@ -16,7 +17,7 @@ import { startReceiver, verifyDelivery, type Receiver } from "../webhooks/receiv
  * a base-fee spike (the issue's report: the next block's base fee set to 2,000 gwei), PostgreSQL,
  * the engine re-pricing after 300 ms.
  */
-describe("stuck writes say so (anvil base-fee spike + PostgreSQL + engine)", () => {
+describe("stuck writes say so, and speed-up gets them out (anvil base-fee spike + PostgreSQL + engine)", () => {
   let stack: WriteStack;
   let workers: WebhookWorkersHandle;
   let receiver: Receiver;
@@ -46,6 +47,12 @@ describe("stuck writes say so (anvil base-fee spike + PostgreSQL + engine)", () 
     const line = text.split("\n").find((l) => l.startsWith(prefix));
     return line === undefined ? 0 : Number(line.split(" ").at(-1));
   };
+  /** A base fee far above the fee cap a write accepted now reserves (at least 2,000 gwei). */
+  const spikeFee = async () => {
+    const cap = reservedFeeCap(await stack.ctx.engine.fees.quote(), undefined);
+    const floor = parseUnits("2000", "gwei");
+    return cap * 4n > floor ? cap * 4n : floor;
+  };
   const stuckCount = () => metric('rwa_tx_stuck_total{reason="fee-cap"}');
   const atCapResends = () => metric('rwa_tx_repricings_total{outcome="at-cap"}');
 
@@ -59,8 +66,9 @@ describe("stuck writes say so (anvil base-fee spike + PostgreSQL + engine)", () 
       assert.equal(res.status, 202, res.text);
       const id = res.body.transactionId as string;
       await waitForStatus(org, id, (b) => b.status === "sent");
-      // The spike: blocks too dear for the fee cap the write reserved at acceptance.
-      await stack.rpc("anvil_setNextBlockBaseFeePerGas", [toQuantity(parseUnits("2000", "gwei"))]);
+      // The spike: blocks too dear for the fee cap the write reserved at acceptance (2,000 gwei,
+      // or more when the chain's fees are already higher).
+      await stack.rpc("anvil_setNextBlockBaseFeePerGas", [toQuantity(await spikeFee())]);
       await stack.rpc("evm_mine");
       const stuck = await waitForStatus(org, id, (b) => b.stuck !== null, 30_000);
       assert.equal(stuck.status, "sent");
@@ -109,5 +117,83 @@ describe("stuck writes say so (anvil base-fee spike + PostgreSQL + engine)", () 
       [id],
     );
     assert.deepEqual(rows, [{ n: 1 }], "one event in the outbox");
+  });
+
+  it("speed-up out of a base-fee spike: the cap is raised (the difference reserved) and the write re-sent at once, then mined", async () => {
+    // Enough coin for a cap far above a spike; the relayer sees that block first.
+    await stack.setBalance(org.walletAddress, "100000");
+    const id = await stack.withoutAutomine(async () => {
+      const res = await org.api("POST", "/api/v1/write/issue-asset", {
+        body: assetBody(),
+        headers: { Prefer: "respond-async" },
+      });
+      assert.equal(res.status, 202, res.text);
+      const id = res.body.transactionId as string;
+      try {
+        const sent = await waitForStatus(org, id, (b) => b.status === "sent");
+        const speed = (body: unknown) =>
+          org.api("POST", `/api/v1/transactions/${id}/speed-up`, { body });
+        const spike = await spikeFee();
+        await stack.rpc("anvil_setNextBlockBaseFeePerGas", [toQuantity(spike)]);
+        await stack.rpc("evm_mine");
+        await waitForStatus(org, id, (b) => b.stuck !== null, 30_000);
+        const dearer = formatUnits(spike * 2n, "gwei");
+
+        for (const bad of ["abc", "-1", "1e3", "0.0000000001"]) {
+          const res = await speed({ maxFeePerGasGwei: bad });
+          assert.equal(res.status, 400, `${bad}: ${res.text}`);
+          assert.match(res.body.error, /^Invalid field: maxFeePerGasGwei /);
+        }
+        const low = await speed({ maxFeePerGasGwei: "1" });
+        assert.equal(low.status, 400, low.text);
+        assert.match(low.body.error, /must be above the write's fee cap/);
+        const broke = await speed({ maxFeePerGasGwei: "100000000000" });
+        assert.equal(broke.status, 400, broke.text);
+        assert.match(broke.body.error, /^Insufficient funds: /);
+        const config = stack.ctx.config as { maxFeePerGasWei: bigint | undefined };
+        config.maxFeePerGasWei = parseUnits("100", "gwei");
+        try {
+          const over = await speed({ maxFeePerGasGwei: dearer });
+          assert.deepEqual(
+            [over.status, over.body],
+            [400, { error: "Invalid field: maxFeePerGasGwei (above MAX_FEE_PER_GAS_GWEI, 100.0)" }],
+          );
+        } finally {
+          config.maxFeePerGasWei = undefined;
+        }
+
+        const before = (sent.attempts as unknown[]).length;
+        const raised = await speed({ maxFeePerGasGwei: dearer });
+        assert.equal(raised.status, 202, raised.text);
+        assert.deepEqual(raised.body, {
+          transactionId: id,
+          status: "sent",
+          maxFeePerGasGwei: dearer,
+          maxFeePerGas: (spike * 2n).toString(),
+        });
+        const resent = await waitForStatus(org, id, (b) =>
+          (b.attempts as Array<{ maxFeePerGas: string }>).some(
+            (a) => BigInt(a.maxFeePerGas) > spike,
+          ),
+        );
+        assert.ok((resent.attempts as unknown[]).length > before, "a new attempt");
+        assert.equal(resent.stuck, null, "no longer marked stuck");
+        await stack.rpc("evm_mine");
+        return id;
+      } finally {
+        await stack.rpc("anvil_setNextBlockBaseFeePerGas", [toQuantity(parseUnits("1", "gwei"))]);
+        await stack.rpc("evm_mine");
+      }
+    });
+    const done = await waitForStatus(org, id, (b) => b.status === "confirmed", 30_000);
+    const receipt = done.receipt as { hash: string; effectiveGasPrice: string };
+    const attempts = done.attempts as Array<{ hash: string; maxFeePerGas: string }>;
+    assert.equal(receipt.hash, attempts.at(-1)!.hash, "the sped-up attempt was mined");
+    assert.ok(BigInt(receipt.effectiveGasPrice) >= parseUnits("1000", "gwei"), "in a dear block");
+    const late = await org.api("POST", `/api/v1/transactions/${id}/speed-up`, { body: {} });
+    assert.deepEqual(
+      [late.status, late.body],
+      [409, { error: "Transaction already confirmed", status: "confirmed" }],
+    );
   });
 });

@@ -126,6 +126,8 @@ export const transactions = pgTable(
     /** When the engine marked the sent write stuck, and why (`fee-cap`): `transaction.stuck`. */
     stuckSince: timestamp("stuck_since", { withTimezone: true }),
     stuckReason: text("stuck_reason"),
+    /** When the caller last raised the write's fee cap (speed-up): re-priced at once. */
+    speedUpAt: timestamp("speed_up_at", { withTimezone: true }),
     /** When the caller asked to cancel the write once it was sent (a self-transfer races it). */
     cancelRequestedAt: timestamp("cancel_requested_at", { withTimezone: true }),
     /** The write's deadline (`validForSeconds`): not sent by then, it ends `expired`. */

@@ -4,6 +4,7 @@ import { TRANSACTION_STATES, transactionStatus } from "../../domain/transaction.
 import { WRITE_SCOPES } from "../../domain/scope.js";
 import { expandScopes } from "../../auth/scopes.js";
 import { cancelWrite } from "../../writes/cancel-write.js";
+import { speedUpWrite } from "../../writes/speed-up-write.js";
 import { readTransactionStatus } from "../../writes/transaction-status.js";
 import { statusOf } from "../error-handler.js";
 import { defineRoute } from "../route-definition.js";
@@ -91,5 +92,66 @@ export const cancelTransactionRoute = defineRoute({
   },
 });
 
+/** `POST /api/v1/transactions/:id/speed-up`: raises a sent write's fee cap (a write scope). */
+export const speedUpTransactionRoute = defineRoute({
+  method: "post",
+  path: "/api/v1/transactions/:id/speed-up",
+  summary: "Raise a sent write's fee cap and re-send it at once",
+  docs: {
+    operationId: "speedUpTransaction",
+    tag: "Transactions",
+    description:
+      "Needs a scope of the write. Raises a single `sent` write's fee cap to " +
+      "`maxFeePerGasGwei` (default: the current quote's cap again, twice the quote), reserving " +
+      "the difference for its gas limit in the funds check, and re-sends it at once under the " +
+      "new cap (a replacement on its nonce). Above `MAX_FEE_PER_GAS_GWEI`, malformed, or not " +
+      "above its current cap: 400 with the field named. A write not sent yet, mined, final, " +
+      "being cancelled, or a batch: 409 with its `status`.",
+    errors: {
+      400: [
+        "Invalid field: maxFeePerGasGwei (above MAX_FEE_PER_GAS_GWEI, 100.0)",
+        "Insufficient funds: need 1.5 COIN, wallet has 0.2 COIN (short 1.3)",
+      ],
+      404: ["Transaction not found"],
+      409: ["Transaction not sent yet: nothing to speed up"],
+    },
+  },
+  auth: "apiKey",
+  scopes: [...WRITE_SCOPES, "admin:types"],
+  request: {
+    params: z.object({ id: z.string().max(64) }),
+    body: z.strictObject({
+      maxFeePerGasGwei: z
+        .string()
+        .max(40)
+        .optional()
+        .describe("the new fee cap in gwei (decimal); default: the current quote's cap"),
+    }),
+  },
+  responses: {
+    202: z.object({
+      transactionId: z.string(),
+      status: z.literal("sent"),
+      maxFeePerGasGwei: z.string().describe("the new fee cap, in gwei"),
+      maxFeePerGas: z.string().describe("the new fee cap, in wei per gas"),
+    }),
+    ...apiKeyErrors,
+    404: errorBody,
+    409: errorBody.extend({
+      status: z.enum(TRANSACTION_STATES).optional().describe("the write's state"),
+    }),
+  },
+  handler: async ({ ctx, principal, params, body }) => {
+    const granted = principal!.grantedScopes;
+    return speedUpWrite(ctx, principal!.orgId, params.id, body.maxFeePerGasGwei, (scopes) =>
+      [...expandScopes(scopes)].some((scope) => granted.has(scope)),
+    );
+  },
+});
+
 /** Transaction routes, for `mountRoutes` and the OpenAPI generator. */
-export const TRANSACTION_ROUTES = [transactionStatusRoute, cancelTransactionRoute] as const;
+export const TRANSACTION_ROUTES = [
+  transactionStatusRoute,
+  cancelTransactionRoute,
+  speedUpTransactionRoute,
+] as const;
