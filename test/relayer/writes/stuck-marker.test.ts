@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { formatUnits, parseUnits, toQuantity } from "ethers";
-import { reservedFeeCap } from "../../../relayer/src/engine/fee-policy.js";
 import {
   startWebhookWorkers,
   type WebhookWorkersHandle,
@@ -47,9 +46,13 @@ describe("stuck writes say so, and speed-up gets them out (anvil base-fee spike 
     const line = text.split("\n").find((l) => l.startsWith(prefix));
     return line === undefined ? 0 : Number(line.split(" ").at(-1));
   };
-  /** A base fee far above the fee cap a write accepted now reserves (at least 2,000 gwei). */
-  const spikeFee = async () => {
-    const cap = reservedFeeCap(await stack.ctx.engine.fees.quote(), undefined);
+  /** A base fee far above the fee cap write `id` reserved at acceptance (at least 2,000 gwei). */
+  const spikeFee = async (id: string) => {
+    const { rows } = await stack.ctx.database.pool.query<{ fee_cap: string }>(
+      "SELECT fee_cap FROM transactions WHERE id = $1",
+      [id],
+    );
+    const cap = BigInt(rows[0]!.fee_cap);
     const floor = parseUnits("2000", "gwei");
     return cap * 4n > floor ? cap * 4n : floor;
   };
@@ -68,7 +71,7 @@ describe("stuck writes say so, and speed-up gets them out (anvil base-fee spike 
       await waitForStatus(org, id, (b) => b.status === "sent");
       // The spike: blocks too dear for the fee cap the write reserved at acceptance (2,000 gwei,
       // or more when the chain's fees are already higher).
-      await stack.rpc("anvil_setNextBlockBaseFeePerGas", [toQuantity(await spikeFee())]);
+      await stack.rpc("anvil_setNextBlockBaseFeePerGas", [toQuantity(await spikeFee(id))]);
       await stack.rpc("evm_mine");
       const stuck = await waitForStatus(org, id, (b) => b.stuck !== null, 30_000);
       assert.equal(stuck.status, "sent");
@@ -133,7 +136,7 @@ describe("stuck writes say so, and speed-up gets them out (anvil base-fee spike 
         const sent = await waitForStatus(org, id, (b) => b.status === "sent");
         const speed = (body: unknown) =>
           org.api("POST", `/api/v1/transactions/${id}/speed-up`, { body });
-        const spike = await spikeFee();
+        const spike = await spikeFee(id);
         await stack.rpc("anvil_setNextBlockBaseFeePerGas", [toQuantity(spike)]);
         await stack.rpc("evm_mine");
         await waitForStatus(org, id, (b) => b.stuck !== null, 30_000);
