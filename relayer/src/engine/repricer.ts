@@ -264,7 +264,9 @@ export async function sendCancels(
       isSentRow(r) &&
       (r.cancelRequestedAt !== null || overdue(r)) &&
       !r.attempts.some((a) => a.cancel === true) &&
-      r.lastError === null,
+      // Tried already and noted (no room to outbid, refused by the node): not again. A transient
+      // note (`RPC unavailable`) does not hold a cancel back.
+      !isCancelNote(r.lastError),
   );
   if (asked.length === 0) return;
   const quote = await e.d.fees.quote();
@@ -311,18 +313,26 @@ export async function sendCancels(
         "the cancelling self-transfer was refused; the write goes on",
       );
       await e.writes.refuseAttempt(row.id, signed.hash, reason);
-      await e.d.store.setLastError([row.id], `cancel refused by the node: ${reason}`);
+      await e.d.store.setLastError([row.id], `${CANCEL_NOTE_PREFIX}the node refused: ${reason}`);
       const refused = updated.attempts.map((a) =>
         a.hash === signed.hash ? { ...a, refused: reason } : a,
       );
       e.book.noteRow(state, {
         ...updated,
         attempts: refused,
-        lastError: `cancel refused by the node: ${reason}`,
+        lastError: `${CANCEL_NOTE_PREFIX}the node refused: ${reason}`,
       });
     }
   }
 }
+
+/** Whether `lastError` is `sendCancels`' own note of a cancel it gave up on. */
+function isCancelNote(lastError: string | null): boolean {
+  return lastError !== null && lastError.startsWith(CANCEL_NOTE_PREFIX);
+}
+
+/** What every note of a cancel given up on starts with. */
+const CANCEL_NOTE_PREFIX = "cannot cancel: ";
 
 /** `lastError` of a write whose cancel could not be priced above it. */
 const CANCEL_UNPRICED =
