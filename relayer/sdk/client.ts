@@ -82,7 +82,21 @@ function idText(id: string | number | bigint): string {
   return encodeURIComponent(String(id));
 }
 
-const FINAL_STATES = new Set(["confirmed", "failed", "replaced"]);
+/** `speedUpTransaction`'s answer: the write, still sent, and its new fee cap. */
+export interface SpeedUpAccepted {
+  transactionId: string;
+  status: "sent";
+  maxFeePerGasGwei: string;
+  maxFeePerGas: string;
+}
+
+/** `cancelTransaction`'s answer for a write already sent: the chain decides. */
+export interface CancelAccepted {
+  transactionId: string;
+  status: "cancelling";
+}
+
+const FINAL_STATES = new Set(["confirmed", "failed", "replaced", "cancelled", "expired"]);
 
 /**
  * Client of the asset-tokenization API. Every method maps to one endpoint (see `/docs`); errors
@@ -170,6 +184,39 @@ export class RwaClient {
   /** `GET /api/v1/transactions/{id}`: state of a write of this organization. */
   getTransaction(transactionId: string, options?: RequestOptions): Promise<TransactionStatus> {
     return this.get(`/api/v1/transactions/${idText(transactionId)}`, undefined, options);
+  }
+
+  /**
+   * `POST /api/v1/transactions/{id}/cancel` (a scope of the write): a write not sent yet ends
+   * `cancelled` at once and the answer is its status; a write already sent is raced by a
+   * self-transfer on its nonce and the answer is `{ transactionId, status: "cancelling" }` (poll
+   * `getTransaction`: `cancelled`, or its normal end if the original was mined). A write mined
+   * or final, or one that cannot be outbid, throws `ApiError` 409 (its `body.status` is the
+   * state). Safe to retry: cancelling again answers the same.
+   */
+  async cancelTransaction(
+    transactionId: string,
+    options?: RequestOptions,
+  ): Promise<TransactionStatus | CancelAccepted> {
+    const path = `/api/v1/transactions/${idText(transactionId)}/cancel`;
+    const spec = { method: "POST", path, idempotent: true, options } as const;
+    return (await this.call<TransactionStatus | CancelAccepted>(spec)).body;
+  }
+
+  /**
+   * `POST /api/v1/transactions/{id}/speed-up` (a scope of the write): raises a sent write's fee
+   * cap to `maxFeePerGasGwei` (default: the current quote's cap) and re-sends it at once. A
+   * write not sent, mined or final throws `ApiError` 409; a fee above the operator's ceiling, or
+   * funds the wallet lacks, 400.
+   */
+  async speedUpTransaction(
+    transactionId: string,
+    input: { maxFeePerGasGwei?: string } = {},
+    options?: RequestOptions,
+  ): Promise<SpeedUpAccepted> {
+    const path = `/api/v1/transactions/${idText(transactionId)}/speed-up`;
+    const spec = { method: "POST", path, body: input, idempotent: false, options } as const;
+    return (await this.call<SpeedUpAccepted>(spec)).body;
   }
 
   /** `GET /api/v1/transactions`: this organization's writes, newest first, with their state. */

@@ -19,7 +19,13 @@ export {
 } from "./operator-client.js";
 /** Alias of `RwaClient`. */
 export const RwaSdk = RwaClient;
-export type { RwaClientKeyOptions, RwaClientOptions, WaitOptions } from "./client.js";
+export type {
+  CancelAccepted,
+  SpeedUpAccepted,
+  RwaClientKeyOptions,
+  RwaClientOptions,
+  WaitOptions,
+} from "./client.js";
 export type { TransportOptions } from "./transport.js";
 export type {
   RequestOptions,

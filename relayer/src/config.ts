@@ -83,6 +83,7 @@ export const SECRET_VARIABLES = new Set([
   "METRICS_TOKEN",
   "IPFS_PINNING_TOKEN",
   "PKCS11_PIN",
+  "BACKUP_IDENTITY",
 ]);
 
 /**
@@ -120,6 +121,10 @@ export interface EnvSettings {
   embeddedPostgresPort: number | undefined;
   /** DEPLOYMENTS_FILE: deployment record to read when RPC_URL is set. */
   deploymentsFile: string | undefined;
+  /** BACKUP_RECIPIENTS: age public keys `npm run backup` seals to (empty: under the master key). */
+  backupRecipients: string[];
+  /** BACKUP_IDENTITY: an age identity, or a file of them, that opens such a backup (`npm run restore`). */
+  backupIdentity: string | undefined;
   /** SHUTDOWN_TIMEOUT_MS: hard limit for a clean stop before the process exits anyway. */
   shutdownTimeoutMs: number;
   /** MAX_FEE_PER_GAS_GWEI in wei: no attempt (first send or re-pricing) pays more per gas. */
@@ -303,6 +308,15 @@ const variables = {
   ANVIL_PORT: port(false).default(DEFAULT_ANVIL_PORT),
   EMBEDDED_PG_PORT: port(false).optional(),
   DEPLOYMENTS_FILE: z.string().min(1).optional(),
+  BACKUP_RECIPIENTS: z
+    .string()
+    .transform((value) => value.split(/[\s,]+/).filter((r) => r !== ""))
+    .refine(
+      (list) => list.every((r) => /^age1[02-9ac-hj-np-z]{20,}$/.test(r)),
+      "must be age public keys (age1…), separated by commas or spaces",
+    )
+    .optional(),
+  BACKUP_IDENTITY: z.string().trim().min(1).optional(),
   SHUTDOWN_TIMEOUT_MS: positiveInt(600_000).default(10_000),
   MAX_FEE_PER_GAS_GWEI: z
     .string()
@@ -421,6 +435,8 @@ export function parseEnv(
     anvilPort: get("ANVIL_PORT"),
     embeddedPostgresPort: get("EMBEDDED_PG_PORT"),
     deploymentsFile: deploymentsFile === undefined ? undefined : path.resolve(cwd, deploymentsFile),
+    backupRecipients: get("BACKUP_RECIPIENTS") ?? [],
+    backupIdentity: get("BACKUP_IDENTITY"),
     shutdownTimeoutMs: get("SHUTDOWN_TIMEOUT_MS"),
     maxFeePerGasWei: get("MAX_FEE_PER_GAS_GWEI"),
     ipfs: ipfsSettings(get("IPFS_API_URL"), get("IPFS_PINNING_SERVICE"), get("IPFS_PINNING_TOKEN")),

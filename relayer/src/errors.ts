@@ -87,6 +87,17 @@ export class ConflictError extends BaseError {}
 
 /** 410: a single-use link used already, or expired (an invitation). */
 export class GoneError extends BaseError {}
+/**
+ * 409 about a write's state: what was asked cannot be done in the state it is in (cancelling a
+ * confirmed write). The answer carries the state beside the error (`status`).
+ */
+export class TransactionStateError extends ConflictError {
+  readonly state: string;
+  constructor(message: string, state: string, options: BaseErrorOptions = {}) {
+    super(message, options);
+    this.state = state;
+  }
+}
 
 /** 413: body over the size limit. */
 export class PayloadTooLargeError extends BaseError {}

@@ -131,6 +131,8 @@ describe("authorization matrix", { timeout: 120_000 }, () => {
       from: "2026-01-01T00:00:00Z",
       to: "2026-01-02T00:00:00Z",
     },
+    // Names a transaction: a valid body, so the probe reaches the ownership check (404).
+    "POST /api/v1/transactions/:id/speed-up": {},
   };
 
   /** The probe request of `route` for `cell` (path params and body). */

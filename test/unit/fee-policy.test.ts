@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import { bumpFees, type FeeQuote } from "../../relayer/src/engine/fee-oracle.js";
 import {
   attemptOf,
+  cancelFees,
   capFees,
   chooseFeeModel,
   describeFeeModel,
@@ -346,5 +347,36 @@ describe("attempts and transactions: the fields for either model", () => {
     assert.equal(tx.to, "0xto");
     assert.equal(tx.data, "0x01");
     assert.equal(tx.gasLimit, 90_000n);
+  });
+});
+
+describe("cancelFees: the fees of a self-transfer that cancels a sent write", () => {
+  const gwei = 1_000_000_000n;
+  const last: FeeQuote = { type: 2, maxFeePerGas: 2n * gwei, maxPriorityFeePerGas: gwei };
+
+  it("outbids the newest attempt by at least the pool's replacement bump, and is never below the quote", () => {
+    const calm = cancelFees(
+      last,
+      { type: 2, maxFeePerGas: gwei, maxPriorityFeePerGas: gwei },
+      undefined,
+    )!;
+    assert.ok(calm.maxFeePerGas * 1000n >= last.maxFeePerGas * 1125n);
+    assert.ok(calm.maxPriorityFeePerGas * 1000n >= last.maxPriorityFeePerGas * 1125n);
+    // After a base-fee spike, the quote for the next block wins.
+    const spike = { type: 2 as const, maxFeePerGas: 4_001n * gwei, maxPriorityFeePerGas: gwei };
+    assert.equal(cancelFees(last, spike, undefined)!.maxFeePerGas, spike.maxFeePerGas);
+  });
+
+  it("stays within the operator's ceiling, and gives up when the ceiling leaves no room for the bump", () => {
+    const spike = { type: 2 as const, maxFeePerGas: 4_001n * gwei, maxPriorityFeePerGas: gwei };
+    const capped = cancelFees(last, spike, 10n * gwei)!;
+    assert.equal(capped.maxFeePerGas, 10n * gwei);
+    assert.ok(capped.maxPriorityFeePerGas <= capped.maxFeePerGas);
+    assert.equal(cancelFees(last, spike, 2n * gwei), undefined);
+  });
+
+  it("gives up on a chain without fees: a higher fee cannot replace anything there", () => {
+    const free: FeeQuote = { type: 0, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n };
+    assert.equal(cancelFees(free, free, undefined), undefined);
   });
 });

@@ -12,12 +12,13 @@ import {
 } from "../../relayer/src/engine/tx-lifecycle.js";
 
 describe("transaction lifecycle", () => {
-  it("has exactly three final states, which only a reorg reopens (back to sent)", () => {
+  it("has exactly five final states, which only a reorg reopens (back to sent)", () => {
     assert.deepEqual(
       TX_STATES.filter((s) => isFinal(s)),
-      ["confirmed", "failed", "replaced"],
+      ["confirmed", "failed", "replaced", "cancelled", "expired"],
     );
-    for (const from of ["confirmed", "failed"] as const)
+    // A cancelled or expired write whose self-transfer's block a reorg dropped races again.
+    for (const from of ["confirmed", "failed", "cancelled", "expired"] as const)
       assert.deepEqual(
         TX_STATES.filter((to) => canTransition(from, to)),
         ["sent"],
@@ -25,28 +26,32 @@ describe("transaction lifecycle", () => {
       );
     for (const to of TX_STATES)
       assert.equal(canTransition("replaced", to), false, `replaced → ${to}`);
-    assert.deepEqual([...REORG_REOPENS], ["mined", "confirmed", "failed"]);
+    assert.deepEqual([...REORG_REOPENS], ["mined", "confirmed", "failed", "cancelled", "expired"]);
   });
 
   it("a mined row waits for its confirmations, ends, or goes back to sent after a reorg", () => {
     assert.equal(isFinal("mined"), false);
     assert.deepEqual(
       TX_STATES.filter((to) => canTransition("mined", to)),
-      ["sent", "confirmed", "failed"],
+      ["sent", "confirmed", "failed", "cancelled", "expired"],
     );
   });
 
-  it("a queued row is either sent (with its nonce) or fails before any broadcast", () => {
+  it("a queued row is either sent (with its nonce), or fails, is cancelled or expires before any broadcast", () => {
     assert.deepEqual(
       TX_STATES.filter((to) => canTransition("queued", to)),
-      ["sent", "failed"],
+      ["sent", "failed", "cancelled", "expired"],
     );
+    // A sent or mined row ends cancelled (or expired) only when the self-transfer sent to
+    // cancel it (or sent at its deadline) was mined.
+    assert.deepEqual(sourcesOf("cancelled"), ["queued", "sent", "mined"]);
+    assert.deepEqual(sourcesOf("expired"), ["queued", "sent", "mined"]);
   });
 
   it("a sent row can be re-priced, re-queued when its nonce went elsewhere, or end", () => {
     assert.deepEqual(
       TX_STATES.filter((to) => canTransition("sent", to)),
-      ["queued", "sent", "mined", "confirmed", "failed", "replaced"],
+      ["queued", "sent", "mined", "confirmed", "failed", "replaced", "cancelled", "expired"],
     );
     assert.deepEqual(sourcesOf("confirmed"), ["sent", "mined"]);
     assert.deepEqual(sourcesOf("replaced"), ["sent"]);

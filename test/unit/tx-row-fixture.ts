@@ -43,7 +43,15 @@ export function txRow(fields: Partial<TxRow> = {}): TxRow {
     confirmedAt: null,
     failedAt: null,
     replacedAt: null,
+    cancelledAt: null,
+    cancelRequestedAt: null,
+    stuckSince: null,
+    stuckReason: null,
+    speedUpAt: null,
+    validUntil: null,
+    expiredAt: null,
     reopenedAt: null,
+    idempotencyKey: null,
     ...fields,
   };
 }

@@ -18,7 +18,7 @@ export type WriteState =
     }
   | { phase: "failed"; transactionId: string | null; message: string };
 
-const FINAL: readonly TxStatus[] = ["confirmed", "failed", "replaced"];
+const FINAL: readonly TxStatus[] = ["confirmed", "failed", "replaced", "cancelled", "expired"];
 const POLL_MS = 800;
 
 /** A fresh Idempotency-Key: a double click or a retried request never writes twice. */

@@ -23,3 +23,4 @@ export * from "./timestamp.ts";
 export * from "./transaction.ts";
 export * from "./webhook.ts";
 export * from "./webhook-event.ts";
+export * from "./write-outcome.ts";

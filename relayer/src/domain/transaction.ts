@@ -11,6 +11,8 @@ export const TRANSACTION_STATES = [
   "confirmed",
   "failed",
   "replaced",
+  "cancelled",
+  "expired",
 ] as const;
 
 /** One transaction state. */
@@ -117,6 +119,18 @@ export const transactionStatus = z.object({
     ),
   confirmedAt: z.string().nullable(),
   failedAt: z.string().nullable(),
+  stuck: z
+    .object({
+      since: z.string().describe("ISO 8601: when the engine marked it"),
+      reason: z
+        .enum(["fee-cap"])
+        .describe("fee-cap: re-priced up to the fee cap it reserved and still not mined"),
+    })
+    .nullable()
+    .describe(
+      "set while a sent write is stuck (`transaction.stuck` is sent once); null otherwise. " +
+        "Cancel it, or wait for the fees to fall",
+    ),
 });
 
 /** The state of a write. */

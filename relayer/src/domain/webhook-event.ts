@@ -10,6 +10,15 @@ const address = z.string().describe("EIP-55 checksummed 0x address");
 const coin = z.string().describe("decimal amount in the native coin");
 const wei = z.string().describe("the same amount as an integer in wei");
 const transfer = { tokenId: z.string(), from: address, to: address };
+/** The fields of every `transaction.*` event's `data`. */
+const transactionOutcome = z.object({
+  transactionId: z.string().describe("the write's id (`GET /api/v1/transactions/{id}`)"),
+  kind: z.string().describe("the write kind, e.g. issue-asset"),
+  idempotencyKey: z
+    .string()
+    .optional()
+    .describe("the write's `Idempotency-Key`, when one was given"),
+});
 
 const EVENTS = {
   "asset.issued": {
@@ -139,10 +148,81 @@ const EVENTS = {
       reason: z.string().describe("the operator's reason"),
     }),
   },
+  "transaction.confirmed": {
+    description:
+      "A write of the organization ended confirmed (mined with status 1 and its confirmations): " +
+      "its `result` is what `GET /api/v1/transactions/{id}` stores for it. `txHash` and " +
+      "`blockNumber` are the mined transaction's; `timestamp` is when the write became final.",
+    data: transactionOutcome.extend({
+      status: z.literal("confirmed"),
+      result: z
+        .record(z.string(), z.unknown())
+        .describe("the write's result (tokenId, txHash, ...)"),
+    }),
+  },
+  "transaction.failed": {
+    description:
+      "A write of the organization ended failed: reverted on chain (a listing sold a moment " +
+      "before the buy), or refused before it could be mined. `reason` is the API's words for " +
+      "it (`Transaction failed: <reason>`, or the check's own words for a lost race, e.g. " +
+      "`Listing not active`). `txHash` and `blockNumber` are null when nothing was mined.",
+    data: transactionOutcome.extend({
+      status: z.enum(["failed", "replaced"]),
+      reason: z.string().describe("the error the API answers for the write"),
+      result: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe("a batch's summary (every item failed)"),
+    }),
+  },
+  "transaction.cancelled": {
+    description:
+      "A write of the organization was cancelled (`POST /api/v1/transactions/{id}/cancel`): " +
+      "before anything was sent (nothing reached the chain; `txHash` and `blockNumber` are " +
+      "null), or, once sent, by the zero-value self-transfer mined on its nonce (`txHash`).",
+    data: transactionOutcome.extend({
+      status: z.literal("cancelled"),
+      reason: z.literal("Transaction cancelled"),
+    }),
+  },
+  "transaction.expired": {
+    description:
+      "A write of the organization reached its deadline (`validForSeconds`) before anything was " +
+      "sent: nothing reached the chain and its reserved funds are free. `txHash` and " +
+      "`blockNumber` are null.",
+    data: transactionOutcome.extend({
+      status: z.literal("expired"),
+      reason: z.literal("Transaction expired"),
+    }),
+  },
+  "transaction.stuck": {
+    description:
+      "A sent write of the organization is stuck: re-priced up to the fee cap it reserved and " +
+      "still not mined (`reason: fee-cap`). Sent once per write; `GET /api/v1/transactions/{id}` " +
+      "shows `stuck`. Cancel it (`POST /api/v1/transactions/{id}/cancel`) or wait for the fees " +
+      "to fall. `txHash` and `blockNumber` are null; `timestamp` is when it was marked.",
+    data: transactionOutcome.extend({
+      status: z.literal("sent"),
+      reason: z.literal("fee-cap"),
+      since: z.string().describe("ISO 8601"),
+    }),
+  },
 } as const;
 
 /** Kinds about the wallet's balance rather than one transaction: their `txHash` is null. */
 const BALANCE_KINDS: ReadonlySet<string> = new Set(["wallet.low_balance", "wallet.funded"]);
+
+/**
+ * Kinds about one write's outcome (`engine/outcome-events.ts`): `txHash` and `blockNumber` are
+ * the mined transaction's, null when none was mined.
+ */
+const TRANSACTION_KINDS: ReadonlySet<string> = new Set([
+  "transaction.confirmed",
+  "transaction.failed",
+  "transaction.cancelled",
+  "transaction.expired",
+  "transaction.stuck",
+]);
 
 /** An on-chain event kind a webhook can subscribe to. */
 export type WebhookEventKind = keyof typeof EVENTS;
@@ -168,8 +248,12 @@ function envelope<TKind extends string, TData extends z.ZodType>(
     orgId: z.string().describe("the organization notified"),
     txHash: BALANCE_KINDS.has(event)
       ? z.string().nullable().describe("null: a balance event follows no single transaction")
-      : z.string().describe("transaction holding the event"),
-    blockNumber: z.number().int(),
+      : TRANSACTION_KINDS.has(event)
+        ? z.string().nullable().describe("the mined transaction; null when none was mined")
+        : z.string().describe("transaction holding the event"),
+    blockNumber: TRANSACTION_KINDS.has(event)
+      ? z.number().int().nullable().describe("the mined transaction's block; null when none")
+      : z.number().int(),
     data,
   });
 }
@@ -179,7 +263,7 @@ type Envelope<K extends string, D extends z.ZodType> = z.ZodObject<{
   timestamp: z.ZodNumber;
   orgId: z.ZodString;
   txHash: z.ZodString | z.ZodNullable<z.ZodString>;
-  blockNumber: z.ZodNumber;
+  blockNumber: z.ZodNumber | z.ZodNullable<z.ZodNumber>;
   data: D;
 }>;
 type EventSchemas = { [K in WebhookEventKind]: Envelope<K, (typeof EVENTS)[K]["data"]> };

@@ -21,6 +21,8 @@ export const RECORDED_FIELDS = [
   "gasLimit",
   "feeCap",
   "context",
+  "idempotencyKey",
+  "validUntil",
   "state",
   "error",
   "errorKind",

@@ -87,6 +87,8 @@ export interface EngineContext {
    * what the write reserved; it is sent again unchanged and waits for the base fee to fall).
    */
   readonly repriceCounter: Counter<"outcome">;
+  /** Writes marked stuck, by reason (`rwa_tx_stuck_total`). */
+  readonly stuckCounter: Counter<"reason">;
   /** Gap-fill times of the last hour by wallet (the cap holds across idle spells). */
   readonly fills: Map<string, number[]>;
   /** What the node said about `eth_getBlockReceipts`: when it was found missing, if it was. */

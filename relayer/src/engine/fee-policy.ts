@@ -211,6 +211,54 @@ export function attemptOf(signed: SignedTx, fees: FeeQuote, nonce: number): TxAt
   };
 }
 
+/** Gas of a plain transfer: what a cancelling self-transfer uses. */
+export const SELF_TRANSFER_GAS = 21_000n;
+
+/**
+ * The zero-value self-transfer that cancels `row` once it was sent: its nonce, no call, 21,000
+ * gas (docs/transactions.md "Cancelling a sent write").
+ */
+export function cancelTx(
+  row: Pick<TxRow, "fromAddress">,
+  nonce: number,
+  fees: FeeQuote,
+  chainId: number,
+): UnsignedTx {
+  return unsignedTx(
+    {
+      toAddress: row.fromAddress,
+      fromAddress: row.fromAddress,
+      data: "0x",
+      value: "0",
+      gasLimit: SELF_TRANSFER_GAS.toString(),
+    },
+    nonce,
+    fees,
+    chainId,
+  );
+}
+
+/**
+ * The fees of a cancelling self-transfer: at least the pool's replacement bump over `last` (the
+ * newest attempt that may be mined) and never below the current quote (the next block's base
+ * fee twice, plus the tip), so it is mined in the next block; within `ceiling`
+ * (`MAX_FEE_PER_GAS_GWEI`) when set. Undefined when the ceiling leaves no room for the bump, or
+ * on a chain without fees (a higher fee cannot replace anything there).
+ */
+export function cancelFees(
+  last: FeeQuote,
+  quote: FeeQuote,
+  ceiling: bigint | undefined,
+): FeeQuote | undefined {
+  if (last.maxFeePerGas === 0n && quote.maxFeePerGas === 0n) return undefined;
+  const bumped = bumpFees(last, quote);
+  if (ceiling === undefined || bumped.maxFeePerGas <= ceiling) return bumped;
+  // The bump alone (the quote aside) must fit under the ceiling; the quote is then cut to it.
+  const floor = bumpFees(last, { ...last, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n });
+  if (floor.maxFeePerGas > ceiling) return undefined;
+  return capFees(bumped, ceiling);
+}
+
 /** The transaction to sign for `row` at `nonce` with `fees`. */
 export function unsignedTx(
   row: Pick<TxRow, "toAddress" | "fromAddress" | "data" | "value" | "gasLimit">,

@@ -13,7 +13,8 @@ import {
   type TxErrorKind,
   type TxReceiptSummary,
 } from "./tx-lifecycle.js";
-import { notifyFinal, TX_CHANNELS, updateNotifyingFinal } from "./tx-channels.js";
+import { announceFinal, TX_CHANNELS, updateNotifyingFinal } from "./tx-channels.js";
+import { OUTCOME_COLUMNS, stuckEventSql } from "./outcome-events.js";
 import type { TxRow } from "./tx-rows.js";
 
 /** One row's first broadcast: its nonce and first attempt, written together. */
@@ -42,7 +43,12 @@ export type Finalisation =
       receipt: TxReceiptSummary;
       result: Record<string, unknown> | null;
       reason: string | null;
-    };
+    }
+  /**
+   * Its nonce went to the self-transfer sent to cancel it (a `cancel` attempt was mined):
+   * `expired` when that was sent because its deadline passed (`deadline`).
+   */
+  | { id: string; status: "cancelled" | "expired"; receipt: TxReceiptSummary };
 
 /** One wallet's round for `markSent`, and what its statement found. */
 interface SentRound {
@@ -54,6 +60,8 @@ interface RoundAnswer {
   moved: number;
   held: boolean;
   owned: boolean;
+  /** No row of the round was cancelled or expired meanwhile, nor is past its deadline. */
+  ready: boolean;
 }
 
 /**
@@ -77,12 +85,30 @@ export class WritesHeldError extends BaseError {
 }
 
 /**
+ * A row of the round was cancelled or expired since the round loaded it (`TxStore.cancelUnsent`,
+ * `expireUnsent`), or its deadline passed: nothing was written, nothing is broadcast, the
+ * wallet's next nonce did not move, and the sequencer runs the wallet's step again on its rows
+ * as they are now.
+ */
+export class RoundRowsChangedError extends BaseError {
+  override name = "RoundRowsChangedError";
+}
+
+/**
  * SQL: records the `(hash, id)` rows of `source` (a CTE or a row list) in `transaction_hashes`,
  * the look-up from a broadcast hash to its write (`metadata/bind-metadata.ts`).
  */
 const recordHashes = (source: string) =>
   `INSERT INTO transaction_hashes (hash, transaction_id) SELECT hash, id FROM ${source}
    ON CONFLICT (hash) DO NOTHING`;
+
+/** SQL: the mined attempt of row `t` (its receipt's hash) is a cancelling self-transfer. */
+const MINED_BY_CANCEL = `EXISTS (SELECT 1 FROM jsonb_array_elements(t.attempts) a
+                                 WHERE a->>'hash' = t.receipt->>'hash' AND a ? 'cancel')`;
+
+/** SQL: row `t`'s mined attempt is the self-transfer sent because its deadline passed. */
+const MINED_BY_DEADLINE = `EXISTS (SELECT 1 FROM jsonb_array_elements(t.attempts) a
+                                   WHERE a->>'hash' = t.receipt->>'hash' AND a ? 'deadline')`;
 
 /** `t` is a transaction row held by `$owner` (a parameter number) through its wallet's lease. */
 const held = (owner: number) =>
@@ -125,6 +151,8 @@ export class LeasedTxWrites {
    * @throws LeaseLostError when this process no longer holds the wallet
    * @throws WritesHeldError when its organization was suspended since the round began (nothing
    *   was written: its writes are held)
+   * @throws RoundRowsChangedError when a row of the round was cancelled since the round loaded
+   *   it (nothing was written: the round's nonces are not used)
    */
   async markSent(
     walletId: string,
@@ -136,6 +164,10 @@ export class LeasedTxWrites {
     if (!answer.owned) throw new LeaseLostError(`wallet ${walletId}: lease lost`);
     if (!answer.held)
       throw new WritesHeldError(`wallet ${walletId}: its organization is suspended`);
+    if (!answer.ready)
+      throw new RoundRowsChangedError(
+        `wallet ${walletId}: a row of the round was cancelled or expired`,
+      );
     if (answer.moved !== entries.length)
       throw new IllegalTransitionError(
         `markSent: ${entries.length - answer.moved} of ${entries.length} rows were not queued without a nonce`,
@@ -169,17 +201,29 @@ export class LeasedTxWrites {
     const items = rounds.flatMap((r) => r.entries.map((e) => ({ walletId: r.walletId, ...e })));
     // The wallets are locked in id order, `FOR NO KEY UPDATE`: enough to keep a lease from moving
     // under the statement, and no conflict with the key-share locks of writes being recorded.
+    // The round's rows are locked too (`ready`): a wallet whose round lost a row to a cancel
+    // (`TxStore.cancelUnsent`) or an expiry, or holds a row whose deadline has just passed,
+    // records nothing, so no nonce is handed out past a row never sent, and nothing is sent
+    // after its deadline. (Any other row not queued is refused as before: IllegalTransitionError.)
     const query = () =>
       this.#database.pool.query<{
         wallet_id: string;
         n: number;
         held: boolean;
         owned: boolean;
+        ready: boolean;
       }>(
         `WITH owned AS (SELECT id, org_id FROM wallets WHERE id = ANY($1::text[]) AND lease_owner = $2
                        ORDER BY id FOR NO KEY UPDATE),
-       lease AS (SELECT id FROM owned
-                  WHERE NOT EXISTS (SELECT 1 FROM orgs o WHERE o.id = owned.org_id AND o.suspended_at IS NOT NULL)),
+       locked AS (SELECT t.id, t.state, t.nonce, t.valid_until FROM transactions t
+                   WHERE t.id = ANY($5::text[]) ORDER BY t.id FOR NO KEY UPDATE),
+       changed AS (SELECT DISTINCT e.wallet_id FROM unnest($4::text[], $5::text[]) AS e(wallet_id, id)
+                     JOIN locked l ON l.id = e.id
+                    WHERE l.state IN ('cancelled', 'expired')
+                       OR (l.state = 'queued' AND l.nonce IS NULL AND l.valid_until <= now())),
+       unheld AS (SELECT id FROM owned
+                   WHERE NOT EXISTS (SELECT 1 FROM orgs o WHERE o.id = owned.org_id AND o.suspended_at IS NOT NULL)),
+       lease AS (SELECT id FROM unheld WHERE id NOT IN (SELECT wallet_id FROM changed)),
        moved AS (
          UPDATE transactions t
             SET nonce = e.nonce, state = 'sent', attempts = t.attempts || jsonb_build_array(e.attempt),
@@ -200,8 +244,9 @@ export class LeasedTxWrites {
           WHERE w.id = n.id AND w.id IN (SELECT id FROM lease))
        SELECT n.id AS wallet_id,
               (SELECT count(*) FROM moved m WHERE m.wallet_id = n.id)::int AS n,
-              EXISTS (SELECT 1 FROM lease l WHERE l.id = n.id) AS held,
-              EXISTS (SELECT 1 FROM owned o WHERE o.id = n.id) AS owned
+              EXISTS (SELECT 1 FROM unheld u WHERE u.id = n.id) AS held,
+              EXISTS (SELECT 1 FROM owned o WHERE o.id = n.id) AS owned,
+              NOT EXISTS (SELECT 1 FROM changed c WHERE c.wallet_id = n.id) AS ready
          FROM unnest($1::text[]) AS n(id)`,
         [
           rounds.map((r) => r.walletId),
@@ -215,15 +260,24 @@ export class LeasedTxWrites {
       );
     const result = await retryOnDeadlock(query);
     return new Map(
-      result.rows.map((row) => [row.wallet_id, { moved: row.n, held: row.held, owned: row.owned }]),
+      result.rows.map((row) => [
+        row.wallet_id,
+        { moved: row.n, held: row.held, owned: row.owned, ready: row.ready },
+      ]),
     );
   }
 
-  /** Appends attempts (re-pricing: same nonce, higher fees) to sent rows. One statement. */
-  async addAttempts(entries: ReadonlyArray<{ id: string; attempt: TxAttempt }>): Promise<void> {
-    if (entries.length === 0) return;
+  /**
+   * Appends attempts (re-pricing, or a cancelling self-transfer: same nonce, higher fees) to sent
+   * rows. One statement.
+   *
+   * @returns the ids of the rows that took their attempt (a row settled meanwhile, or a wallet
+   *   whose lease was lost, did not)
+   */
+  async addAttempts(entries: ReadonlyArray<{ id: string; attempt: TxAttempt }>): Promise<string[]> {
+    if (entries.length === 0) return [];
     // A row settled by the block follower meanwhile is simply not changed.
-    await this.#database.pool.query(
+    const result = await this.#database.pool.query<{ id: string }>(
       `WITH added AS (
          UPDATE transactions t
             SET attempts = t.attempts || jsonb_build_array(e.attempt),
@@ -231,10 +285,32 @@ export class LeasedTxWrites {
                 max_priority_fee_per_gas = e.attempt->>'maxPriorityFeePerGas', updated_at = now()
            FROM unnest($1::text[], $2::jsonb[]) AS e(id, attempt)
           WHERE t.id = e.id AND t.state = 'sent' AND ${held(3)}
-          RETURNING t.id, e.attempt->>'hash' AS hash)
-       ${recordHashes("added")}`,
+          RETURNING t.id, e.attempt->>'hash' AS hash),
+       hashes AS (${recordHashes("added")})
+       SELECT id FROM added`,
       [entries.map((e) => e.id), entries.map((e) => JSON.stringify(e.attempt)), this.owner],
     );
+    return result.rows.map((r) => r.id);
+  }
+
+  /**
+   * Marks a sent write stuck (`reason`: `fee-cap`, re-priced up to the fee cap it reserved and
+   * still not mined), once: the mark and its `transaction.stuck` event in one statement
+   * (`outcome-events.ts` `stuckEventSql`).
+   *
+   * @returns whether this call marked it (false: marked before, no longer sent, or the lease is gone)
+   */
+  async markStuck(id: string, reason: "fee-cap"): Promise<boolean> {
+    const result = await this.#database.pool.query<{ id: string }>(
+      `WITH marked AS (
+         UPDATE transactions t SET stuck_since = now(), stuck_reason = $2, updated_at = now()
+          WHERE t.id = $1 AND t.state = 'sent' AND t.stuck_since IS NULL AND ${held(3)}
+          RETURNING ${OUTCOME_COLUMNS}, t.stuck_since, t.stuck_reason),
+       events AS (${stuckEventSql("marked")})
+       SELECT id FROM marked`,
+      [id, reason, this.owner],
+    );
+    return result.rows.length === 1;
   }
 
   /** Notes that the node refused an attempt for good (it can never be mined). */
@@ -268,21 +344,22 @@ export class LeasedTxWrites {
               error_kind = e.error_kind, last_error = NULL, updated_at = now(),
               mined_at = CASE WHEN e.receipt IS NULL THEN NULL ELSE now() END,
               confirmed_at = CASE WHEN e.state = 'confirmed' THEN now() END,
-              failed_at = CASE WHEN e.state = 'failed' THEN now() END
+              failed_at = CASE WHEN e.state = 'failed' THEN now() END,
+              cancelled_at = CASE WHEN e.state = 'cancelled' THEN now() END,
+              expired_at = CASE WHEN e.state = 'expired' THEN now() END
          FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[], $6::text[])
               AS e(id, state, receipt, result, error, error_kind)
         WHERE t.id = e.id AND t.state = ANY($7::text[]) AND ${held(8)}
-        RETURNING t.id, t.state`,
+        RETURNING ${OUTCOME_COLUMNS}`,
         9,
       ),
       [
         entries.map((e) => e.id),
         entries.map((e) => e.status),
         entries.map((e) => (e.receipt === null ? null : JSON.stringify(e.receipt))),
-        entries.map((e) =>
-          e.status === "failed" || e.result === null ? null : JSON.stringify(e.result),
-        ),
-        entries.map((e) => (e.status === "confirmed" ? null : e.reason)),
+        // A cancelled or expired write (its self-transfer mined) has neither result nor reason.
+        entries.map((e) => ("result" in e && e.result !== null ? JSON.stringify(e.result) : null)),
+        entries.map((e) => ("reason" in e ? e.reason : null)),
         entries.map((e) =>
           e.status === "failed"
             ? e.errorKind
@@ -309,15 +386,45 @@ export class LeasedTxWrites {
     const result = await this.#database.pool.query<{ id: string }>(
       updateNotifyingFinal(
         `UPDATE transactions t
-            SET state = CASE WHEN (t.receipt->>'status')::int = 1 THEN 'confirmed' ELSE 'failed' END,
-                confirmed_at = CASE WHEN (t.receipt->>'status')::int = 1 THEN now() END,
-                failed_at = CASE WHEN (t.receipt->>'status')::int = 1 THEN NULL ELSE now() END,
+            SET state = CASE WHEN ${MINED_BY_CANCEL} AND ${MINED_BY_DEADLINE} THEN 'expired'
+                             WHEN ${MINED_BY_CANCEL} THEN 'cancelled'
+                             WHEN (t.receipt->>'status')::int = 1 THEN 'confirmed' ELSE 'failed' END,
+                confirmed_at = CASE WHEN NOT ${MINED_BY_CANCEL} AND (t.receipt->>'status')::int = 1
+                                    THEN now() END,
+                failed_at = CASE WHEN NOT ${MINED_BY_CANCEL} AND (t.receipt->>'status')::int <> 1
+                                 THEN now() END,
+                cancelled_at = CASE WHEN ${MINED_BY_CANCEL} AND NOT ${MINED_BY_DEADLINE}
+                                    THEN now() END,
+                expired_at = CASE WHEN ${MINED_BY_DEADLINE} THEN now() END,
                 updated_at = now()
           WHERE t.id = ANY($1::text[]) AND t.state = 'mined' AND ${held(2)}
-          RETURNING t.id, t.state`,
+          RETURNING ${OUTCOME_COLUMNS}`,
         3,
       ),
       [ids, this.owner, TX_CHANNELS.final],
+    );
+    return result.rows.map((r) => r.id);
+  }
+
+  /**
+   * Ends `expired` the wallet's writes whose deadline (`validForSeconds`) passed before anything
+   * was sent (queued without a nonce; a batch's group and items alike), by the database's clock,
+   * in one statement that tells waiting requests and writes their `transaction.expired` events.
+   *
+   * @returns the ids that ended
+   */
+  async expireUnsent(walletId: string): Promise<string[]> {
+    const result = await this.#database.pool.query<{ id: string }>(
+      updateNotifyingFinal(
+        `UPDATE transactions t
+            SET state = 'expired', expired_at = now(), last_error = NULL, updated_at = now()
+          WHERE t.wallet_id = $1 AND t.state = ANY($2::text[]) AND t.nonce IS NULL
+            AND t.valid_until <= now() AND ${held(3)}
+          RETURNING ${OUTCOME_COLUMNS}`,
+        4,
+      ),
+      // Only what nothing was sent of (a sent write past its deadline is raced: `sendCancels`).
+      [walletId, ["queued"], this.owner, TX_CHANNELS.final],
     );
     return result.rows.map((r) => r.id);
   }
@@ -334,7 +441,7 @@ export class LeasedTxWrites {
               failed_at = now(), updated_at = now()
          FROM unnest($1::text[], $2::text[], $3::text[]) AS e(id, error, error_kind)
         WHERE t.id = e.id AND t.state = ANY($4::text[]) AND ${held(5)}
-        RETURNING t.id, t.state`,
+        RETURNING ${OUTCOME_COLUMNS}`,
         6,
       ),
       [
@@ -390,7 +497,7 @@ export class LeasedTxWrites {
         filler.attempt.hash,
         filler.id,
       ]);
-      await notifyFinal(client, [row.id]);
+      await announceFinal(client, [row.id]);
     });
   }
 

@@ -1,11 +1,22 @@
 import { newTxId } from "./tx-ids.js";
-import { isLiveAttempt, mayBeMined } from "./tx-lifecycle.js";
+import { isLiveAttempt, mayBeMined, type TxAttempt } from "./tx-lifecycle.js";
 import type { TxRow } from "./tx-rows.js";
 import type { FeeQuote } from "./fee-oracle.js";
 import type { TxSigner } from "../wallets/signer-backend.js";
 import { attemptToRebroadcast, broadcastVerdict } from "./decisions.js";
 import type { EngineContext } from "./engine-context.js";
-import { attemptOf, capFees, feeCapOf, feesOf, nextFees, unsignedTx } from "./fee-policy.js";
+import {
+  attemptOf,
+  cancelFees,
+  cancelTx,
+  capFees,
+  feeCapOf,
+  feesOf,
+  nextFees,
+  SELF_TRANSFER_GAS,
+  unsignedTx,
+} from "./fee-policy.js";
+import { isSentRow } from "./tx-rows.js";
 import type { WalletState } from "./wallet-book.js";
 
 /**
@@ -29,8 +40,11 @@ export async function rebroadcast(
   for (const row of rows) {
     const attempt = attemptToRebroadcast(row.attempts);
     if (attempt === undefined || row.nonce === null) continue;
-    const raw =
-      attempt.raw ?? (await sign(unsignedTx(row, row.nonce, feesOf(attempt), e.d.chainId))).raw;
+    const tx =
+      attempt.cancel === true
+        ? cancelTx(row, row.nonce, feesOf(attempt), e.d.chainId)
+        : unsignedTx(row, row.nonce, feesOf(attempt), e.d.chainId);
+    const raw = attempt.raw ?? (await sign(tx)).raw;
     raws.push(raw);
     sentIds.push(row.id);
   }
@@ -60,7 +74,12 @@ export async function reprice(
 ): Promise<void> {
   const last = [...row.attempts].reverse().find(isLiveAttempt) ?? row.attempts.at(-1);
   if (last === undefined || row.nonce === null) return;
-  const cap = feeCapOf(row, e.options.maxFeePerGasWei);
+  // A write being cancelled is re-priced as its cancelling self-transfer, never as the call
+  // itself (which would race the cancel).
+  const cancelling = row.attempts.some((a) => a.cancel === true && isLiveAttempt(a));
+  const cap = cancelling
+    ? cancelCap(row, e.options.maxFeePerGasWei)
+    : feeCapOf(row, e.options.maxFeePerGasWei);
   const next = nextFees(feesOf(last), quote, cap);
   e.repriceCounter.inc({ outcome: next.kind === "at-cap" ? "at-cap" : "bumped" });
   if (next.kind === "at-cap") {
@@ -70,12 +89,23 @@ export async function reprice(
         { txId: row.id, nonce: row.nonce, feeCap: cap.toString() },
         "stuck transaction is at its fee cap; re-sending it without a bump",
       );
+      // The write says so (`stuck` on GET, `transaction.stuck` once), counted once per write.
+      if (await e.writes.markStuck(row.id, "fee-cap")) e.stuckCounter.inc({ reason: "fee-cap" });
     }
     await rebroadcast(e, state, [row], sign);
     return;
   }
-  const signed = await sign(unsignedTx(row, row.nonce, next.fees, e.d.chainId));
-  const attempt = attemptOf(signed, next.fees, row.nonce);
+  const signed = await sign(
+    cancelling
+      ? cancelTx(row, row.nonce, next.fees, e.d.chainId)
+      : unsignedTx(row, row.nonce, next.fees, e.d.chainId),
+  );
+  const deadline = row.attempts.some((a) => a.cancel === true && a.deadline === true);
+  const attempt: TxAttempt = {
+    ...attemptOf(signed, next.fees, row.nonce),
+    ...(cancelling ? { cancel: true as const } : {}),
+    ...(cancelling && deadline ? { deadline: true as const } : {}),
+  };
   e.d.logger.info(
     {
       txId: row.id,
@@ -194,5 +224,139 @@ async function fillGap(
   } catch (err) {
     if (broadcastVerdict(err).kind === "maybe-in-pool") throw err;
     e.d.logger.warn({ err, fillerId }, "the gap filler was refused; it is re-sent when stuck");
+  }
+}
+
+/**
+ * The highest fee per gas a cancelling self-transfer of `row` may pay: the operator ceiling
+ * (`MAX_FEE_PER_GAS_GWEI`) when set, else what the write reserved at acceptance for its whole
+ * gas limit, spent on 21,000 gas (the funds check promised no more).
+ */
+function cancelCap(row: TxRow, ceiling: bigint | undefined): bigint {
+  if (ceiling !== undefined) return ceiling;
+  const reserved = feeCapOf(row, undefined) * BigInt(row.gasLimit ?? SELF_TRANSFER_GAS.toString());
+  return reserved / SELF_TRANSFER_GAS;
+}
+
+/**
+ * Writes the caller asked to cancel once sent (`cancel_requested_at`, `TxStore.requestCancel`):
+ * each is raced by a zero-value self-transfer on its nonce (docs/transactions.md "Cancelling a
+ * sent write"), priced at least the pool's replacement bump over its newest attempt and at the
+ * current quote (mined in the next block), within `MAX_FEE_PER_GAS_GWEI` (`cancelFees`). Like
+ * every attempt it is recorded with its signed bytes before it is broadcast, and only then; the
+ * write stays `sent` until the chain shows its nonce used, and ends `cancelled` when the
+ * self-transfer was mined, or as it would have when the original was (`settler.ts`). Sent once
+ * per write: then re-broadcast and re-priced as the write's newest attempt. A cancel that
+ * cannot be priced (no room under the ceiling, a chain without fees) or that the node refuses
+ * is noted on the row (`lastError`) and the write goes on.
+ */
+export async function sendCancels(
+  e: EngineContext,
+  state: WalletState,
+  sign: TxSigner,
+): Promise<void> {
+  const now = Date.now();
+  // Past its deadline (`validForSeconds`) and not mined: raced the same way, and, if the
+  // self-transfer wins, the write ends `expired` (`deadline`). A caller's cancel comes first.
+  const overdue = (r: TxRow) => r.validUntil !== null && r.validUntil.getTime() <= now;
+  const asked = [...state.rows.values()].filter(
+    (r) =>
+      isSentRow(r) &&
+      (r.cancelRequestedAt !== null || overdue(r)) &&
+      !r.attempts.some((a) => a.cancel === true) &&
+      // Tried already and noted (no room to outbid, refused by the node): not again. A transient
+      // note (`RPC unavailable`) does not hold a cancel back.
+      !isCancelNote(r.lastError),
+  );
+  if (asked.length === 0) return;
+  const quote = await e.d.fees.quote();
+  for (const row of asked) {
+    if (row.nonce === null) continue;
+    const last = [...row.attempts].reverse().find(isLiveAttempt);
+    if (last === undefined) continue;
+    const fees = cancelFees(feesOf(last), quote, cancelCap(row, e.options.maxFeePerGasWei));
+    if (fees === undefined) {
+      await e.d.store.setLastError([row.id], CANCEL_UNPRICED);
+      e.book.noteRow(state, { ...row, lastError: CANCEL_UNPRICED });
+      continue;
+    }
+    const signed = await sign(cancelTx(row, row.nonce, fees, e.d.chainId));
+    const attempt: TxAttempt = {
+      ...attemptOf(signed, fees, row.nonce),
+      cancel: true,
+      ...(row.cancelRequestedAt === null ? { deadline: true as const } : {}),
+    };
+    const recorded = await e.writes.addAttempts([{ id: row.id, attempt }]);
+    // Not recorded (settled meanwhile, or the lease is gone): never broadcast.
+    if (!recorded.includes(row.id)) continue;
+    e.d.logger.info(
+      { txId: row.id, nonce: row.nonce, maxFeePerGas: fees.maxFeePerGas.toString() },
+      attempt.deadline === true
+        ? "a sent write passed its deadline: racing it with a self-transfer on its nonce"
+        : "cancelling a sent write with a self-transfer on its nonce",
+    );
+    const updated: TxRow = { ...row, attempts: [...row.attempts, attempt] };
+    e.book.noteRow(state, updated);
+    state.broadcastAt.set(row.id, Date.now());
+    let answer: unknown;
+    try {
+      answer = await e.d.rpc.call("eth_sendRawTransaction", [signed.raw]);
+    } catch (error) {
+      answer = error instanceof Error ? error : new Error(String(error));
+    }
+    const verdict = broadcastVerdict(answer);
+    if (verdict.kind === "maybe-in-pool") state.broadcastAt.delete(row.id);
+    if (verdict.kind === "refused" || verdict.kind === "underpriced") {
+      const reason = verdict.kind === "refused" ? verdict.reason : "replacement underpriced";
+      e.d.logger.warn(
+        { txId: row.id, nonce: row.nonce, reason },
+        "the cancelling self-transfer was refused; the write goes on",
+      );
+      await e.writes.refuseAttempt(row.id, signed.hash, reason);
+      await e.d.store.setLastError([row.id], `${CANCEL_NOTE_PREFIX}the node refused: ${reason}`);
+      const refused = updated.attempts.map((a) =>
+        a.hash === signed.hash ? { ...a, refused: reason } : a,
+      );
+      e.book.noteRow(state, {
+        ...updated,
+        attempts: refused,
+        lastError: `${CANCEL_NOTE_PREFIX}the node refused: ${reason}`,
+      });
+    }
+  }
+}
+
+/** Whether `lastError` is `sendCancels`' own note of a cancel it gave up on. */
+function isCancelNote(lastError: string | null): boolean {
+  return lastError !== null && lastError.startsWith(CANCEL_NOTE_PREFIX);
+}
+
+/** What every note of a cancel given up on starts with. */
+const CANCEL_NOTE_PREFIX = "cannot cancel: ";
+
+/** `lastError` of a write whose cancel could not be priced above it. */
+const CANCEL_UNPRICED =
+  "cannot cancel: no fee within MAX_FEE_PER_GAS_GWEI (or on a chain without fees) outbids the write";
+
+/**
+ * Writes whose fee cap the caller just raised (`speed_up_at` after their newest attempt,
+ * `TxStore.raiseFeeCap`): re-priced at once under the new cap (`reprice`), not after
+ * `stuckAfterMs`.
+ */
+export async function sendSpeedUps(
+  e: EngineContext,
+  state: WalletState,
+  sign: TxSigner,
+): Promise<void> {
+  const raised = [...state.rows.values()].filter((r) => {
+    if (!isSentRow(r) || r.speedUpAt === null) return false;
+    const last = r.attempts.at(-1);
+    return last === undefined || Date.parse(last.sentAt) < r.speedUpAt.getTime();
+  });
+  if (raised.length === 0) return;
+  const quote = await e.d.fees.quote();
+  for (const row of raised) {
+    state.capLogged.delete(row.id);
+    await reprice(e, state, row, sign, quote, true);
   }
 }

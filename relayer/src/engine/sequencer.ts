@@ -2,7 +2,8 @@ import { Counter, type Registry } from "prom-client";
 import { Batcher } from "../db/batcher.js";
 import { HsmUnavailableError } from "../errors.js";
 import type { LeasedTxWrites } from "./leased-tx-writes.js";
-import { LeaseLostError, WritesHeldError } from "./leased-tx-writes.js";
+import { LeaseLostError, RoundRowsChangedError, WritesHeldError } from "./leased-tx-writes.js";
+import { sendCancels, sendSpeedUps } from "./repricer.js";
 import { classifyRpcFailure } from "../chain/rpc/rpc-errors.js";
 import { isGroupRow, type TxRow } from "./tx-rows.js";
 import type { LeasedWallet } from "./tx-store.js";
@@ -38,6 +39,7 @@ export class Sequencer implements EngineContext {
   readonly book = new WalletBook();
   readonly fillCounter: Counter<"reason">;
   readonly repriceCounter: Counter<"outcome">;
+  readonly stuckCounter: Counter<"reason">;
   readonly fills = new Map<string, number[]>();
   readonly blockReceipts: { unsupportedSince: number | undefined } = {
     unsupportedSince: undefined,
@@ -85,6 +87,12 @@ export class Sequencer implements EngineContext {
       name: "rwa_tx_repricings_total",
       help: "Stuck transactions re-priced (bumped), or left at their fee cap and sent again unchanged (at-cap)",
       labelNames: ["outcome"] as const,
+      registers: deps.registry === undefined ? [] : [deps.registry],
+    });
+    this.stuckCounter = new Counter({
+      name: "rwa_tx_stuck_total",
+      help: "Sent writes marked stuck (fee-cap: re-priced up to their reserved fee cap and still not mined), once each",
+      labelNames: ["reason"] as const,
       registers: deps.registry === undefined ? [] : [deps.registry],
     });
     this.#blockLoop = new SerialLoop(
@@ -266,6 +274,9 @@ export class Sequencer implements EngineContext {
     // Suspended mid-round: the next run loads only the rows not held, and lets the wallet go
     // when none is live (forgetting it here would keep its lease until the lease expires).
     if (err instanceof WritesHeldError) return !this.#stopped;
+    // A row of the round was cancelled as it was recorded: nothing was written or sent; the
+    // next run loads the rows as they are now.
+    if (err instanceof RoundRowsChangedError) return !this.#stopped;
     if (err instanceof LeaseLostError) {
       this.d.logger.warn(
         { walletId: state.wallet.id },
@@ -301,7 +312,7 @@ export class Sequencer implements EngineContext {
 
   async #step(state: WalletState): Promise<void> {
     const rows = await this.#endOrphanedGroups(
-      await this.d.store.liveRowsOfWallet(state.wallet.id),
+      await this.#expireOverdue(state, await this.d.store.liveRowsOfWallet(state.wallet.id)),
     );
     this.book.load(state, rows);
     if (rows.length === 0) {
@@ -312,6 +323,10 @@ export class Sequencer implements EngineContext {
     state.idleSince = undefined;
     const hadRpcError = rows.some((r) => r.lastError !== null);
     await withWalletSigner(this.d.signers, state.wallet, async (sign) => {
+      // Cancels asked for since the last step go out first: a write the caller wants gone
+      // should not wait for the periodic check.
+      await sendCancels(this, state, sign);
+      await sendSpeedUps(this, state, sign);
       await checkSent(this, state, sign);
       await sendQueued(this, state, sign);
     });
@@ -320,6 +335,29 @@ export class Sequencer implements EngineContext {
         rows.map((r) => r.id),
         null,
       );
+  }
+
+  /**
+   * Ends `expired` the rows among `rows` whose deadline (`validForSeconds`) passed before they
+   * were sent, before anything else of the step (a wallet whose node is down still expires
+   * them). The database's clock decides (`expireUnsent`); `markSent` refuses a round holding a
+   * row whose deadline passed meanwhile. Returns `rows` without the rows ended.
+   */
+  async #expireOverdue(state: WalletState, rows: TxRow[]): Promise<TxRow[]> {
+    // A second early: this process's clock may be behind the database's, which decides (a row
+    // the database holds overdue would otherwise have its rounds refused until this clock caught up).
+    const now = Date.now() + 1_000;
+    const overdue = rows.some(
+      (r) =>
+        r.state === "queued" &&
+        r.nonce === null &&
+        r.validUntil !== null &&
+        r.validUntil.getTime() <= now,
+    );
+    if (!overdue) return rows;
+    const ended = new Set(await this.writes.expireUnsent(state.wallet.id));
+    for (const id of ended) this.d.notifier.emit("final", id);
+    return rows.filter((r) => !ended.has(r.id));
   }
 
   /**

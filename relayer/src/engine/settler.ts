@@ -250,6 +250,22 @@ export async function finaliseReceipts(
     if (seen.has(row.id)) continue;
     seen.add(row.id);
     const summary = summaryOf(receipt, row);
+    // The self-transfer sent to cancel the write was mined: the write ends cancelled (a mined
+    // original ends as it always did). Its 21,000 gas says nothing of the write's shape.
+    // Sent because its deadline passed: it ends expired.
+    const cancel = row.attempts.find((a) => a.hash === summary.hash && a.cancel === true);
+    if (cancel !== undefined) {
+      entries.push(
+        e.options.confirmations > 0
+          ? { id: row.id, status: "mined", receipt: summary, result: null, reason: null }
+          : {
+              id: row.id,
+              status: cancel.deadline === true ? "expired" : "cancelled",
+              receipt: summary,
+            },
+      );
+      continue;
+    }
     const ok = summary.status === 1;
     const shape = { kind: row.kind, to: row.toAddress, data: row.data };
     if (ok) e.d.gas.learn(shape, BigInt(summary.gasUsed));

@@ -1,3 +1,5 @@
+import { OUTCOME_COLUMNS, outcomeEventsSql } from "./outcome-events.js";
+
 /**
  * The PostgreSQL notification channels of the engine's rows, and the SQL that sends them on
  * commit: shared by the store (`tx-store.ts`) and the lease-checked writes (`leased-tx-writes.ts`).
@@ -15,19 +17,39 @@ export const TX_CHANNELS = {
 const NOTIFY_CHUNK = 200;
 
 /**
- * One statement that runs `update` (an `UPDATE transactions t ... RETURNING t.id, t.state`) and
- * tells every process's waiting requests of the rows it made final (not `mined`): a `NOTIFY` per
- * ${NOTIFY_CHUNK} ids, sent on commit, as `notifyFinal` does, without a transaction held open
- * across round trips. `$<channel>` is the parameter that carries `TX_CHANNELS.final`.
+ * One statement that runs `update` (an `UPDATE transactions t ... RETURNING ${OUTCOME_COLUMNS}`)
+ * and tells of the rows it made final (not `mined`): every process's waiting requests, a
+ * `NOTIFY` per ${NOTIFY_CHUNK} ids, sent on commit, as `notifyFinal` does, and the webhooks, the
+ * write's `transaction.*` event in the outbox (`outcome-events.ts`), without a transaction held
+ * open across round trips. `$<channel>` is the parameter that carries `TX_CHANNELS.final`.
  */
 export function updateNotifyingFinal(update: string, channel: number): string {
   return `WITH changed AS (${update}),
+     events AS (${outcomeEventsSql("changed")}),
      notified AS (
        SELECT pg_notify($${channel}, string_agg(id, ',')) FROM (
          SELECT id, (row_number() OVER () - 1) / ${NOTIFY_CHUNK} AS chunk
            FROM changed WHERE state <> 'mined') final
         GROUP BY chunk)
    SELECT changed.id, changed.state FROM changed, (SELECT count(*) FROM notified) AS sent`;
+}
+
+/**
+ * Tells of rows that became final in the caller's database transaction: waiting requests
+ * (`notifyFinal`) and webhooks (the writes' `transaction.*` events, written in the outbox on
+ * that transaction, `outcome-events.ts`).
+ */
+export async function announceFinal(
+  client: { query: (text: string, values: unknown[]) => Promise<unknown> },
+  ids: readonly string[],
+): Promise<void> {
+  if (ids.length === 0) return;
+  await client.query(
+    `WITH c AS (SELECT ${OUTCOME_COLUMNS} FROM transactions t WHERE t.id = ANY($1::text[]))
+     ${outcomeEventsSql("c")}`,
+    [ids],
+  );
+  await notifyFinal(client, ids);
 }
 
 /** The payloads of the notifications that carry `ids`: `NOTIFY_CHUNK` ids each, comma-separated. */

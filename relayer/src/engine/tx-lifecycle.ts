@@ -19,7 +19,11 @@ export { TX_STATES, type TxAttempt, type TxErrorKind, type TxReceiptSummary };
  *   (with the default of 0 a row goes from `sent` straight to its final state);
  * - `confirmed`: one of its attempts was mined with status 1 and has its confirmations;
  * - `failed`: reverted on chain, or refused before any attempt could be mined;
- * - `replaced`: its nonce went to a gap filler (a self-transfer) and it will never be mined.
+ * - `replaced`: its nonce went to a gap filler (a self-transfer) and it will never be mined;
+ * - `cancelled`: cancelled by the caller before anything was sent (`TxStore.cancelUnsent`), or
+ *   its nonce went to the self-transfer sent to cancel it (`cancel` attempt) once it was sent;
+ * - `expired`: its deadline (`validForSeconds`) passed before anything was sent, or before it
+ *   was mined and the self-transfer sent to cancel it then was mined instead.
  *
  * A reorg that drops the block of a `mined`, `confirmed` or `failed` row (within the indexer's
  * window) puts it back to `sent` (`REORG_REOPENS`): its signed bytes are broadcast again.
@@ -30,7 +34,9 @@ export type TxLifecycle =
   | { status: "mined"; nonce: number; attempts: readonly TxAttempt[]; receipt: TxReceiptSummary }
   | { status: "confirmed"; receipt: TxReceiptSummary; result: Record<string, unknown> }
   | { status: "failed"; reason: string; errorKind: TxErrorKind; receipt: TxReceiptSummary | null }
-  | { status: "replaced"; reason: string };
+  | { status: "replaced"; reason: string }
+  | { status: "cancelled"; receipt: TxReceiptSummary | null }
+  | { status: "expired"; receipt: TxReceiptSummary | null };
 
 /** The name of a state: each member of the union is one of the stored states. */
 export type { TxState };
@@ -50,10 +56,19 @@ export const FINAL_STATES = [
   "confirmed",
   "failed",
   "replaced",
+  "cancelled",
+  "expired",
 ] as const satisfies readonly TxState[];
 
 /** States a reorg moves back to `sent` when the row's receipt block is no longer canonical. */
-export const REORG_REOPENS = ["mined", "confirmed", "failed"] as const satisfies readonly TxState[];
+export const REORG_REOPENS = [
+  "mined",
+  "confirmed",
+  "failed",
+  // Only with a receipt: its cancelling self-transfer was mined.
+  "cancelled",
+  "expired",
+] as const satisfies readonly TxState[];
 
 /**
  * The allowed moves. A row gets its nonce and its first attempt in one write (`queued → sent`);
@@ -65,12 +80,16 @@ export const REORG_REOPENS = ["mined", "confirmed", "failed"] as const satisfies
  * child is broadcast and ends with its children.
  */
 const TRANSITIONS: Readonly<Record<TxState, readonly TxState[]>> = {
-  queued: ["sent", "failed"],
-  sent: ["sent", "queued", "mined", "confirmed", "failed", "replaced"],
-  mined: ["sent", "confirmed", "failed"],
+  // Cancelled only while nothing was sent: `markSent` refuses a round whose row moved meanwhile.
+  queued: ["sent", "failed", "cancelled", "expired"],
+  sent: ["sent", "queued", "mined", "confirmed", "failed", "replaced", "cancelled", "expired"],
+  mined: ["sent", "confirmed", "failed", "cancelled", "expired"],
   confirmed: ["sent"],
   failed: ["sent"],
   replaced: [],
+  // A reorg that drops the block of its cancelling self-transfer: the race is on again.
+  cancelled: ["sent"],
+  expired: ["sent"],
 };
 
 /**

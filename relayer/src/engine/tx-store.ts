@@ -20,7 +20,8 @@ import {
   type VerdictRow,
 } from "./checked-record.js";
 import { LeasedTxWrites } from "./leased-tx-writes.js";
-import { notifyFinal, TX_CHANNELS } from "./tx-channels.js";
+import { announceFinal, TX_CHANNELS, updateNotifyingFinal } from "./tx-channels.js";
+import { OUTCOME_COLUMNS } from "./outcome-events.js";
 import { LIVE_STATES, REORG_REOPENS, sourcesOf, type TxState } from "./tx-lifecycle.js";
 
 export { LeasedTxWrites, LeaseLostError } from "./leased-tx-writes.js";
@@ -428,7 +429,7 @@ export class TxStore {
           [parentId, state, JSON.stringify(summarise(parent, children)), sourcesOf(state)],
         );
         if (result.rowCount === 1) {
-          await notifyFinal(client, [parentId]);
+          await announceFinal(client, [parentId]);
           ended.push(parentId);
         }
       });
@@ -467,8 +468,9 @@ export class TxStore {
        reopened AS (
          UPDATE transactions t
             SET state = 'sent', receipt = NULL, result = NULL, error = NULL, error_kind = NULL,
-                confirmed_at = NULL, failed_at = NULL, mined_at = NULL, reopened_at = now(),
-                updated_at = now(),
+                confirmed_at = NULL, failed_at = NULL, cancelled_at = NULL, expired_at = NULL,
+                mined_at = NULL,
+                reopened_at = now(), updated_at = now(),
                 attempts = (SELECT jsonb_agg(CASE WHEN a->>'hash' = t.receipt->>'hash'
                                                   THEN a || jsonb_build_object('reorgedFrom', v.block)
                                                   ELSE a END ORDER BY ord)
@@ -492,6 +494,144 @@ export class TxStore {
     for (const walletId of new Set(rows.map((r) => r.wallet_id)))
       await client.query("SELECT pg_notify($1, $2)", [TX_CHANNELS.queued, walletId]);
     return rows.map((r) => ({ id: r.id, walletId: r.wallet_id, blockNumber: Number(r.block) }));
+  }
+
+  /**
+   * Cancels a write of `orgId` that nothing was sent of (`POST /api/v1/transactions/{id}/cancel`):
+   * the row, and a batch's items with it, end `cancelled` in one statement, which also tells
+   * waiting requests and writes the `transaction.cancelled` event (`updateNotifyingFinal`). A
+   * write is unsent while it is `queued` without a nonce (a batch: its group is still `queued`;
+   * its items that failed their estimate stay `failed`). Nothing on the chain; the funds check
+   * no longer counts it (only `queued` and `sent` rows reserve).
+   *
+   * Never a row the engine is sending: the write is locked first (a batch by its group), and the
+   * sender's `markSent` records nothing for a round holding a row cancelled (or expired) meanwhile,
+   * checked in the same statement (`LeasedTxWrites.markSent`: a round that lost a row records nothing,
+   * broadcasts nothing and runs again). Whichever commits first wins; the other changes nothing.
+   *
+   * @returns undefined when the org has no such write; else its state after the statement and
+   *   whether this call cancelled it
+   */
+  async cancelUnsent(
+    orgId: string,
+    id: string,
+  ): Promise<{ state: TxState; cancelled: boolean; walletId: string } | undefined> {
+    const cancelled = await retryOnDeadlock(() =>
+      this.#database.pool.query<{ id: string }>(
+        updateNotifyingFinal(
+          `WITH root AS (SELECT id, state FROM transactions
+                          WHERE id = $1 AND org_id = $2 AND parent_id IS NULL FOR UPDATE)
+           UPDATE transactions t
+              SET state = 'cancelled', cancelled_at = now(), last_error = NULL, updated_at = now()
+            WHERE (t.id = $1 OR t.parent_id = $1) AND t.org_id = $2
+              AND t.state = ANY($3::text[]) AND t.nonce IS NULL
+              AND (SELECT state FROM root) = 'queued'
+            RETURNING ${OUTCOME_COLUMNS}`,
+          4,
+        ),
+        // Only a write nothing was sent of (`sent` and `mined` rows are cancelled by the chain).
+        [id, orgId, ["queued"], TX_CHANNELS.final],
+      ),
+    );
+    const [row] = (
+      await this.#database.pool.query<{ state: TxState; wallet_id: string }>(
+        `SELECT state, wallet_id FROM transactions WHERE id = $1 AND org_id = $2 AND parent_id IS NULL`,
+        [id, orgId],
+      )
+    ).rows;
+    if (row === undefined) return undefined;
+    return {
+      state: row.state,
+      cancelled: cancelled.rows.some((r) => r.id === id),
+      walletId: row.wallet_id,
+    };
+  }
+
+  /**
+   * Asks the engine to cancel a write of `orgId` that was sent (a single write, not a batch):
+   * its wallet's sequencer races it with a zero-value self-transfer on its nonce
+   * (`engine/repricer.ts` `sendCancels`); the chain decides which is mined.
+   *
+   * @returns the write's wallet when it is `sent` (asked now or before), else undefined
+   */
+  async requestCancel(orgId: string, id: string): Promise<{ walletId: string } | undefined> {
+    const { rows } = await this.#database.pool.query<{ wallet_id: string }>(
+      `UPDATE transactions t
+          SET cancel_requested_at = coalesce(t.cancel_requested_at, now()), updated_at = now()
+        WHERE t.id = $1 AND t.org_id = $2 AND t.parent_id IS NULL AND t.state = 'sent'
+          AND t.nonce IS NOT NULL
+        RETURNING t.wallet_id`,
+      [id, orgId],
+    );
+    const row = rows[0];
+    return row === undefined ? undefined : { walletId: row.wallet_id };
+  }
+
+  /**
+   * Raises the fee cap of a single sent write of `orgId` from `oldCap` to `newCap` (wei per gas;
+   * `POST /api/v1/transactions/{id}/speed-up`), if the wallet covers the difference for the
+   * write's gas limit beside what its live writes reserve, checked in the same statement as the
+   * funds check of a new write is (`checked-record.ts`). Clears its stuck mark and stamps
+   * `speed_up_at`, so its wallet's sequencer re-prices it at once (`repricer.ts` `sendSpeedUps`).
+   *
+   * @returns `raised` (and the wallet to wake), `short` (need and reserved wei), or `changed` when
+   *   the write is no longer sent at `oldCap`
+   */
+  async raiseFeeCap(
+    orgId: string,
+    id: string,
+    oldCap: bigint,
+    newCap: bigint,
+    balance: { value: bigint; block: number | undefined },
+  ): Promise<
+    | { outcome: "raised"; walletId: string }
+    | { outcome: "short"; needWei: bigint; reservedWei: bigint }
+    | { outcome: "changed" }
+  > {
+    const { rows } = await this.#database.pool.query<{
+      found: number;
+      raised: number;
+      reserved: string | null;
+      need: string | null;
+      wallet_id: string | null;
+    }>(
+      `WITH target AS (
+         SELECT t.id, t.wallet_id, t.gas_limit FROM transactions t
+          WHERE t.id = $1 AND t.org_id = $2 AND t.parent_id IS NULL AND t.state = 'sent'
+            AND t.fee_cap = $3 FOR UPDATE),
+       reserved AS (
+         SELECT coalesce(sum(t.value::numeric + coalesce(t.gas_limit, '0')::numeric
+                             * coalesce(t.fee_cap, t.max_fee_per_gas, '0')::numeric), 0) AS wei
+           FROM transactions t JOIN target g ON t.wallet_id = g.wallet_id
+          WHERE t.state IN ('queued', 'sent')
+             OR (t.receipt IS NOT NULL AND (t.receipt->>'blockNumber')::bigint > $6)),
+       need AS (SELECT coalesce(g.gas_limit, '21000')::numeric * ($4::numeric - $3::numeric) AS wei
+                  FROM target g),
+       raised AS (
+         UPDATE transactions t
+            SET fee_cap = $4, stuck_since = NULL, stuck_reason = NULL, speed_up_at = now(),
+                updated_at = now()
+           FROM target g, reserved r, need n
+          WHERE t.id = g.id AND n.wei <= greatest($5::numeric - r.wei, 0)
+          RETURNING t.id)
+       SELECT (SELECT count(*) FROM target)::int AS found, (SELECT count(*) FROM raised)::int AS raised,
+              (SELECT wei::text FROM reserved) AS reserved, (SELECT wei::text FROM need) AS need,
+              (SELECT wallet_id FROM target) AS wallet_id`,
+      [
+        id,
+        orgId,
+        oldCap.toString(),
+        newCap.toString(),
+        balance.value.toString(),
+        balance.block ?? Number.MAX_SAFE_INTEGER,
+      ],
+    );
+    const row = rows[0];
+    if (row === undefined || row.found === 0 || row.wallet_id === null)
+      return { outcome: "changed" };
+    if (row.raised === 1) return { outcome: "raised", walletId: row.wallet_id };
+    const wei = (text: string | null) => BigInt((text ?? "0").split(".")[0] ?? "0");
+    return { outcome: "short", needWei: wei(row.need), reservedWei: wei(row.reserved) };
   }
 
   /** Deletes expired `Idempotency-Key` records. Returns how many went. */

@@ -5,6 +5,7 @@ import {
   BaseError,
   ConflictError,
   GoneError,
+  TransactionStateError,
   DatabaseUnavailableError,
   ForbiddenError,
   NotFoundError,
@@ -174,7 +175,8 @@ export function errorHandler(logger: Logger) {
     if (known instanceof RateLimitError)
       res.setHeader("Retry-After", String(known.retryAfterSeconds));
     else if (known instanceof UnavailableError) res.setHeader("Retry-After", "5");
-    res.status(status).json({ error: known.message, ...txHash });
+    const state = known instanceof TransactionStateError ? { status: known.state } : {};
+    res.status(status).json({ error: known.message, ...state, ...txHash });
   };
 }
 

@@ -40,8 +40,8 @@ function balanceEventId(orgId: string, kind: string, blockHash: string): string 
  *   lands), the wallets never observed, and those whose threshold just changed (`recheck`).
  *   Every other wallet's balance cannot have fallen, so it is not asked for. A wallet the dev
  *   faucet funded at registration is read from the faucet's block on (`watch_from_block`): at
- *   the allowlisting block before it the wallet held nothing, and a silent first reading of 0
- *   there would make the faucet's coin a `wallet.funded` crossing. The indexer meets those
+ *   the allowlisting block before it the wallet held nothing, and a first reading of 0 there
+ *   would send a `wallet.low_balance` the faucet's coin answers at once. The indexer meets those
  *   blocks after the registration committed whenever it runs behind the head.
  * - How: one JSON-RPC batch of `eth_getBalance(address, last block of the event)`, so a block
  *   costs one round trip whatever the number of wallets, and nothing is polled per request.
@@ -49,7 +49,8 @@ function balanceEventId(orgId: string, kind: string, blockHash: string): string 
  *   balance or the low state changed (the history chart), the `wallet_alerts` state, and on a
  *   crossing a `wallet.low_balance` or
  *   `wallet.funded` outbox event of that block, released like every chain event after the
- *   configured confirmations. The first observation of a wallet sets its state silently.
+ *   configured confirmations. The first observation of a wallet is a crossing only when it is
+ *   below the threshold (`wallet.low_balance`); at or above it, it sets the state silently.
  *
  * A wallet that dips below and recovers inside one event's range (catch-up reads up to 2000
  * blocks at once) is not seen; at the head an event is one block. A node that cannot answer a
@@ -110,7 +111,10 @@ export class BalanceWatch {
       const balanceWei = BigInt(answer);
       const low = balanceWei < wallet.thresholdWei;
       observed.set(wallet.orgId, { balanceWei, low });
-      if (wallet.low === undefined || wallet.low === low) continue;
+      // A first reading below the threshold alerts (a new wallet not yet funded, a threshold
+      // set before the indexer first read the wallet); a first reading at or above it is no
+      // crossing and stays silent (docs/api-decisions.md "Wallet alerts").
+      if (wallet.low === undefined ? !low : wallet.low === low) continue;
       const kind = low ? "wallet.low_balance" : "wallet.funded";
       events.push({
         id: balanceEventId(wallet.orgId, kind, event.last.hash),
@@ -172,8 +176,8 @@ export class BalanceWatch {
   /**
    * A reorg back to `ancestor`: forgets the balances read above it and sets each affected
    * wallet's state back to its newest remaining observation (or to "never observed", which the
-   * next block reads again silently). Their unreleased events go with the other pending events
-   * of the vanished blocks (`indexer/rollback.ts`).
+   * next block reads again as a first reading). Their unreleased events go with the other
+   * pending events of the vanished blocks (`indexer/rollback.ts`).
    */
   async onReorg(client: pg.ClientBase, ancestor: number): Promise<void> {
     await client.query(

@@ -189,6 +189,12 @@ export async function startIndexer(
         indexed = cursor.number;
         notify();
         const events = await nextBlockEvents(reader, store, cursor, sync);
+        // No new block: events written since the last release that need no block to come
+        // (a write's outcome, `engine/outcome-events.ts`: its block already has its
+        // confirmations, or nothing was mined) are released now, not at the next block.
+        const settled = cursor.number - sync.confirmations;
+        if (events.length === 0 && settled > 0)
+          events.push({ type: "finalize", blockNumber: settled });
         for (const event of events) {
           if (!running || !lock.held) break;
           const result = await store.apply(event, cursor);

@@ -1,8 +1,9 @@
 import type pg from "pg";
 import { documentCidOf } from "./document.js";
+import { METADATA_CONTEXT_KEY } from "../domain/write-outcome.js";
 
 /** Key of the metadata document (canonical JSON text) in an issue-asset row's `context`. */
-export const METADATA_CONTEXT_KEY = "metadataDocument";
+export { METADATA_CONTEXT_KEY };
 
 /**
  * Binds minted tokens to the metadata documents of the writes that minted them: for each mint,

@@ -46,6 +46,9 @@ export function failureReason(
   errorKind: string | null,
   lastError: string | null,
 ): string | null {
+  if (state === "cancelled") return "Cancelled before it was sent: nothing reached the chain.";
+  if (state === "expired")
+    return "Its deadline (validForSeconds) passed before it was sent: nothing reached the chain.";
   if (state === "replaced")
     return "Another transaction used this one's nonce, so it will never be mined; nothing was charged for it.";
   if (state === "failed") {

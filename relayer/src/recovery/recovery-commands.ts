@@ -68,23 +68,10 @@ function where(env: NodeJS.ProcessEnv): Where {
   };
 }
 
-/** `BACKUP_RECIPIENTS`: age public keys, separated by commas or spaces. */
-function recipients(env: NodeJS.ProcessEnv): string[] {
-  const list = (env.BACKUP_RECIPIENTS ?? "").split(/[\s,]+/).filter((r) => r !== "");
-  for (const recipient of list) {
-    if (!/^age1[02-9ac-hj-np-z]{20,}$/.test(recipient)) {
-      throw new ConfigError(
-        `Invalid BACKUP_RECIPIENTS: ${recipient.slice(0, 12)}… is not an age public key (age1…)`,
-      );
-    }
-  }
-  return list;
-}
-
 /** `BACKUP_IDENTITY`: an age identity (AGE-SECRET-KEY-1…), or the path of a file holding them. */
 function identities(env: NodeJS.ProcessEnv): string[] {
-  const value = env.BACKUP_IDENTITY?.trim();
-  if (value === undefined || value === "") return [];
+  const value = parseEnv(env).backupIdentity;
+  if (value === undefined) return [];
   const text = value.startsWith("AGE-SECRET-KEY-") ? value : readFileSync(value, "utf8");
   return text
     .split(/\r?\n/)
@@ -120,7 +107,7 @@ async function backup(io: CommandIo): Promise<void> {
     throw new ConfigError("Missing --out FILE: where to write the backup");
   if (existsSync(values.out)) throw new ConfigError(`${values.out} exists: not written over`);
   const place = where(io.env);
-  const to = recipients(io.env);
+  const to = parseEnv(io.env).backupRecipients;
   if (place.masterKey === undefined) {
     throw new ConfigError(
       "Missing MASTER_KEY: the backup records which key seals the custodial keys",

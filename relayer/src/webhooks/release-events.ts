@@ -19,16 +19,22 @@ export async function releaseConfirmedEvents(
   // UPDATE below did not clear them: late in a bench run with autovacuum off, each release read
   // about 30,000 entries (80 ms). A plain index scan marks the dead entries it passes, and later
   // scans skip them. Nothing pending up to the block (NULLs sort last): nothing to release.
-  const { rows: oldest } = await client.query<{ block: string | null }>(
-    `SELECT block_number::text AS block FROM webhook_events
-      WHERE status = 'pending' ORDER BY block_number LIMIT 1`,
+  //
+  // A pending event without a block (a write's outcome with nothing mined: `transaction.failed`
+  // of a write refused before it was sent) needs no confirmations: released at the next call.
+  const { rows: oldest } = await client.query<{ block: string | null; blockless: boolean }>(
+    `SELECT (SELECT block_number::text FROM webhook_events
+              WHERE status = 'pending' ORDER BY block_number LIMIT 1) AS block,
+            EXISTS (SELECT 1 FROM webhook_events
+                     WHERE status = 'pending' AND block_number IS NULL) AS blockless`,
   );
   const block = oldest[0]?.block;
-  if (block === undefined || block === null || Number(block) > upToBlock) return 0;
+  const blockless = oldest[0]?.blockless === true;
+  if (!blockless && (block === undefined || block === null || Number(block) > upToBlock)) return 0;
   const { rows } = await client.query<{ id: string; org_id: string }>(
     `WITH ev AS (
        UPDATE webhook_events SET status = 'released', released_at = now()
-       WHERE status = 'pending' AND block_number <= $1
+       WHERE status = 'pending' AND (block_number <= $1 OR block_number IS NULL)
        RETURNING id, org_id, kind)
      INSERT INTO webhook_deliveries (id, webhook_id, org_id, event_id, status, next_attempt_at)
      SELECT 'dlv_' || substr(md5(w.id || '|' || ev.id), 1, 24), w.id, ev.org_id, ev.id, 'pending', now()

@@ -1,6 +1,9 @@
 import type { AppContext } from "../context.js";
 import { LISTING_STATE } from "../chain/contracts/bindings.js";
 import { ValidationError } from "../errors.js";
+import { COMPLIANCE_REASONS, type ComplianceReason } from "../domain/write-outcome.js";
+
+export { COMPLIANCE_REASONS, type ComplianceReason };
 import type { OrgWallet } from "./wallet-of-org.js";
 
 /**
@@ -28,16 +31,6 @@ export async function activeListing(ctx: AppContext, listingId: bigint) {
     throw new ValidationError("Listing not active");
   return listing;
 }
-
-/** The API's words for AssetToken's compliance rules (docs/contracts.md "Compliance controls"). */
-export const COMPLIANCE_REASONS = {
-  paused: "Transfers are paused",
-  frozen: "Asset is frozen",
-  recipient: "Recipient is not allowed to hold this asset type",
-} as const;
-
-/** One of `COMPLIANCE_REASONS`. */
-export type ComplianceReason = (typeof COMPLIANCE_REASONS)[keyof typeof COMPLIANCE_REASONS];
 
 /**
  * What AssetToken's rules look at, as far as a check read it; a fact left out is false (a mint

@@ -93,6 +93,11 @@ export async function readTransactionStatus(
       },
       confirmedAt: row.confirmedAt?.toISOString() ?? null,
       failedAt: row.failedAt?.toISOString() ?? null,
+      // Only while it is still out: a write that ended is no longer stuck.
+      stuck:
+        row.stuckSince !== null && (row.state === "sent" || row.state === "mined")
+          ? { since: row.stuckSince.toISOString(), reason: "fee-cap" }
+          : null,
     },
     failure,
   };

@@ -43,6 +43,8 @@ export interface WriteRequest {
   /** The validated body (hashed for idempotency). */
   body: unknown;
   idempotencyKey: string | undefined;
+  /** The body's `validForSeconds`: not sent within it, the write ends `expired` unsent. */
+  validForSeconds: number | undefined;
   respondAsync: boolean;
   /** Who asked (key or session, request id): a management act's audit row names it. */
   origin: AuditOrigin;
@@ -343,13 +345,21 @@ function writeRows(
     requestHash: hash,
     fromAddress: wallet.address,
     feeCap: feeCap.toString(),
+    // From acceptance, by this process's clock; the engine compares it with the database's.
+    validUntil:
+      request.validForSeconds === undefined
+        ? null
+        : new Date(Date.now() + request.validForSeconds * 1_000),
   };
+  // The key is told in the write's outcome event (`engine/outcome-events.ts`): on its root row.
+  const idempotencyKey = request.idempotencyKey ?? null;
   if (request.kind.kind !== "batch-issue") {
     const call = calls[0]!;
     return [
       {
         ...base,
         id: rootId,
+        idempotencyKey,
         kind: request.kind.kind,
         toAddress: call.to,
         data: call.data,
@@ -363,6 +373,7 @@ function writeRows(
     {
       ...base,
       id: rootId,
+      idempotencyKey,
       kind: "batch-issue",
       context: { wallet: wallet.address, owner: wallet.address },
     },

@@ -1,18 +1,12 @@
 import { isGroupRow } from "../engine/tx-rows.js";
 import type { TxRow } from "../engine/tx-store.js";
-import { TransactionFailedError, ValidationError, type BaseError } from "../errors.js";
-import { COMPLIANCE_REASONS } from "./chain-checks.js";
-
-/**
- * Revert reasons that mean the chain's state changed between the checks and the mining (another
- * write bought the listing, or it expired meanwhile; the operator paused transfers, froze the
- * asset or took the recipient off the allowlist). They answer the 400 the check would have given
- * had it run a moment later, not a 500 (docs/api-decisions.md, "Writes").
- */
-const STATE_RACE_REASONS: ReadonlySet<string> = new Set([
-  "Listing not active",
-  ...Object.values(COMPLIANCE_REASONS),
-]);
+import {
+  TransactionFailedError,
+  TransactionStateError,
+  ValidationError,
+  type BaseError,
+} from "../errors.js";
+import { CANCELLED_REASON, EXPIRED_REASON, STATE_RACE_REASONS } from "../domain/write-outcome.js";
 
 /**
  * The error a write answers with when the chain refused it, from the reason the chain gave
@@ -26,7 +20,7 @@ const STATE_RACE_REASONS: ReadonlySet<string> = new Set([
  * failedWriteError("Price above max") // TransactionFailedError: 500 `Transaction failed: Price above max`
  */
 export function failedWriteError(reason: string, cause?: unknown): BaseError {
-  if (STATE_RACE_REASONS.has(reason)) return new ValidationError(reason, { cause });
+  if (STATE_RACE_REASONS.includes(reason)) return new ValidationError(reason, { cause });
   return new TransactionFailedError(reason, { cause });
 }
 
@@ -49,6 +43,11 @@ export function failedWriteError(reason: string, cause?: unknown): BaseError {
 export function writeFailure(
   row: Pick<TxRow, "state" | "error" | "toAddress" | "data">,
 ): BaseError | undefined {
+  // Cancelled before it was sent (`POST /api/v1/transactions/{id}/cancel`): a synchronous call
+  // still waiting for it answers 409 with the state.
+  if (row.state === "cancelled") return new TransactionStateError(CANCELLED_REASON, "cancelled");
+  // Its deadline (`validForSeconds`) passed before it was sent: the same for a waiting request.
+  if (row.state === "expired") return new TransactionStateError(EXPIRED_REASON, "expired");
   if (row.state !== "failed" && row.state !== "replaced") return undefined;
   // A group (a batch) answers 200 with each item's outcome even when every item failed (its row
   // then ends `failed`); the items carry the errors.

@@ -11,6 +11,8 @@ import { RwaClient } from "../../../relayer/sdk/index.js";
 import { FOREIGN_KEYS } from "../webhooks/chain-helpers.js";
 import { startReceiver, verifyDelivery, type Receiver } from "../webhooks/receiver.js";
 import { BalanceWatch } from "../../../relayer/src/indexer/balance-watch.js";
+import { startIndexer, type IndexerHandle } from "../../../relayer/src/indexer/start-indexer.js";
+import { eventually } from "../../support/eventually.js";
 
 /**
  * Wallet alerts (docs/api-decisions.md "Wallet alerts") against a real anvil (automine),
@@ -26,6 +28,8 @@ describe("wallet alerts (anvil + PostgreSQL + indexer + local receiver)", () => 
   let other: TestOrg;
   let secret: string;
   let funder: Wallet;
+  /** The indexer started again after a test held it back (`stack.stop` stops only the first). */
+  let restarted: IndexerHandle | undefined;
 
   const kinds = () => receiver.accepted("/alerts").map((d) => d.json.event);
   const mine = () => stack.rpc("evm_mine");
@@ -63,6 +67,7 @@ describe("wallet alerts (anvil + PostgreSQL + indexer + local receiver)", () => 
 
   after(async () => {
     await workers?.stop();
+    await restarted?.stop();
     await stack?.stop();
     await receiver?.close();
   });
@@ -110,7 +115,8 @@ describe("wallet alerts (anvil + PostgreSQL + indexer + local receiver)", () => 
   });
 
   it("sends wallet.low_balance once when the balance is below the threshold, and wallet.funded once it is back above", async () => {
-    // The faucet's 10 coin are read silently (a first reading is no crossing).
+    // The faucet's 10 coin are read silently: a first reading at or above the threshold is no
+    // crossing (one below it is: the next test).
     await waitState("ok");
     assert.deepEqual(kinds(), []);
 
@@ -169,6 +175,74 @@ describe("wallet alerts (anvil + PostgreSQL + indexer + local receiver)", () => 
     const theirs = await alerts(other);
     assert.equal(theirs.lowBalance, "1.5");
     assert.equal(theirs.walletAddress, other.walletAddress);
+  });
+
+  it("sends wallet.low_balance once when the wallet's first reading is already below its threshold (a threshold set, then an issuance, before the indexer read it)", async () => {
+    // The indexer is held back, so its first reading of the new wallet comes after both the
+    // threshold and the write that took the balance under it (the issue's report: a threshold
+    // just under a new organization's balance, then an issuance).
+    await stack.indexer.stop();
+    let indexer: IndexerHandle | undefined;
+    try {
+      const fresh = await stack.registerOrg();
+      const hook = await fresh.api("POST", "/api/enterprise/webhooks", {
+        body: { url: receiver.url("/first"), events: ["wallet.low_balance", "wallet.funded"] },
+      });
+      assert.equal(hook.status, 200, hook.text);
+      const set = await fresh.api("PUT", "/api/enterprise/wallet/alerts", {
+        body: { lowBalance: "9.95" },
+      });
+      assert.equal(set.status, 200, set.text);
+      assert.equal(set.body.state, "unknown", "never read yet");
+      const issued = await fresh.api("POST", "/api/v1/write/issue-asset", {
+        body: assetBody(),
+        headers: { Prefer: "respond-async" },
+      });
+      assert.equal(issued.status, 202, issued.text);
+      // Mined (stake 0.1 plus gas out of the faucet's 10): the balance is now under 9.95.
+      await eventually(async () => {
+        const balance = await stack.provider.getBalance(fresh.walletAddress);
+        assert.ok(balance < parseEther("9.95"), `balance ${balance}`);
+      }, 15_000);
+      const minedAt = await stack.provider.getBlockNumber();
+
+      indexer = await startIndexer(stack.ctx, { lockPollMs: 200 });
+      await indexer.waitForBlock(minedAt);
+      const deadline = Date.now() + 15_000;
+      while ((await alerts(fresh)).state !== "low") {
+        if (Date.now() > deadline) throw new Error("state never became low");
+        await mine();
+      }
+      const first = () => receiver.accepted("/first");
+      await receiver.waitFor(() => first().length >= 1, 15_000, "wallet.low_balance");
+      // Later blocks that read the wallet (still below) add no event to the outbox.
+      for (let i = 0; i < 3; i++) await mine();
+      await indexer.waitForBlock(await stack.provider.getBlockNumber());
+      const { rows } = await stack.ctx.database.pool.query<{ kind: string }>(
+        "SELECT kind FROM webhook_events WHERE org_id = $1 AND kind LIKE 'wallet.%'",
+        [fresh.orgId],
+      );
+      assert.deepEqual(
+        rows.map((r) => r.kind),
+        ["wallet.low_balance"],
+      );
+      assert.deepEqual(
+        first().map((d) => d.json.event),
+        ["wallet.low_balance"],
+      );
+      const low = first()[0]!;
+      verifyDelivery(low, hook.body.secret);
+      assert.equal(low.json.orgId, fresh.orgId);
+      assert.equal(low.json.data.thresholdWei, parseEther("9.95").toString());
+      const atBlock = await stack.provider.getBalance(fresh.walletAddress, low.json.blockNumber!);
+      assert.equal(low.json.data.balanceWei, atBlock.toString(), "the balance at its block");
+      assert.ok(atBlock < parseEther("9.95"));
+    } finally {
+      await indexer?.stop();
+      // The later tests use `stack.indexer`: a running one again (stopped in `after`).
+      restarted = await startIndexer(stack.ctx, { lockPollMs: 200 });
+      stack.indexer = restarted;
+    }
   });
 
   it("a registration's faucet coin is no crossing when the indexer reads its allowlisting block after it committed", async () => {

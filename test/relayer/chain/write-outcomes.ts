@@ -16,7 +16,7 @@ export interface TxStatus {
 }
 
 /** States in which the API has answered a write for good. */
-const ANSWERED = new Set(["confirmed", "failed", "replaced"]);
+const ANSWERED = new Set(["confirmed", "failed", "replaced", "cancelled", "expired"]);
 
 /** `api` of an organization on a relayer started elsewhere (a child process). */
 export function orgApi(baseUrl: string, apiKey: string): ApiCall {
@@ -43,7 +43,8 @@ export async function issueAsync(api: ApiCall, count: number, label: string): Pr
 }
 
 /**
- * Polls each write's status until every one is answered (confirmed, failed or replaced), or
+ * Polls each write's status until every one is answered (confirmed, failed, replaced, cancelled
+ * or expired), or
  * `timeoutMs` passes; returns the last statuses either way, so the caller's tally shows what
  * was left open.
  */

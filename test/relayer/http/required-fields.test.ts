@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { SCOPES } from "../../../relayer/src/domain/scope.js";
-import { startTestStack, type TestOrg, type TestStack } from "../../support/stack.js";
+import { startTestStack, type TestStack } from "../../support/stack.js";
+import {
+  accept,
+  email,
+  registerWithOwner,
+  signIn,
+  type SignedIn,
+} from "../people/people-helpers.js";
 import { assertError } from "../../support/assert-error.js";
 
 /**
@@ -84,17 +91,33 @@ function missingCases(operation: string, method: string, path: string, schema: S
 
 describe("required and null fields, generated from /openapi.json", { timeout: 120_000 }, () => {
   let stack: TestStack;
-  let org: TestOrg;
+  let org: { apiKey: string; walletAddress: string };
+  /** A signed-in owner of `org`, for the routes only a person may call. */
+  let owner: SignedIn;
   let operations: Array<{ method: string; path: string; schema: Schema }>;
+  /** `method path` of the operations whose only security is a person's console session. */
+  const personOnly = new Set<string>();
 
   before(async () => {
     stack = await startTestStack({ logLevel: "warn" });
     stack.ctx.config.apiKeyRateLimitPerMinute = 100_000;
-    org = await stack.registerOrg({ scopes: [...SCOPES], plan: "enterprise" });
+    const ownerEmail = email("owner");
+    const registered = await registerWithOwner(stack, ownerEmail, [...SCOPES]);
+    owner = await signIn(stack, await accept(stack, registered.invitationUrl, ownerEmail));
+    const wallet = await stack.api("GET", "/api/enterprise/wallet", {
+      apiKey: registered.apiKey,
+    });
+    org = { apiKey: registered.apiKey, walletAddress: String(wallet.body.walletAddress) };
     const document = (await (await fetch(`${stack.baseUrl}/openapi.json`)).json()) as {
       paths: Record<
         string,
-        Record<string, { requestBody?: { content?: Record<string, { schema?: Schema }> } }>
+        Record<
+          string,
+          {
+            requestBody?: { content?: Record<string, { schema?: Schema }> };
+            security?: Array<Record<string, unknown>>;
+          }
+        >
       >;
     };
     operations = [];
@@ -102,16 +125,23 @@ describe("required and null fields, generated from /openapi.json", { timeout: 12
       for (const [method, operation] of Object.entries(item)) {
         const schema = operation.requestBody?.content?.["application/json"]?.schema;
         if (schema?.properties !== undefined) operations.push({ method, path, schema });
+        const schemes = (operation.security ?? []).flatMap((s) => Object.keys(s));
+        if (schemes.length > 0 && schemes.every((name) => name === "ConsoleSession"))
+          personOnly.add(`${method} ${path}`);
       }
     }
   });
   after(() => stack?.stop());
 
-  const call = (method: string, path: string, body: unknown) =>
-    stack.api(method.toUpperCase(), path.replace(/\{[^}]+\}/g, "x_doesnotexist"), {
-      body,
-      headers: { "x-api-key": org.apiKey, "x-admin-token": stack.adminToken },
-    });
+  const call = (method: string, path: string, body: unknown) => {
+    const url = path.replace(/\{[^}]+\}/g, "x_doesnotexist");
+    return personOnly.has(`${method} ${path}`)
+      ? owner.api(method.toUpperCase(), url, { body })
+      : stack.api(method.toUpperCase(), url, {
+          body,
+          headers: { "x-api-key": org.apiKey, "x-admin-token": stack.adminToken },
+        });
+  };
 
   it("covers the write, key, webhook and registration bodies", () => {
     const paths = operations.map((o) => o.path);

@@ -43,6 +43,12 @@ const WRITE_EXTENSIONS: Record<string, string[]> = {
   "/api/enterprise/keys": ["expiresAt", "allowedIps"],
 };
 
+/**
+ * Request fields every write (`/api/v1/write/...`) adds: the write's deadline
+ * (docs/api-decisions.md, "Deadlines").
+ */
+const EVERY_WRITE_EXTENSIONS = ["validForSeconds"];
+
 /** The part of the spec from `heading` (a line start) to the next heading of the same level. */
 function section(heading: string): string {
   const at = spec!.indexOf(`\n${heading}`);
@@ -117,7 +123,11 @@ describe("field names follow the interface specification", { skip }, () => {
   for (const path of writeSections) {
     test(`POST ${path} accepts exactly the specification's fields`, () => {
       const fields = tableFields(section(`#### POST ${path}`));
-      const expected = [...fields, ...(WRITE_EXTENSIONS[path] ?? [])];
+      const expected = [
+        ...fields,
+        ...(WRITE_EXTENSIONS[path] ?? []),
+        ...(path.startsWith("/api/v1/write/") ? EVERY_WRITE_EXTENSIONS : []),
+      ];
       assert.deepEqual(keysOf(bodyOf(writes, path)).sort(), expected.sort());
     });
   }

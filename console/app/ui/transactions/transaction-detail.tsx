@@ -218,6 +218,20 @@ function FinalStep({ tx }: { tx: TransactionStatus }) {
           )}
         </Step>
       );
+    case "cancelled":
+      return (
+        <Step title="Cancelled" at={tx.updatedAt} tone="bad" testId="tx-final">
+          <p data-testid="tx-error">Cancelled before it was sent: nothing reached the chain.</p>
+        </Step>
+      );
+    case "expired":
+      return (
+        <Step title="Expired" at={tx.updatedAt} tone="bad" testId="tx-final">
+          <p data-testid="tx-error">
+            Its deadline passed before it was sent: nothing reached the chain.
+          </p>
+        </Step>
+      );
     default:
       return (
         <Step

@@ -15,4 +15,6 @@ export const STATUS_TONES: Readonly<Record<TxStatus, Tone>> = {
   confirmed: "ok",
   failed: "bad",
   replaced: "bad",
+  cancelled: "off",
+  expired: "off",
 };

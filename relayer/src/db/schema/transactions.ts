@@ -53,6 +53,16 @@ export interface TxAttempt {
   outOfGas?: true;
   /** Block number this attempt was mined in before a reorg dropped that block. */
   reorgedFrom?: number;
+  /**
+   * Set on a zero-value self-transfer signed on the row's nonce to cancel the write
+   * (`POST /api/v1/transactions/{id}/cancel` of a sent write): mined, the write ends `cancelled`.
+   */
+  cancel?: true;
+  /**
+   * With `cancel`: sent because the write's deadline (`validForSeconds`) passed before it was
+   * mined, not because the caller asked; mined, the write ends `expired`.
+   */
+  deadline?: true;
 }
 
 /** The part of a receipt kept on the row. */
@@ -112,6 +122,19 @@ export const transactions = pgTable(
     confirmedAt: timestamp("confirmed_at", { withTimezone: true }),
     failedAt: timestamp("failed_at", { withTimezone: true }),
     replacedAt: timestamp("replaced_at", { withTimezone: true }),
+    cancelledAt: timestamp("cancelled_at", { withTimezone: true }),
+    /** When the engine marked the sent write stuck, and why (`fee-cap`): `transaction.stuck`. */
+    stuckSince: timestamp("stuck_since", { withTimezone: true }),
+    stuckReason: text("stuck_reason"),
+    /** When the caller last raised the write's fee cap (speed-up): re-priced at once. */
+    speedUpAt: timestamp("speed_up_at", { withTimezone: true }),
+    /** When the caller asked to cancel the write once it was sent (a self-transfer races it). */
+    cancelRequestedAt: timestamp("cancel_requested_at", { withTimezone: true }),
+    /** The write's deadline (`validForSeconds`): not sent by then, it ends `expired`. */
+    validUntil: timestamp("valid_until", { withTimezone: true }),
+    expiredAt: timestamp("expired_at", { withTimezone: true }),
+    /** The `Idempotency-Key` the write was made with (its root row), told in its outcome event. */
+    idempotencyKey: text("idempotency_key"),
     /** When a reorg last put this row back to `sent`: its attempt is broadcast again at once. */
     reopenedAt: timestamp("reopened_at", { withTimezone: true }),
   },

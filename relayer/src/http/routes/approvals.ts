@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BaseError, NotFoundError } from "../../errors.js";
+import { BaseError, ConflictError, NotFoundError } from "../../errors.js";
 import {
   decideHeld,
   listPendingHeld,
@@ -78,7 +78,17 @@ async function recordApproved(
 ): Promise<void> {
   const kind = writeKindOf(held.kind);
   if (kind === undefined) throw new Error(`held write ${held.id} of unknown kind ${held.kind}`);
+  // A deadline (`validForSeconds`) runs from the request, not from the approval: what is left of
+  // it goes with the write, and a deadline that passed while the write waited ends it here.
+  const asked = (held.body as { validForSeconds?: unknown } | null)?.validForSeconds;
+  const left =
+    typeof asked === "number"
+      ? Math.floor(asked - (Date.now() - held.createdAt.getTime()) / 1_000)
+      : undefined;
   try {
+    if (left !== undefined && left < 1) {
+      throw new ConflictError("The write's deadline (validForSeconds) passed before its approval");
+    }
     await executeWrite(ctx, {
       kind,
       orgId: held.orgId,
@@ -87,6 +97,7 @@ async function recordApproved(
       respondAsync: true,
       origin,
       approved: { transactionId: held.id },
+      validForSeconds: left,
     });
   } catch (error) {
     // Refused now (the token moved, funds, the policy's limit): the write ends `failed`.

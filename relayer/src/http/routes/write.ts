@@ -37,6 +37,8 @@ async function runWrite(
     orgId,
     body,
     idempotencyKey: checkIdempotencyKey(req.get("idempotency-key")),
+    // Every kind's body takes it (`WRITE_OPTIONS`); the kind's own checks ignore it.
+    validForSeconds: (body as { validForSeconds?: number }).validForSeconds,
     respondAsync: /(^|[,\s])respond-async($|[,;\s])/.test(prefer),
     origin,
     requesterUserId:

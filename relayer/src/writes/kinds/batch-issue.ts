@@ -11,7 +11,7 @@ import {
   issueAssetResult,
   prepareIssue,
 } from "./issue-asset.js";
-import { defineWriteKind, parseStored, txHashOf } from "./write-kind.js";
+import { defineWriteKind, parseStored, txHashOf, WRITE_OPTIONS } from "./write-kind.js";
 
 /** Body of batch-issue: 1 to 50 assets. */
 export const batchIssueRequest = z.preprocess(
@@ -32,7 +32,7 @@ export const batchIssueRequest = z.preprocess(
     }
     return input;
   },
-  z.strictObject({ assets: z.array(issueAssetRequest).min(1).max(L.batchMax) }),
+  z.strictObject({ assets: z.array(issueAssetRequest).min(1).max(L.batchMax), ...WRITE_OPTIONS }),
 );
 
 /** One item's outcome in a batch-issue answer. */

@@ -6,10 +6,11 @@ import { formatCoin, parseCoin } from "../../shared/coin-amount.js";
 import { activeListing, requireTransferAllowed } from "../chain-checks.js";
 import { amountField, idField, parseId } from "../../shared/parse-input.js";
 import { receiptFactsSchema } from "../../chain/contracts/receipt-events.js";
-import { confirmedResult, defineWriteKind, writeResult } from "./write-kind.js";
+import { confirmedResult, defineWriteKind, writeResult, WRITE_OPTIONS } from "./write-kind.js";
 
 /** Body of marketplace/buy. */
 export const buyRequest = z.strictObject({
+  ...WRITE_OPTIONS,
   listingId: idField,
   maxPriceInCOIN: amountField.optional(),
 });

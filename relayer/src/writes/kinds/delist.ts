@@ -4,10 +4,13 @@ import { ValidationError } from "../../errors.js";
 import { requireTransferAllowed } from "../chain-checks.js";
 import { idField, parseId } from "../../shared/parse-input.js";
 import { receiptFactsSchema } from "../../chain/contracts/receipt-events.js";
-import { confirmedResult, defineWriteKind, writeResult } from "./write-kind.js";
+import { confirmedResult, defineWriteKind, writeResult, WRITE_OPTIONS } from "./write-kind.js";
 
 /** Body of marketplace/delist. */
-export const delistRequest = z.strictObject({ listingId: idField });
+export const delistRequest = z.strictObject({
+  ...WRITE_OPTIONS,
+  listingId: idField,
+});
 
 /** Success body of marketplace/delist. */
 export const delistResponse = z.object({

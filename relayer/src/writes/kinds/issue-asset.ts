@@ -12,7 +12,13 @@ import { buildMetadata, type BuiltMetadata } from "../../metadata/document.js";
 import { amountField, textField } from "../../shared/parse-input.js";
 import type { OrgWallet } from "../wallet-of-org.js";
 import { receiptFactsSchema } from "../../chain/contracts/receipt-events.js";
-import { confirmedResult, defineWriteKind, writeResult, type PreparedCall } from "./write-kind.js";
+import {
+  confirmedResult,
+  defineWriteKind,
+  writeResult,
+  type PreparedCall,
+  WRITE_OPTIONS,
+} from "./write-kind.js";
 
 /** One asset: the body of issue-asset and each item of batch-issue. */
 export const issueAssetRequest = z.strictObject({
@@ -150,7 +156,7 @@ export const issueAsset = defineWriteKind({
   path: "/api/v1/write/issue-asset",
   summary: "Issue one asset (mint + stake)",
   scopes: ["write:issue"],
-  request: issueAssetRequest,
+  request: issueAssetRequest.extend(WRITE_OPTIONS),
   response: issueAssetResponse,
   context: issueAssetContext,
   docs: {

@@ -7,10 +7,11 @@ import { requireHeld, requireTransferAllowed } from "../chain-checks.js";
 import { WRITE_LIMITS as L } from "../limits.js";
 import { amountField, idField, parseId } from "../../shared/parse-input.js";
 import { receiptFactsSchema } from "../../chain/contracts/receipt-events.js";
-import { confirmedResult, defineWriteKind, writeResult } from "./write-kind.js";
+import { confirmedResult, defineWriteKind, writeResult, WRITE_OPTIONS } from "./write-kind.js";
 
 /** Body of marketplace/list. */
 export const listRequest = z.strictObject({
+  ...WRITE_OPTIONS,
   tokenId: idField,
   priceInCOIN: amountField,
   durationDays: z

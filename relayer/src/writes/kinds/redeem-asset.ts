@@ -6,10 +6,11 @@ import { formatCoin } from "../../shared/coin-amount.js";
 import { WRITE_LIMITS } from "../limits.js";
 import { idField, parseId, textField } from "../../shared/parse-input.js";
 import { receiptFactsSchema } from "../../chain/contracts/receipt-events.js";
-import { confirmedResult, defineWriteKind, writeResult } from "./write-kind.js";
+import { confirmedResult, defineWriteKind, writeResult, WRITE_OPTIONS } from "./write-kind.js";
 
 /** Body of redeem-asset. */
 export const redeemRequest = z.strictObject({
+  ...WRITE_OPTIONS,
   tokenId: idField,
   password: textField(WRITE_LIMITS.passwordMax)
     .optional()

@@ -4,10 +4,11 @@ import { AUDIT_ACTIONS } from "../../domain/audit.js";
 import { ValidationError } from "../../errors.js";
 import { assetTypeNameField } from "../../shared/parse-input.js";
 import { receiptFactsSchema } from "../../chain/contracts/receipt-events.js";
-import { confirmedResult, defineWriteKind, writeResult } from "./write-kind.js";
+import { confirmedResult, defineWriteKind, writeResult, WRITE_OPTIONS } from "./write-kind.js";
 
 /** Body of register-asset-type. */
 export const registerTypeRequest = z.strictObject({
+  ...WRITE_OPTIONS,
   typeName: assetTypeNameField,
 });
 

@@ -4,10 +4,11 @@ import { address } from "../../domain/address.js";
 import { requireHeld, requireTransferAllowed } from "../chain-checks.js";
 import { idField, parseAddress, parseId } from "../../shared/parse-input.js";
 import { receiptFactsSchema } from "../../chain/contracts/receipt-events.js";
-import { confirmedResult, defineWriteKind, writeResult } from "./write-kind.js";
+import { confirmedResult, defineWriteKind, writeResult, WRITE_OPTIONS } from "./write-kind.js";
 
 /** Body of transfer. */
 export const transferRequest = z.strictObject({
+  ...WRITE_OPTIONS,
   tokenId: idField,
   toAddress: z.string().describe("0x address"),
 });

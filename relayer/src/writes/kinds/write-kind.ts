@@ -5,6 +5,26 @@ import type { AppContext } from "../../context.js";
 import type { AuditEntry } from "../../audit/audit-writer.js";
 import type { OrgWallet } from "../wallet-of-org.js";
 import { writeFailure } from "../write-failure.js";
+import { MAX_VALID_FOR_SECONDS } from "../../domain/write-outcome.js";
+
+const DEADLINE_RANGE = `must be a whole number of seconds from 1 to ${MAX_VALID_FOR_SECONDS} (7 days)`;
+
+/**
+ * The fields every write's body accepts beside its own (each kind spreads them into its
+ * request): `validForSeconds`, the write's deadline (docs/api-decisions.md "Deadlines").
+ */
+export const WRITE_OPTIONS = {
+  validForSeconds: z
+    .number(DEADLINE_RANGE)
+    .int(DEADLINE_RANGE)
+    .min(1, DEADLINE_RANGE)
+    .max(MAX_VALID_FOR_SECONDS, DEADLINE_RANGE)
+    .optional()
+    .describe(
+      "deadline in seconds from acceptance (1 to 604800): a write not sent by then ends " +
+        "`expired` without being sent",
+    ),
+};
 
 /**
  * One contract call a write will make. `context` is what the response needs later that the
