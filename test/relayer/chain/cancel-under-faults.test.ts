@@ -40,8 +40,10 @@ describe("cancels under the fault proxy (anvil 1 s blocks)", () => {
         const res = await org.api("POST", `/api/v1/transactions/${id}/cancel`);
         assert.equal(res.status, 202, res.text);
       }
+      // Each cancel's broadcast answer is lost too: the relayer waits out its RPC timeout (10 s)
+      // for each, one after the other, so six take about a minute.
       for (const id of ids)
-        await waitForStatus(org, id, (b) => (b.attempts as unknown[]).length >= 2, 30_000);
+        await waitForStatus(org, id, (b) => (b.attempts as unknown[]).length >= 2, 120_000);
       proxy.addRule({
         method: ["eth_getTransactionReceipt", "eth_getBlockReceipts"],
         action: indexingInProgress(),
