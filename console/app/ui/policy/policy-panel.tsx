@@ -23,27 +23,39 @@ export function PolicyPanel() {
   const session = useSignedIn();
   const canEdit = session.person?.role === "owner";
   const policy = useResource("policy", () => api<PolicyAnswer>("GET", "/api/enterprise/policy"));
+  // Kept here, not in the editor: saving reloads the policy, and the editor starts afresh from it.
+  const [saved, setSaved] = useState<string | undefined>(undefined);
   return (
-    <ResourceView resource={policy} loadingLabel="Loading the policy…">
-      {(answer) => (
-        <PolicyEditor
-          key={answer.updatedAt ?? "default"}
-          answer={answer}
-          canEdit={canEdit}
-          onSaved={policy.reload}
-        />
-      )}
-    </ResourceView>
+    <>
+      <ResourceView resource={policy} loadingLabel="Loading the policy…">
+        {(answer) => (
+          <PolicyEditor
+            key={answer.updatedAt ?? "default"}
+            answer={answer}
+            canEdit={canEdit}
+            onEdit={() => setSaved(undefined)}
+            onSaved={() => {
+              setSaved("Policy saved. It applies to writes recorded from now on.");
+              policy.reload();
+            }}
+          />
+        )}
+      </ResourceView>
+      {saved !== undefined && <Notice kind="ok">{saved}</Notice>}
+    </>
   );
 }
 
 function PolicyEditor({
   answer,
   canEdit,
+  onEdit,
   onSaved,
 }: {
   answer: PolicyAnswer;
   canEdit: boolean;
+  /** A save starts: the last save's notice goes. */
+  onEdit: () => void;
   onSaved: () => void;
 }) {
   const [mode, setMode] = useState(answer.destinations.mode);
@@ -72,6 +84,7 @@ function PolicyEditor({
 
   const save = async () => {
     setResult(undefined);
+    onEdit();
     const perDay = limit.trim() === "" ? null : Number(limit.trim());
     if (perDay !== null && (!Number.isInteger(perDay) || perDay < 0)) {
       setResult({ kind: "error", text: "Transfers per day: a whole number from 0, or empty" });
@@ -85,7 +98,6 @@ function PolicyEditor({
     setBusy(true);
     try {
       await api("PUT", "/api/enterprise/policy", body);
-      setResult({ kind: "ok", text: "Policy saved. It applies to writes recorded from now on." });
       onSaved();
     } catch (error) {
       setResult({ kind: "error", text: messageOf(error) });
