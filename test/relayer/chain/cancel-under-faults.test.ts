@@ -35,7 +35,9 @@ describe("cancels under the fault proxy (anvil 1 s blocks)", () => {
     let ids: string[] = [];
     try {
       ids = await issueAsync(org.api, 6, "Cancel under faults");
-      for (const id of ids) await waitForStatus(org, id, (b) => b.status === "sent", 30_000);
+      // Every broadcast answer is lost: each costs the relayer its RPC timeout (10 s) before it
+      // looks for the transaction itself, so on a busy machine this takes well over 30 s.
+      for (const id of ids) await waitForStatus(org, id, (b) => b.status === "sent", 120_000);
       for (const id of ids) {
         const res = await org.api("POST", `/api/v1/transactions/${id}/cancel`);
         assert.equal(res.status, 202, res.text);
@@ -52,7 +54,7 @@ describe("cancels under the fault proxy (anvil 1 s blocks)", () => {
     } finally {
       await chain.rpc("evm_setIntervalMining", [1]);
     }
-    const statuses = await waitForAnswers(org.api, ids, 60_000);
+    const statuses = await waitForAnswers(org.api, ids, 180_000);
     assert.ok(lost.hits > 0, "broadcast answers were lost");
     const ends = statuses.map((s) => s.status);
     assert.ok(
