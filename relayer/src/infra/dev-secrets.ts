@@ -122,6 +122,14 @@ async function writeSecretsFile(file: string, secrets: StoredSecrets): Promise<v
   await rename(temporary, file);
 }
 
+/**
+ * The development secrets of `dataDir` as they are ({} when there is no file), without generating
+ * any: for the command-line tools that only read the master key.
+ */
+export function readDevSecrets(dataDir: string): Promise<StoredSecrets> {
+  return readSecretsFile(path.join(dataDir, SECRETS_FILE_NAME));
+}
+
 /** The secrets in `file` ({} when it does not exist), tightening a file others could read. */
 async function readSecretsFile(file: string): Promise<StoredSecrets> {
   let secrets: StoredSecrets = {};

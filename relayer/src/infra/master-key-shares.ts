@@ -18,14 +18,14 @@
  * from paper. A rebuilt key is accepted only when its fingerprint is the one its shares name.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { combine, split } from "shamir-secret-sharing";
 import { parseEnv } from "../config.js";
 import { ConfigError } from "../errors.js";
 import { masterKeyId } from "../wallets/key-store.js";
-import { SECRETS_FILE_NAME } from "./dev-secrets.js";
+import { readDevSecrets, SECRETS_FILE_NAME } from "./dev-secrets.js";
 
 const PREFIX = "rwa-mks1";
 const SHARE_RE = /^rwa-mks1-([0-9a-f]{16})-(\d{1,3})of(\d{1,3})-([A-Za-z0-9_-]+)-([0-9a-f]{4})$/;
@@ -136,20 +136,14 @@ function count(value: string | undefined, name: string): number {
 }
 
 /** The master key to split: MASTER_KEY, else (development) DATA_DIR/secrets.json's. */
-function currentMasterKey(env: NodeJS.ProcessEnv): string {
+async function currentMasterKey(env: NodeJS.ProcessEnv): Promise<string> {
   const settings = parseEnv(env);
   if (settings.masterKey !== undefined) return settings.masterKey.toLowerCase();
   if (settings.nodeEnv === "production")
     throw new ConfigError("Missing MASTER_KEY: the key to split");
-  const file = path.join(settings.dataDir, SECRETS_FILE_NAME);
-  let saved: unknown;
-  try {
-    saved = JSON.parse(readFileSync(file, "utf8"));
-  } catch {
-    throw new ConfigError(`Missing MASTER_KEY, and no development key in ${file}`);
-  }
-  const key = (saved as { masterKey?: unknown }).masterKey;
-  if (typeof key !== "string" || !/^[0-9a-f]{64}$/.test(key)) {
+  const key = (await readDevSecrets(settings.dataDir)).masterKey;
+  if (key === undefined) {
+    const file = path.join(settings.dataDir, SECRETS_FILE_NAME);
     throw new ConfigError(`Missing MASTER_KEY, and no development key in ${file}`);
   }
   return key;
@@ -168,7 +162,7 @@ export async function masterKeyCommand(io: CommandIo): Promise<number> {
       const shares = count(values.shares, "shares");
       const threshold = count(values.threshold, "threshold");
       if (threshold > shares) throw new ConfigError("--threshold cannot exceed --shares");
-      const key = currentMasterKey(io.env);
+      const key = await currentMasterKey(io.env);
       const printed = await splitMasterKey(key, shares, threshold);
       io.printError(
         `Master key ${masterKeyId(key)} split into ${shares} shares; any ${threshold} rebuild it. Give each to a different keeper; nothing was written to disk.`,

@@ -26,7 +26,7 @@ import { parseEnv, TARGET_CHAIN_ID } from "../config.js";
 import { runMigrations } from "../db/migrate.js";
 import { ConfigError } from "../errors.js";
 import { openCliDatabase } from "../infra/cli-database.js";
-import { SECRETS_FILE_NAME } from "../infra/dev-secrets.js";
+import { readDevSecrets } from "../infra/dev-secrets.js";
 import { masterKeyId } from "../wallets/key-store.js";
 import { openBackup, sealBackup, type Sealing } from "./backup-file.js";
 import { appliedMigrations, countRows, restoreSnapshot, takeSnapshot } from "./snapshot.js";
@@ -44,18 +44,11 @@ interface Where {
   deploymentFile: string;
 }
 
-function where(env: NodeJS.ProcessEnv): Where {
+async function where(env: NodeJS.ProcessEnv): Promise<Where> {
   const settings = parseEnv(env);
   let masterKey = settings.masterKey?.toLowerCase();
   if (masterKey === undefined && settings.nodeEnv !== "production") {
-    try {
-      const saved = JSON.parse(
-        readFileSync(path.join(settings.dataDir, SECRETS_FILE_NAME), "utf8"),
-      ) as { masterKey?: unknown };
-      if (typeof saved.masterKey === "string") masterKey = saved.masterKey;
-    } catch {
-      // no development secrets
-    }
+    masterKey = (await readDevSecrets(settings.dataDir)).masterKey;
   }
   const embedded = settings.rpcUrl === undefined;
   return {
@@ -106,7 +99,7 @@ async function backup(io: CommandIo): Promise<void> {
   if (values.out === undefined)
     throw new ConfigError("Missing --out FILE: where to write the backup");
   if (existsSync(values.out)) throw new ConfigError(`${values.out} exists: not written over`);
-  const place = where(io.env);
+  const place = await where(io.env);
   const to = parseEnv(io.env).backupRecipients;
   if (place.masterKey === undefined) {
     throw new ConfigError(
@@ -190,7 +183,7 @@ async function restore(io: CommandIo): Promise<void> {
   } catch (cause) {
     throw new ConfigError(`Cannot read ${name}`, { cause });
   }
-  const place = where(io.env);
+  const place = await where(io.env);
   const { header, payload } = await openBackup(
     bytes,
     name,
