@@ -74,12 +74,17 @@ export async function accept(stack: TestStack, url: string, address: string): Pr
  * time step (0 now, 1 the next, which the one-step window also accepts) for a second sign-in.
  */
 export async function signIn(stack: TestStack, who: Enrolled, step = 0): Promise<SignedIn> {
+  return signInWithCode(stack, who, totpCode(who.secret, who.email, Date.now() + step * 30_000));
+}
+
+/** Signs in with email, password and the given TOTP code (a test that replays the same code). */
+export async function signInWithCode(
+  stack: TestStack,
+  who: Enrolled,
+  code: string,
+): Promise<SignedIn> {
   const res = await stack.api("POST", "/api/console/session", {
-    body: {
-      email: who.email,
-      password: who.password,
-      totp: totpCode(who.secret, who.email, Date.now() + step * 30_000),
-    },
+    body: { email: who.email, password: who.password, totp: code },
   });
   assert.equal(res.status, 200, res.text);
   const cookie = (res.headers.get("set-cookie") ?? "").split(";")[0]!;
