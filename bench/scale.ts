@@ -25,9 +25,15 @@
  * (RELAYER_ROLE=api) with a worker process (RELAYER_ROLE=worker) running the engine and the
  * indexer; CPU summed over both, the event-loop delay of the API process.
  *
+ * First, the plain client's phases (`bench/plain-client.ts`): Node's global `fetch` from one
+ * process, as an integrator's script would, against the largest org count: open arrivals at 0.8×
+ * after a quiet spell (`cold`), 1,000 async closed loops (`flood`) and 1,000 sync ones
+ * (`sync-flood`), with the p99 of every second of the window.
+ *
  * Environment: BENCH_SECONDS (per phase, default 20), BENCH_ORGS (default "1,10,50,100"),
  * BENCH_OUT (chart and JSON folder, default `.data/bench`), BENCH_PHASES (default
- * "sync,async,arrivals,processes,batch,split,crash"), BENCH_BASE_FEE (the chain's starting base fee in
+ * "cold,flood,sync-flood,sync,async,arrivals,processes,batch,split,crash"), BENCH_IDLE_SECONDS
+ * (the quiet spell before `cold`, default 60), BENCH_BASE_FEE (the chain's starting base fee in
  * wei; 0 fixes it at 0), BENCH_ARRIVALS (multiples of the chain's limit,
  * default "0.8,1,2": 0.8 is the async target's load, issue 25), BENCH_CONNECTIONS (the open arrivals' connection pool, default 128).
  */
@@ -47,6 +53,13 @@ import {
   type ClusterOrg,
   type ClusterRelayer,
 } from "../test/reliability/support/cluster.js";
+import {
+  closedLoops,
+  openArrivals,
+  plainPhase,
+  report as reportPlain,
+  type PlainPhase,
+} from "./plain-client.js";
 import { percentile } from "./support/percentile.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
@@ -59,8 +72,13 @@ const BODY = { assetType: "Bond", name: "Scale", description: "scale benchmark a
 const RATE_LIMIT = "1000000";
 /** Phases to run (BENCH_PHASES, comma-separated; default all). */
 const PHASES = new Set(
-  (process.env.BENCH_PHASES ?? "sync,async,arrivals,processes,batch,split,crash").split(","),
+  (
+    process.env.BENCH_PHASES ??
+    "cold,flood,sync-flood,sync,async,arrivals,processes,batch,split,crash"
+  ).split(","),
 );
+/** The quiet spell before the plain client's cold burst (BENCH_IDLE_SECONDS, default 60). */
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 60);
 /**
  * The chain's starting base fee in wei (BENCH_BASE_FEE; default anvil's, 1 gwei, adjusted by
  * EIP-1559 after every block). 0 keeps it at 0 for good (anvil treats a zero base fee as fixed),
@@ -934,6 +952,48 @@ async function crashPhase(
   );
 }
 
+/**
+ * The plain client's phases (`bench/plain-client.ts`), each followed by a drain so the next starts
+ * with no backlog; every write answered 200 or 202 joins the final no-duplicate check.
+ */
+async function plainClientPhases(
+  cluster: Cluster,
+  provider: JsonRpcProvider,
+  baseUrl: string,
+  orgs: ClusterOrg[],
+  limit: number,
+): Promise<void> {
+  if (!["cold", "flood", "sync-flood"].some((p) => PHASES.has(p))) return;
+  console.log(
+    `\nA plain client (global fetch, one process), ${orgs.length} orgs, ${SECONDS} s per phase; answers are 202/200 and 429 alike:`,
+  );
+  const run = async (name: string, load: Parameters<typeof plainPhase>[4]) => {
+    const phase: PlainPhase = await plainPhase(provider, name, limit, SECONDS, load);
+    for (const a of phase.answers)
+      if ((a.status === 200 || a.status === 202) && a.transactionId !== undefined)
+        answered.add(a.transactionId);
+    reportPlain(phase);
+    await drainAll(cluster);
+  };
+  if (PHASES.has("cold")) {
+    console.log(`  (${IDLE_SECONDS} s without a write first)`);
+    await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+    const rate = Math.round(limit * 0.8);
+    await run(`cold: async ${rate}/s after ${IDLE_SECONDS} s idle`, () =>
+      openArrivals(baseUrl, orgs, rate, SECONDS),
+    );
+  }
+  const writers = orgs.length * WRITERS;
+  if (PHASES.has("flood"))
+    await run(`flood: ${writers} async writers`, () =>
+      closedLoops(baseUrl, orgs, writers, SECONDS, true),
+    );
+  if (PHASES.has("sync-flood"))
+    await run(`sync-flood: ${writers} sync writers`, () =>
+      closedLoops(baseUrl, orgs, writers, SECONDS, false),
+    );
+}
+
 export async function runScaleBench(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   console.log(
@@ -1004,6 +1064,8 @@ export async function runScaleBench(): Promise<void> {
       mode: PhaseResult["mode"],
       run: Parameters<typeof measure>[5],
     ) => report(await measure(cluster, provider, name, orgs, mode, run));
+
+    await plainClientPhases(cluster, provider, relayer.baseUrl, allOrgs, limit);
 
     if (PHASES.has("sync")) console.log(`\nSynchronous issue-asset, ${SECONDS} s per phase:`);
     for (const n of PHASES.has("sync") ? ORG_COUNTS : []) {

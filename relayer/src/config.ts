@@ -5,6 +5,7 @@ import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { ANVIL_DEV_PRIVATE_KEY, LOCAL_CHAIN_ID } from "../../deploy/rpc.js";
 import type {
+  WriteAdmissionSettings,
   CoinPriceSettings,
   Config,
   IpfsSettings,
@@ -135,6 +136,13 @@ export interface EnvSettings {
   confirmations: number | undefined;
   /** RPC_MAX_BATCH: the largest JSON-RPC batch sent to the node. */
   rpcMaxBatch: number;
+  /**
+   * The accept path's bounds (docs/scaling.md, "The accept path"): SYNC_WRITE_DEADLINE_SECONDS (a
+   * sync write's wait before its 202), WRITE_ACCEPT_CONCURRENCY (writes being accepted at once by
+   * this process), WRITE_QUEUE_DRAIN_SECONDS (the live writes the chain drains in that time) or
+   * WRITE_QUEUE_MAX (that bound as a number).
+   */
+  writeAdmission: WriteAdmissionSettings;
   /** WEBHOOK_BACKOFF_BASE_MS: first retry delay of a webhook delivery. */
   webhookBackoffBaseMs: number;
   /** WEBHOOK_SECRET_GRACE_SECONDS: how long the previous secret still signs after a rotation. */
@@ -334,6 +342,10 @@ const variables = {
     .refine((n) => n <= MAX_CONFIRMATIONS, `must be at most ${MAX_CONFIRMATIONS}`)
     .optional(),
   RPC_MAX_BATCH: positiveInt(10_000).default(DEFAULT_RPC_MAX_BATCH),
+  SYNC_WRITE_DEADLINE_SECONDS: positiveInt(600).default(30),
+  WRITE_ACCEPT_CONCURRENCY: positiveInt(100_000).default(256),
+  WRITE_QUEUE_DRAIN_SECONDS: positiveInt(86_400).default(60),
+  WRITE_QUEUE_MAX: positiveInt(100_000_000).optional(),
   WEBHOOK_BACKOFF_BASE_MS: positiveInt(3_600_000).default(DEFAULT_WEBHOOK_BACKOFF_BASE_MS),
   WEBHOOK_SECRET_GRACE_SECONDS: positiveInt(30 * 86_400).default(
     DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS,
@@ -442,6 +454,12 @@ export function parseEnv(
     ipfs: ipfsSettings(get("IPFS_API_URL"), get("IPFS_PINNING_SERVICE"), get("IPFS_PINNING_TOKEN")),
     confirmations: get("CONFIRMATIONS"),
     rpcMaxBatch: get("RPC_MAX_BATCH"),
+    writeAdmission: {
+      syncDeadlineMs: get("SYNC_WRITE_DEADLINE_SECONDS") * 1_000,
+      acceptConcurrency: get("WRITE_ACCEPT_CONCURRENCY"),
+      queueDrainSeconds: get("WRITE_QUEUE_DRAIN_SECONDS"),
+      queueMax: get("WRITE_QUEUE_MAX"),
+    },
     webhookBackoffBaseMs: get("WEBHOOK_BACKOFF_BASE_MS"),
     webhookSecretGraceSeconds: get("WEBHOOK_SECRET_GRACE_SECONDS"),
     webhookManualPerMinute: get("WEBHOOK_MANUAL_PER_MINUTE"),
@@ -649,6 +667,7 @@ export function resolveConfig(settings: EnvSettings, devSecrets: DevSecrets = {}
     ipfs: settings.ipfs,
     confirmations: settings.confirmations ?? DEFAULT_CONFIRMATIONS,
     rpcMaxBatch: settings.rpcMaxBatch,
+    writeAdmission: settings.writeAdmission,
     webhookBackoffBaseMs: settings.webhookBackoffBaseMs,
     webhookSecretGraceSeconds: settings.webhookSecretGraceSeconds,
     webhookManualPerMinute: settings.webhookManualPerMinute,

@@ -12,10 +12,11 @@ import type { Metrics } from "./metrics.js";
 import type { CoinPriceService, CoinPriceSettings } from "./reads/coin-price.js";
 import type { Pkcs11Settings, SignerSettings } from "./wallets/signer-settings.js";
 
-export type { CoinPriceSettings, Pkcs11Settings, SignerSettings };
+export type { CoinPriceSettings, Pkcs11Settings, SignerSettings, WriteAdmissionSettings };
 import type { ApiKeyCache } from "./auth/api-key-cache.js";
 import type { RateLimiter } from "./limits/rate-limiter.js";
 import type { DeliveryProducer } from "./webhooks/delivery-queue.js";
+import type { WriteAdmission, WriteAdmissionSettings } from "./writes/admission.js";
 import type { AssetTypeCache } from "./writes/asset-type-cache.js";
 
 /**
@@ -79,6 +80,8 @@ export interface Config {
   confirmations: number;
   /** RPC_MAX_BATCH: the largest JSON-RPC batch sent to the node (default 100). */
   rpcMaxBatch: number;
+  /** The accept path's bounds (`writes/admission.ts`); undefined: the defaults. */
+  writeAdmission?: WriteAdmissionSettings;
   /** WEBHOOK_BACKOFF_BASE_MS: first retry delay of a webhook delivery; doubles per attempt. */
   webhookBackoffBaseMs: number;
   /**
@@ -149,4 +152,6 @@ export interface AppContext extends Foundation {
   coinPrice: CoinPriceService;
   /** Enqueues webhook deliveries on the pool (no workers of its own). */
   deliveries: DeliveryProducer;
+  /** The accept path's bounds: a write over them is refused at once with 429. */
+  admission: WriteAdmission;
 }

@@ -15,6 +15,13 @@ import { AesGcmKeyStore, type KeyStore } from "./wallets/key-store.js";
 import type { SignerRouter } from "./wallets/signer-router.js";
 import { createDeliveryProducer } from "./webhooks/delivery-queue.js";
 import { AssetTypeCache } from "./writes/asset-type-cache.js";
+import {
+  backlogBound,
+  countLiveWrites,
+  DEFAULT_WRITE_ADMISSION,
+  WriteAdmission,
+} from "./writes/admission.js";
+import { WRITE_LIMITS } from "./writes/limits.js";
 import { ApiKeyCache } from "./auth/api-key-cache.js";
 import { RateLimiter } from "./limits/rate-limiter.js";
 
@@ -115,6 +122,20 @@ export function createAppContext(options: CreateAppContextOptions): AppContext {
     },
     { registry: metrics.registry, ...options.engine },
   );
+  // Read on every write, so a test (or an operator's reload) changes them at once.
+  const admissionSettings = () => config.writeAdmission ?? DEFAULT_WRITE_ADMISSION;
+  const admission = new WriteAdmission({
+    perOrg: WRITE_LIMITS.acceptingPerOrg,
+    concurrency: () => admissionSettings().acceptConcurrency,
+    queueMax: backlogBound(rpc, admissionSettings, logger),
+    countLive: countLiveWrites(database),
+  });
+  registerCountMetric(
+    metrics.registry,
+    "rwa_write_admission_refused_total",
+    "Writes refused with 429 at admission (per-org, busy or backlog bound), never recorded",
+    () => admission.refused.org + admission.refused.busy + admission.refused.backlog,
+  );
   const apiKeys = new ApiKeyCache();
   // Operator changes to an org (plan, suspension, a revoked key) reach every process's cache.
   engine.notifier.on("orgChanged", (orgId) => apiKeys.forgetOrg(orgId));
@@ -129,6 +150,7 @@ export function createAppContext(options: CreateAppContextOptions): AppContext {
     rateLimiter,
     coinPrice: createCoinPriceService(config.coinSymbol, config.coinPrice),
     deliveries: createDeliveryProducer(database),
+    admission,
   };
 }
 

@@ -18,8 +18,14 @@ export const WRITE_LIMITS = {
   minStakeWei: 10n ** 17n,
   /** Default stake when `stakedAmount` is omitted. */
   defaultStake: "0.1",
-  /** A write waits at most this long for its receipt before answering 202 with its id. */
-  syncWaitMs: 60_000,
+  /**
+   * Writes of one organization being accepted at once (checks and record; a sync write's wait for
+   * its receipt does not count); one more is refused with 429 at once (`writes/admission.ts`), so
+   * that one organization's flood cannot take the whole accept path (WRITE_ACCEPT_CONCURRENCY,
+   * default 256) from the others. The spec's 10 concurrent write transactions per organization
+   * are the ones in flight on chain (`engine/decisions.ts`).
+   */
+  acceptingPerOrg: 64,
   /** More live operations than this per org → 429 (they would wait too long). */
   maxQueuedPerOrg: 200,
   /** Idempotency records are kept at least this long. */

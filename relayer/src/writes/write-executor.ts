@@ -29,6 +29,7 @@ import {
 } from "../policy/policy-check.js";
 import { formatCoinShort } from "../shared/coin-amount.js";
 import { findIdempotent, requestHashes } from "./idempotency.js";
+import { DEFAULT_WRITE_ADMISSION } from "./admission.js";
 import { WRITE_LIMITS } from "./limits.js";
 import type { RegisteredWriteKind } from "./kinds/index.js";
 import type { AnyWriteKind, PreparedCall } from "./kinds/write-kind.js";
@@ -93,27 +94,38 @@ const FALLBACK_GAS = 300_000n;
  *    idempotency record and `alongside` are written in one database transaction, or nothing
  *    is, and the wallet's sequencer is woken;
  * 5. sync: wait for the receipt(s) and for the indexer to apply their block, so reads show the
- *    write; after `syncWaitMs`, or if the wait itself fails, 202 with the transaction id (never
+ *    write; after SYNC_WRITE_DEADLINE_SECONDS (default 30 s), or if the wait itself fails, 202 with the transaction id (never
  *    a bare error once the write is recorded). `Prefer: respond-async`: 202 at once.
  */
 export async function executeWrite(ctx: AppContext, request: WriteRequest): Promise<WriteOutcome> {
-  const { hash, accepted } = requestHashes(request.kind.kind, request.body, ctx.config);
-  if (request.idempotencyKey !== undefined) {
-    const existing = await findIdempotent(
-      ctx.database,
-      request.orgId,
-      request.idempotencyKey,
-      accepted,
-    );
-    if (existing !== undefined) return outcomeOf(ctx, existing, request.respondAsync);
+  // Admission first (`writes/admission.ts`): over a bound, 429 at once, nothing read or recorded.
+  // A write approved in the console was admitted when it was requested.
+  const ticket = request.approved === undefined ? ctx.admission.enter(request.orgId) : undefined;
+  let written: { txId: string; justRecorded: boolean };
+  try {
+    const { hash, accepted } = requestHashes(request.kind.kind, request.body, ctx.config);
+    if (request.idempotencyKey !== undefined) {
+      const existing = await findIdempotent(
+        ctx.database,
+        request.orgId,
+        request.idempotencyKey,
+        accepted,
+      );
+      if (existing !== undefined) {
+        ticket?.release();
+        return await outcomeOf(ctx, existing, request.respondAsync);
+      }
+    }
+    if (request.approved === undefined) {
+      const held = await holdIfRuled(ctx, request);
+      if (held !== undefined)
+        return { status: "accepted", transactionId: held, state: "pending_approval" };
+    }
+    written = await checkAndRecord(ctx, request, hash, accepted);
+  } finally {
+    ticket?.release();
   }
-  if (request.approved === undefined) {
-    const held = await holdIfRuled(ctx, request);
-    if (held !== undefined)
-      return { status: "accepted", transactionId: held, state: "pending_approval" };
-  }
-
-  const written = await checkAndRecord(ctx, request, hash, accepted);
+  ticket?.countRecorded(written.justRecorded);
   return outcomeOf(ctx, written.txId, request.respondAsync, written.justRecorded);
 }
 
@@ -399,6 +411,11 @@ function writeRows(
   return rows;
 }
 
+/** How long a sync write waits for its outcome before answering 202 with its id. */
+function syncDeadlineMs(ctx: AppContext): number {
+  return (ctx.config.writeAdmission ?? DEFAULT_WRITE_ADMISSION).syncDeadlineMs;
+}
+
 /**
  * Waits for a recorded write (sync) or reports its current state (async). The write is recorded:
  * whatever goes wrong while waiting, the answer is 202 with its id, never an error that invites
@@ -422,7 +439,7 @@ async function outcomeOf(
   try {
     row = respondAsync
       ? await engine.store.get(txId)
-      : await engine.waitForFinal(txId, WRITE_LIMITS.syncWaitMs, justRecorded);
+      : await engine.waitForFinal(txId, syncDeadlineMs(ctx), justRecorded);
   } catch (error) {
     ctx.logger.warn({ err: error, txId }, "waiting for a recorded write failed; answering 202");
     return accepted("queued");

@@ -1,0 +1,239 @@
+import type { Logger } from "pino";
+import type { RpcClient } from "../chain/rpc/rpc-client.js";
+import type { Database } from "../db/client.js";
+import { RateLimitError } from "../errors.js";
+
+/**
+ * Admission of writes (docs/scaling.md, "The accept path"): under overload a write is refused at
+ * once with 429 and `Retry-After`, before anything is read, checked or recorded, instead of
+ * waiting seconds behind the writes already being accepted. Three bounds, each checked in the
+ * synchronous step that enters the accept path:
+ * - **per organization**: at most `perOrg` of its writes in the accept path at once
+ *   (`WRITE_LIMITS.acceptingPerOrg`), so one organization's flood leaves room for the others; a
+ *   sync write's wait for its receipt does not count, only the accepting;
+ * - **globally**: at most `concurrency` writes of all organizations in the accept path at once
+ *   (`WRITE_ACCEPT_CONCURRENCY`): more would only queue on this process's event loop and pool;
+ * - **the backlog**: at most `queueMax` live writes (queued, sent or mined, all organizations;
+ *   counted in the database at most once a second, plus those this process recorded since) —
+ *   what the chain drains in `WRITE_QUEUE_DRAIN_SECONDS` (`chainCapacity`). A write over it
+ *   would wait longer than that to be sent.
+ * A refused write was not recorded: nothing of it exists; the client retries after
+ * `Retry-After`.
+ */
+export interface AdmissionOptions {
+  /** Writes of one organization in the accept path at once. */
+  perOrg: number;
+  /** Writes of all organizations in the accept path at once (this process); read on every write. */
+  concurrency: () => number;
+  /** Live writes above which new ones are refused; undefined: no backlog bound (yet). */
+  queueMax: () => number | undefined;
+  /** Live writes of all organizations now (`countLiveWrites` on the database). */
+  countLive: () => Promise<number>;
+}
+
+/** Live writes (queued, sent or mined) of every organization, from the database. */
+export function countLiveWrites(database: Database): () => Promise<number> {
+  return async () => {
+    const { rows } = await database.pool.query<{ n: string }>(
+      "SELECT count(*)::text AS n FROM transactions WHERE state IN ('queued', 'sent', 'mined')",
+    );
+    return Number(rows[0]?.n ?? 0);
+  };
+}
+
+/** How often the live-write count is read again from the database while writes arrive. */
+const COUNT_EVERY_MS = 1_000;
+
+/** A write's place in the accept path (`WriteAdmission.enter`). */
+export interface AdmissionTicket {
+  /** Leaves the accept path (the write is recorded, refused or failed); once is enough. */
+  release(): void;
+  /** Counts a recorded write toward the backlog until the next count from the database. */
+  countRecorded(recorded: boolean): void;
+}
+
+export class WriteAdmission {
+  readonly #perOrg = new Map<string, number>();
+  #accepting = 0;
+  #live = 0;
+  /** Writes this process recorded since the last count (they may not be in it). */
+  #recordedSince = 0;
+  #countedAt = 0;
+  #counting: Promise<void> | undefined;
+  /** Refusals by bound, for `/metrics`. */
+  readonly refused = { org: 0, busy: 0, backlog: 0 };
+
+  constructor(private readonly options: AdmissionOptions) {}
+
+  /**
+   * Enters the accept path for `orgId`, or throws `RateLimitError` (429 with `Retry-After`).
+   * The ticket's `release` must be called once the write is recorded or refused (before a sync
+   * write's wait for its receipt).
+   */
+  enter(orgId: string): AdmissionTicket {
+    this.#refreshCount();
+    const own = this.#perOrg.get(orgId) ?? 0;
+    if (own >= this.options.perOrg) {
+      this.refused.org++;
+      throw new RateLimitError(
+        1,
+        `Too many concurrent write requests for this organization (at most ${this.options.perOrg})`,
+      );
+    }
+    if (this.#accepting >= this.options.concurrency()) {
+      this.refused.busy++;
+      throw new RateLimitError(1, "Service busy: too many write requests in progress");
+    }
+    const max = this.options.queueMax();
+    if (max !== undefined && this.#live + this.#recordedSince >= max) {
+      this.refused.backlog++;
+      throw new RateLimitError(
+        5,
+        "Service busy: the write backlog is full; writes are accepted again as it drains",
+      );
+    }
+    this.#perOrg.set(orgId, own + 1);
+    this.#accepting++;
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.#accepting--;
+        const left = (this.#perOrg.get(orgId) ?? 1) - 1;
+        if (left <= 0) this.#perOrg.delete(orgId);
+        else this.#perOrg.set(orgId, left);
+      },
+      countRecorded: (recorded) => {
+        if (recorded) this.#recordedSince++;
+      },
+    };
+  }
+
+  /** Writes in the accept path now, and live writes at the last count (for `/metrics`). */
+  get accepting(): number {
+    return this.#accepting;
+  }
+
+  get live(): number {
+    return this.#live + this.#recordedSince;
+  }
+
+  /** Reads the live-write count again when the last one is over a second old (in the background). */
+  #refreshCount(): void {
+    if (this.#counting !== undefined || Date.now() - this.#countedAt < COUNT_EVERY_MS) return;
+    const since = this.#recordedSince;
+    this.#counting = this.options
+      .countLive()
+      .then((live) => {
+        this.#live = live;
+        // Writes recorded while the count ran may or may not be in it: keep counting them once.
+        this.#recordedSince -= since;
+        this.#countedAt = Date.now();
+      })
+      .catch(() => {
+        // The database is away: the writes themselves will say so; keep the last count.
+        this.#countedAt = Date.now();
+      })
+      .finally(() => (this.#counting = undefined));
+  }
+}
+
+/**
+ * Writes per second the chain can take: its block gas limit over the gas of one write, per
+ * block interval. `gasPerWrite` is an issuance's (the commonest and a middling write).
+ */
+export function chainCapacity(
+  blockGasLimit: bigint,
+  blockSeconds: number,
+  gasPerWrite: bigint,
+): number {
+  if (gasPerWrite <= 0n || blockSeconds <= 0) return Number.POSITIVE_INFINITY;
+  return Number(blockGasLimit / gasPerWrite) / blockSeconds;
+}
+
+/** The accept path's bounds (SYNC_WRITE_DEADLINE_SECONDS, WRITE_ACCEPT_CONCURRENCY, WRITE_QUEUE_DRAIN_SECONDS, WRITE_QUEUE_MAX). */
+export interface WriteAdmissionSettings {
+  syncDeadlineMs: number;
+  acceptConcurrency: number;
+  queueDrainSeconds: number;
+  /** WRITE_QUEUE_MAX; undefined: the chain's capacity × `queueDrainSeconds`, measured at start. */
+  queueMax: number | undefined;
+}
+
+/** The defaults of SYNC_WRITE_DEADLINE_SECONDS, WRITE_ACCEPT_CONCURRENCY, WRITE_QUEUE_DRAIN_SECONDS. */
+export const DEFAULT_WRITE_ADMISSION: WriteAdmissionSettings = {
+  syncDeadlineMs: 30_000,
+  acceptConcurrency: 256,
+  queueDrainSeconds: 60,
+  queueMax: undefined,
+};
+
+/** Gas of one issuance (an `AssetToken.mint` with its stake), the write the capacity is counted in. */
+export const ISSUANCE_GAS = 115_000n;
+
+/** How often the chain's capacity is measured again (its gas limit may change). */
+const CAPACITY_EVERY_MS = 10 * 60_000;
+
+interface RawHeader {
+  number: string;
+  timestamp: string;
+  gasLimit: string;
+}
+
+/**
+ * The backlog bound: WRITE_QUEUE_MAX when set, else the chain's capacity (its latest block's gas
+ * limit in issuances, over its block interval measured across the last 20 blocks) times
+ * WRITE_QUEUE_DRAIN_SECONDS. Measured in the background; undefined (no bound) until the first
+ * measurement, and kept when a later one fails.
+ */
+export function backlogBound(
+  rpc: Pick<RpcClient, "call">,
+  settingsOf: () => WriteAdmissionSettings,
+  logger: Logger,
+): () => number | undefined {
+  let bound: number | undefined;
+  let measuredAt = Number.NEGATIVE_INFINITY;
+  let measuring = false;
+  const measure = async () => {
+    const latest = await rpc.call<RawHeader | null>("eth_getBlockByNumber", ["latest", false]);
+    if (latest === null) return;
+    const head = Number(BigInt(latest.number));
+    const span = Math.min(20, head);
+    let seconds = 1;
+    if (span > 0) {
+      const earlier = await rpc.call<RawHeader | null>("eth_getBlockByNumber", [
+        `0x${(head - span).toString(16)}`,
+        false,
+      ]);
+      if (earlier !== null) {
+        const elapsed = Number(BigInt(latest.timestamp) - BigInt(earlier.timestamp));
+        // An automining chain makes many blocks a second: count it as one a second.
+        seconds = Math.max(1, elapsed / span);
+      }
+    }
+    const perSecond = chainCapacity(BigInt(latest.gasLimit), seconds, ISSUANCE_GAS);
+    const drainSeconds = settingsOf().queueDrainSeconds;
+    bound = Math.max(1, Math.round(perSecond * drainSeconds));
+    logger.info(
+      { writesPerSecond: Math.round(perSecond), drainSeconds, bound },
+      "write backlog bound measured from the chain",
+    );
+  };
+  return () => {
+    const fixed = settingsOf().queueMax;
+    if (fixed !== undefined) return fixed;
+    const now = Date.now();
+    if (!measuring && now - measuredAt >= CAPACITY_EVERY_MS) {
+      measuring = true;
+      measuredAt = now;
+      measure()
+        .catch((error: unknown) => {
+          logger.warn({ err: error }, "measuring the chain's capacity failed; retrying in 10 s");
+          measuredAt = now - CAPACITY_EVERY_MS + 10_000;
+        })
+        .finally(() => (measuring = false));
+    }
+    return bound;
+  };
+}

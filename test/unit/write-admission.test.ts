@@ -1,0 +1,104 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { RateLimitError } from "../../relayer/src/errors.js";
+import { chainCapacity, WriteAdmission } from "../../relayer/src/writes/admission.js";
+
+/** An admission with the given bounds; `live` is what the database count answers. */
+function admission(bounds: { perOrg?: number; concurrency?: number; queueMax?: number }) {
+  const state = { live: 0, counts: 0 };
+  const gate = new WriteAdmission({
+    perOrg: bounds.perOrg ?? 100,
+    concurrency: () => bounds.concurrency ?? 100,
+    queueMax: () => bounds.queueMax,
+    countLive: () => {
+      state.counts++;
+      return Promise.resolve(state.live);
+    },
+  });
+  return { gate, state };
+}
+
+/** The refusal `enter` throws, or undefined when it admits. */
+function refusal(gate: WriteAdmission, orgId: string): RateLimitError | undefined {
+  try {
+    gate.enter(orgId);
+    return undefined;
+  } catch (error) {
+    assert.ok(error instanceof RateLimitError, String(error));
+    return error;
+  }
+}
+
+describe("write admission (the accept path's bounds)", () => {
+  it("refuses one organization's write over its own bound, and admits another organization's", () => {
+    const { gate } = admission({ perOrg: 2 });
+    const a = gate.enter("org-a");
+    gate.enter("org-a");
+    const refused = refusal(gate, "org-a");
+    assert.equal(
+      refused?.message,
+      "Too many concurrent write requests for this organization (at most 2)",
+    );
+    assert.equal(refused?.retryAfterSeconds, 1);
+    assert.equal(refusal(gate, "org-b"), undefined);
+    a.release();
+    a.release(); // once is enough: a second release frees nothing more
+    assert.equal(refusal(gate, "org-a"), undefined);
+    assert.equal(refusal(gate, "org-a")?.retryAfterSeconds, 1);
+    assert.deepEqual(gate.refused, { org: 2, busy: 0, backlog: 0 });
+  });
+
+  it("refuses any write while the whole accept path is full, and admits again once one leaves", () => {
+    const { gate } = admission({ concurrency: 2 });
+    const first = gate.enter("org-a");
+    gate.enter("org-b");
+    assert.equal(gate.accepting, 2);
+    assert.equal(
+      refusal(gate, "org-c")?.message,
+      "Service busy: too many write requests in progress",
+    );
+    first.release();
+    assert.equal(refusal(gate, "org-c"), undefined);
+    assert.equal(gate.refused.busy, 1);
+  });
+
+  it("counts recorded writes toward the backlog, and the database's count replaces them", async () => {
+    const { gate, state } = admission({ queueMax: 3 });
+    // A write that was not recorded (refused by a check, or an idempotent replay) does not count.
+    const replay = gate.enter("org-a");
+    replay.release();
+    replay.countRecorded(false);
+    for (let i = 0; i < 3; i++) {
+      const ticket = gate.enter("org-a");
+      ticket.release();
+      ticket.countRecorded(true);
+    }
+    assert.equal(gate.live, 3);
+    const refused = refusal(gate, "org-b");
+    assert.equal(
+      refused?.message,
+      "Service busy: the write backlog is full; writes are accepted again as it drains",
+    );
+    assert.equal(refused?.retryAfterSeconds, 5);
+    // The database says the backlog drained: the next count (at most a second old) admits again.
+    state.live = 0;
+    await new Promise((r) => setTimeout(r, 1_100));
+    refusal(gate, "org-b"); // starts the count
+    await new Promise((r) => setImmediate(r));
+    assert.ok(state.counts >= 2);
+    assert.equal(gate.live, 0);
+    assert.equal(refusal(gate, "org-b"), undefined);
+  });
+
+  it("without a backlog bound (not measured yet), admits whatever the count", () => {
+    const { gate, state } = admission({});
+    state.live = 1_000_000;
+    assert.equal(refusal(gate, "org-a"), undefined);
+  });
+
+  it("the chain's capacity: its gas limit in writes, per block interval", () => {
+    assert.equal(chainCapacity(30_000_000n, 1, 115_000n), 260);
+    assert.equal(chainCapacity(30_000_000n, 2, 115_000n), 130);
+    assert.equal(chainCapacity(30_000_000n, 0, 115_000n), Number.POSITIVE_INFINITY);
+  });
+});
