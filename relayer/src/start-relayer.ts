@@ -1,4 +1,4 @@
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type express from "express";
@@ -503,9 +503,29 @@ async function fetchCode(rpcUrl: string, address: string): Promise<string> {
   return rpcRequest<string>(rpcUrl, "eth_getCode", [address, "latest"], 5_000);
 }
 
+/**
+ * Connections the kernel holds for the server while its event loop is busy (`listen`'s backlog;
+ * the kernel caps it at `net.core.somaxconn`). Node's default, 511, was too few for a plain client
+ * that opens a connection per concurrent request: in a burst of 1,000 writers some waited out
+ * their 10 s connect timeout.
+ */
+const LISTEN_BACKLOG = 4_096;
+
+/**
+ * How long an idle keep-alive connection stays open: longer than the 60 s idle timeout of the
+ * common load balancers, so that the balancer (or a client's pool) closes it first and never
+ * sends a request on a connection this server is closing (an ECONNRESET for the client). Node's
+ * default is 5 s.
+ */
+const KEEP_ALIVE_MS = 65_000;
+
 function listen(app: express.Express, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
+    const server = createServer(app);
+    server.keepAliveTimeout = KEEP_ALIVE_MS;
+    // A request's headers may arrive at the end of a keep-alive wait: the bound must be longer.
+    server.headersTimeout = KEEP_ALIVE_MS + 1_000;
+    server.listen({ port, host, backlog: LISTEN_BACKLOG });
     server.once("listening", () => resolve(server));
     server.once("error", (error: NodeJS.ErrnoException) => {
       if (error.code === "EADDRINUSE") {

@@ -7,6 +7,7 @@ import {
   confirmationVerdict,
   isStuck,
   pickRound,
+  pricedOut,
   rebroadcastDue,
   receiptVerdict,
   takerVerdict,
@@ -193,6 +194,27 @@ describe("engine decisions: confirmations and re-broadcasts", () => {
     });
     assert.equal(isStuck(reopened, now, 15_000), false);
     assert.equal(isStuck(row({ state: "queued" }), now, 15_000), false);
+  });
+
+  it("a sent row is priced out when the next base fee passes its last live attempt, unless it is at its cap", () => {
+    const sent = (fee: string, extra: Partial<TxAttempt> = {}) =>
+      row({ state: "sent", nonce: 1, attempts: [attempt("0x1", { maxFeePerGas: fee, ...extra })] });
+    assert.equal(pricedOut(sent("10"), 11n, 100n), true);
+    assert.equal(pricedOut(sent("10"), 10n, 100n), false, "a cap equal to the base fee is minable");
+    assert.equal(pricedOut(sent("10"), 11n, 10n), false, "at its cap: the timer re-sends it");
+    assert.equal(pricedOut(sent("10"), undefined, 100n), false, "no base fee read yet");
+    assert.equal(pricedOut(sent("0"), 0n, 100n), false, "a chain without a base fee");
+    assert.equal(pricedOut(row({ state: "queued" }), 11n, 100n), false);
+    // Only live attempts count: a refused one, priced lower, does not make the row priced out.
+    const refusedLow = row({
+      state: "sent",
+      nonce: 1,
+      attempts: [
+        attempt("0x1", { maxFeePerGas: "20" }),
+        attempt("0x2", { maxFeePerGas: "5", refused: "x" }),
+      ],
+    });
+    assert.equal(pricedOut(refusedLow, 11n, 100n), false);
   });
 });
 

@@ -283,6 +283,21 @@ describe("nextFees: re-pricing a stuck attempt", () => {
       { kind: "bump", fees: { type: 2, maxFeePerGas: 2_000n, maxPriorityFeePerGas: 100n } },
     );
   });
+  it("goes up to the cap when the market asks for more, while that is still a 12.5% bump", () => {
+    const previous: FeeQuote = { type: 2, maxFeePerGas: 1_000n, maxPriorityFeePerGas: 10n };
+    const market: FeeQuote = { type: 2, maxFeePerGas: 5_000n, maxPriorityFeePerGas: 100n };
+    assert.deepEqual(nextFees(previous, market, 2_000n), {
+      kind: "bump",
+      fees: { type: 2, maxFeePerGas: 2_000n, maxPriorityFeePerGas: 100n },
+    });
+    // A tip above the cap is lowered to it with the fee.
+    const dearTip: FeeQuote = { type: 2, maxFeePerGas: 5_000n, maxPriorityFeePerGas: 3_000n };
+    assert.deepEqual(nextFees(previous, dearTip, 2_000n), {
+      kind: "bump",
+      fees: { type: 2, maxFeePerGas: 2_000n, maxPriorityFeePerGas: 2_000n },
+    });
+    assert.deepEqual(nextFees(previous, market, 1_125n), { kind: "at-cap" });
+  });
   it("returns at-cap when the bumped fee is one wei above the cap, and bumps when it equals it", () => {
     const previous: FeeQuote = { type: 2, maxFeePerGas: 1_000n, maxPriorityFeePerGas: 10n };
     const market: FeeQuote = { type: 2, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n };

@@ -214,6 +214,23 @@ export function rebroadcastDue(
 }
 
 /**
+ * Whether a sent row is priced out: the fee cap of its newest live attempt is below the next
+ * block's base fee, so no block takes it until it is re-priced. Under a backlog on a fee market
+ * every full block raises the base fee by 12.5%: a write sent a few blocks earlier can fall
+ * behind it, and waiting `stuckAfterMs` (15 s) before re-pricing it was the long tail of
+ * synchronous writes (issue 45). Such a row is re-priced at the next look instead, unless its
+ * last attempt is already at `cap` (the row's fee cap: `feeCapOf`).
+ */
+export function pricedOut(row: TxRow, baseFee: bigint | undefined, cap: bigint): boolean {
+  if (!isSentRow(row) || baseFee === undefined || baseFee === 0n) return false;
+  const last = [...row.attempts].reverse().find(isLiveAttempt);
+  if (last === undefined) return false;
+  const fee = BigInt(last.maxFeePerGas);
+  // One already at its cap waits for `stuckAfterMs` as before: a re-pricing cannot raise it.
+  return fee < baseFee && fee < cap;
+}
+
+/**
  * Whether a sent row is stuck (re-price it): its newest attempt, and its reopening by a reorg,
  * are both older than `stuckAfterMs`.
  */

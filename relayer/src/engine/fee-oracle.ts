@@ -119,10 +119,23 @@ export class FeeOracle {
     return attempt;
   }
 
+  /**
+   * The base fee of the next block as last read with a quote (0 on a chain without one), or
+   * undefined before the first quote: what a sent transaction's fee cap must reach to be mined
+   * (`pricedOut` in `decisions.ts`).
+   */
+  get baseFee(): bigint | undefined {
+    return this.#baseFee;
+  }
+
+  #baseFee: bigint | undefined;
+
   async #fetch(): Promise<FeeQuote> {
     const model = await this.detect();
     try {
-      return quoteFor(model, await this.#market(model));
+      const market = await this.#market(model);
+      this.#baseFee = market.baseFeePerGas;
+      return quoteFor(model, market);
     } catch (error) {
       // The node no longer answers as the model expects (a method gone, an upgrade): look again.
       this.#model = undefined;

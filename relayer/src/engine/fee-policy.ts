@@ -174,7 +174,8 @@ export function capFees(quote: FeeQuote, cap: bigint): FeeQuote {
 }
 
 /**
- * The fees of a re-pricing of `previous`: bumped by at least 12.5%, or `at-cap`. When the fee
+ * The fees of a re-pricing of `previous`: bumped by at least 12.5% and to the current quote,
+ * lowered to `cap` when the quote is above it, or `at-cap` when even the 12.5% bump is. When the fee
  * model changed (the node refused the old transaction type) it is the new quote, capped.
  */
 export function nextFees(
@@ -185,8 +186,14 @@ export function nextFees(
   if ((previous.type ?? 2) !== (quote.type ?? 2))
     return { kind: "bump", fees: capFees(quote, cap) };
   const bumped = bumpFees(previous, quote);
-  if (bumped.maxFeePerGas > cap) return { kind: "at-cap" };
-  return { kind: "bump", fees: { ...bumped, type: previous.type ?? 2 } };
+  if (bumped.maxFeePerGas <= cap)
+    return { kind: "bump", fees: { ...bumped, type: previous.type ?? 2 } };
+  // The market asks for more than the cap: up to the cap itself, while that is still a
+  // replacement the node takes (12.5% over the last attempt). Stopping one bump short of the
+  // cap left a write priced out by a rising base fee it could have paid (issue 45).
+  const minimal = bumpFees(previous, { maxFeePerGas: 0n, maxPriorityFeePerGas: 0n });
+  if (minimal.maxFeePerGas > cap) return { kind: "at-cap" };
+  return { kind: "bump", fees: { ...capFees(bumped, cap), type: previous.type ?? 2 } };
 }
 
 /** The fees an attempt was signed with. */

@@ -10,6 +10,7 @@ import {
   blockWhereNonceWasUsed,
   confirmationVerdict,
   isStuck,
+  pricedOut,
   rebroadcastDue,
   receiptVerdict,
   takerVerdict,
@@ -17,6 +18,7 @@ import {
   type RawReceipt,
 } from "./decisions.js";
 import type { EngineContext } from "./engine-context.js";
+import { feeCapOf } from "./fee-policy.js";
 import { rebroadcast, reprice } from "./repricer.js";
 import type { WalletState } from "./wallet-book.js";
 
@@ -73,9 +75,23 @@ export async function checkSent(
     ),
   );
   if (due.length > 0) await rebroadcast(e, state, due, sign);
-  const stuck = open.filter((r) => isStuck(r, now, e.options.stuckAfterMs));
+  if (open.length === 0) return;
+  // Stuck for `stuckAfterMs`, or priced out by a base fee that rose past its fee since it was
+  // sent (re-priced now: `pricedOut`). The quote is the oracle's (read at most once a second);
+  // when it cannot be read, only the rows stuck by time are looked at, and their re-pricing
+  // waits for a quote as before.
+  const fresh = await e.d.fees.quote().then(
+    (quote) => quote,
+    () => undefined,
+  );
+  const baseFee = fresh === undefined ? undefined : e.d.fees.baseFee;
+  const stuck = open.filter(
+    (r) =>
+      isStuck(r, now, e.options.stuckAfterMs) ||
+      pricedOut(r, baseFee, feeCapOf(r, e.options.maxFeePerGasWei)),
+  );
   if (stuck.length === 0) return;
-  const quote = await e.d.fees.quote();
+  const quote = fresh ?? (await e.d.fees.quote());
   for (const row of stuck) {
     const current = state.rows.get(row.id);
     if (current !== undefined) await reprice(e, state, current, sign, quote, false);
