@@ -42,6 +42,15 @@ const MAX_AGE_MS = 1_000;
 const WARM_MS = 5_000;
 
 /**
+ * The compliance views (a few per deployment: the pause and each asset type's restriction) stay
+ * warm this long after a request last asked: one `eth_call` each per block. After a quiet spell
+ * longer than `WARM_MS` the first writes of a burst otherwise all waited for the node's answer
+ * (the views stand in for at most `STAND_IN_MAX_AGE_MS`), while the node was busiest taking the
+ * burst's transactions (issue 45: a plain client's 202 p99 was 5 s in a burst's first seconds).
+ */
+const COMPLIANCE_WARM_MS = 600_000;
+
+/**
  * How old a balance may be to stand in (`STAND_IN_MAX_AGE_MS` for the other views). A balance of
  * any age is a floor of what the wallet holds once the writes mined after its block are
  * reserved (`TxStore.record` counts them from the stand-in's block), so an older one only makes
@@ -99,11 +108,12 @@ export class HeadReads {
     blocks.on("block", () => this.#warm());
   }
 
-  /** Starts the new head's read of every key asked for within `WARM_MS`. */
+  /** Starts the new head's read of every key asked for within `WARM_MS` (`COMPLIANCE_WARM_MS`). */
   #warm(): void {
     const now = Date.now();
     for (const [key, asked] of this.#asked) {
-      if (now - asked.at > WARM_MS) this.#asked.delete(key);
+      const warmFor = key.startsWith("compliance:") ? COMPLIANCE_WARM_MS : WARM_MS;
+      if (now - asked.at > warmFor) this.#asked.delete(key);
       else this.#look(key, asked.read, false);
     }
   }

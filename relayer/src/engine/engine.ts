@@ -105,6 +105,8 @@ export class Engine {
     });
     this.#purgeMs = options.purgeMs ?? 600_000;
     this.head = new HeadReads(this.reader, this.blocks);
+    // The quote a write is checked against is read with each block while writes come (`warm`).
+    this.blocks.on("block", () => this.fees.warm());
     // What this process learns, the others learn too (and the other way round): a process that
     // only records writes knows the figures of the engine's receipts. Published one after the
     // other, so the others see a shape's changes in the order they were made.

@@ -28,6 +28,9 @@ export interface DetectedFeeModel extends FeeModel {
  * const fees = new FeeOracle(rpc);
  * const quote = await fees.quote(); // { type: 2, maxFeePerGas, maxPriorityFeePerGas }
  */
+/** How long after the last quote asked for `warm` keeps reading one per block. */
+const WARM_MS = 600_000;
+
 export class FeeOracle {
   readonly #rpc: RpcClient;
   readonly #ttlMs: number;
@@ -72,11 +75,30 @@ export class FeeOracle {
     this.#answered = undefined;
   }
 
+  /**
+   * Reads the quote again for a new block when one was asked for within `WARM_MS` (the engine
+   * calls it on every block): the first write after a quiet spell then finds a fresh quote
+   * instead of waiting for the node, which is busiest just then (issue 45). One read per block.
+   */
+  warm(): void {
+    if (Date.now() - this.#askedAt > WARM_MS) return;
+    this.#refresh(Date.now()).catch(() => {
+      // A failed read is dropped; the next write asks again.
+    });
+  }
+
+  #askedAt = Number.NEGATIVE_INFINITY;
+
   /** The current quote (cached for `ttlMs`). */
   quote(): Promise<FeeQuote> {
     const now = Date.now();
+    this.#askedAt = now;
     if (this.#cached !== undefined && now - this.#cached.at < this.#ttlMs)
       return this.#cached.quote;
+    return this.#refresh(now);
+  }
+
+  #refresh(now: number): Promise<FeeQuote> {
     const quote = this.#fetch();
     this.#cached = { at: now, quote };
     quote.then(
