@@ -20,6 +20,8 @@ import { Sequencer, type SequencerOptions } from "./sequencer.js";
 import { WalletWakes } from "./wallet-wakes.js";
 import { TxStore, type TxRow } from "./tx-store.js";
 import { isGroupRow } from "./tx-rows.js";
+import { reconcileWithChain } from "./chain-reconciler.js";
+import { RecoveryGate } from "./recovery-gate.js";
 
 /** The indexer's cursor is read at most this often by one process (`isIndexed`). */
 const CURSOR_REREAD_MS = 200;
@@ -70,6 +72,8 @@ export class Engine {
   readonly head: HeadReads;
   /** Writes whose checked records are running here (`unrecorded-writes.ts`). */
   readonly unrecorded = new UnrecordedWrites();
+  /** Whether a wallet still waits for its reconciliation with the chain after a restore. */
+  readonly recovery: RecoveryGate;
   readonly owner: string;
   readonly #deps: EngineDeps;
   /** Synchronous writes waiting for their rows, woken by row id (`final-waiters.ts`). */
@@ -88,6 +92,7 @@ export class Engine {
     this.fees = new FeeOracle(this.rpc);
     this.reader = new ChainReader(this.rpc, deps.contracts);
     this.store = new TxStore(deps.database);
+    this.recovery = new RecoveryGate(deps.database);
     const logger = deps.logger.child({ component: "engine" });
     const connectionString = (deps.database.pool.options as { connectionString?: string })
       .connectionString;
@@ -159,6 +164,16 @@ export class Engine {
     await this.#startNotifier();
     this.blocks.start();
     if (!options.sequencer) return;
+    // After a restore (or with a wallet's nonce on chain ahead of its rows): the rows agree with
+    // the chain before anything is sent (docs/recovery.md "After a restore").
+    await reconcileWithChain({
+      database: this.#deps.database,
+      rpc: this.rpc,
+      contracts: this.#deps.contracts,
+      logger: this.#deps.logger.child({ component: "reconciler" }),
+      confirmations: this.#deps.confirmations,
+      gate: this.recovery,
+    });
     this.sequencer.start();
     this.#purgeTimer ??= setInterval(() => {
       void this.store

@@ -17,6 +17,7 @@ import {
   type RawReceipt,
 } from "./decisions.js";
 import type { EngineContext } from "./engine-context.js";
+import { untaggedCallData } from "./write-tag.js";
 import { rebroadcast, reprice } from "./repricer.js";
 import type { WalletState } from "./wallet-book.js";
 
@@ -267,7 +268,8 @@ export async function finaliseReceipts(
       continue;
     }
     const ok = summary.status === 1;
-    const shape = { kind: row.kind, to: row.toAddress, data: row.data };
+    // The gas book's shapes are of the call, without the write's tag (as the executor asks).
+    const shape = { kind: row.kind, to: row.toAddress, data: untaggedCallData(row.data) };
     if (ok) e.d.gas.learn(shape, BigInt(summary.gasUsed));
     else if (
       ranOutOfGas(summary.status, BigInt(summary.gasUsed), nullableBigInt(row.gasLimit)) &&

@@ -268,10 +268,21 @@ async function restore(io: CommandIo): Promise<void> {
       );
       const started = Date.now();
       let rows = 0;
+      // Every custodial wallet is reconciled with the chain from the backup's head before the
+      // service takes its writes (engine/chain-reconciler.ts): listed in the same transaction.
+      const reconcileFrom = header.chainHead?.number ?? Number(header.deployment.blockNumber ?? 0);
       await restoreSnapshot(client, payload, {
         progress: (table, n) => {
           rows += n;
           io.print(`  ${table}: ${n} rows (${rows} so far)`);
+        },
+        finish: async (tx) => {
+          await tx.query(`DELETE FROM chain_reconciliations`);
+          await tx.query(
+            `INSERT INTO chain_reconciliations (wallet_id, from_block, reason)
+             SELECT id, $1, 'restore' FROM wallets`,
+            [reconcileFrom],
+          );
         },
       });
       if (!existsSync(place.deploymentFile)) {
@@ -283,15 +294,13 @@ async function restore(io: CommandIo): Promise<void> {
       const ahead = await walletsAhead(client, place.rpcUrl);
       if (ahead.length > 0) {
         const sent = ahead.reduce((sum, w) => sum + w.unknown, 0);
-        io.printError(
-          `warning: ${ahead.length} wallet(s) sent ${sent} transaction(s) after this backup that the restored database does not know ` +
+        io.print(
+          `${ahead.length} wallet(s) sent ${sent} transaction(s) after this backup ` +
             `(${ahead
               .slice(0, 5)
               .map((w) => `${w.address}: ${w.unknown}`)
-              .join(
-                ", ",
-              )}${ahead.length > 5 ? ", …" : ""}). Their writes are not rebuilt from the chain yet: a client ` +
-            `retrying one with its Idempotency-Key gets it done again (docs/recovery.md).`,
+              .join(", ")}${ahead.length > 5 ? ", …" : ""}): their writes are rebuilt from the ` +
+            `chain when the service starts, before it takes writes (docs/recovery.md).`,
         );
       } else {
         io.print("Every custodial wallet's nonce on chain matches the restored rows.");
