@@ -8,7 +8,12 @@ import { backupCommand, restoreCommand } from "../../../relayer/src/recovery/rec
 import { readWriteTag } from "../../../relayer/src/engine/write-tag.js";
 import { startIndexer } from "../../../relayer/src/indexer/start-indexer.js";
 import { deployedChainState, writeDeploymentRecord } from "../../support/chain-state.js";
-import { startTestStack, type TestOrg, type TestStack } from "../../support/stack.js";
+import {
+  startTestStack,
+  type TestOrg,
+  type TestStackOptions,
+} from "../../support/stack.js";
+import { startSoftHsm, type SoftHsm } from "../../support/softhsm.js";
 import { eventually } from "../../support/eventually.js";
 import { assetBody, startWriteStack, waitForStatus, type WriteStack } from "../writes/helpers.js";
 
@@ -38,13 +43,13 @@ interface ChainTx {
  * saw accepted is mined once or answers 404 and was never on chain, and the read model matches
  * the chain's owners.
  */
-describe("recovery drill", { timeout: 420_000 }, () => {
+describe("recovery drill", { timeout: 600_000 }, () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "rwa-drill-"));
-  let first: WriteStack | undefined;
-  let second: TestStack | undefined;
+  const stacks: Array<{ stop(): Promise<void> }> = [];
+  let hsm: SoftHsm | undefined;
   after(async () => {
-    await second?.stop();
-    await first?.stop();
+    for (const stack of stacks.reverse()) await stack.stop();
+    hsm?.remove();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -79,8 +84,18 @@ describe("recovery drill", { timeout: 420_000 }, () => {
   }
 
   it("a lost database restored from a backup agrees with the chain: nothing lost that was mined, nothing mined twice", async () => {
-    first = await startWriteStack();
-    const stack = first;
+    await drill("local", {});
+  });
+
+  it("the same drill with the custodial keys in a PKCS#11 token (SoftHSM2): the backup names each wallet's key object", async () => {
+    hsm = startSoftHsm();
+    const settings = hsm.initToken("rwa-drill");
+    await drill("pkcs11", { signer: { newWallets: "pkcs11", pkcs11: settings } });
+  });
+
+  async function drill(name: string, config: TestStackOptions["config"]): Promise<void> {
+    const stack = await startWriteStack({ config });
+    stacks.push(stack);
     const org = await stack.registerOrg();
     const sent: Sent[] = [];
 
@@ -95,7 +110,7 @@ describe("recovery drill", { timeout: 420_000 }, () => {
       DEPLOYMENTS_FILE: deploymentFile,
       DATA_DIR: path.join(dir, "data"),
     };
-    const file = path.join(dir, "drill.backup");
+    const file = path.join(dir, `drill-${name}.backup`);
     const during = Promise.all(
       [0, 1, 2, 3].map((i) => write(org, sent, `during-${i}`, i % 2 === 0)),
     );
@@ -123,21 +138,27 @@ describe("recovery drill", { timeout: 420_000 }, () => {
     // The loss: everything stops (the chain is the network's, it stays), the database is gone.
     await stack.indexer.stop();
     await stack.ctx.engine.stop();
-    const walletAddress = (
-      await stack.database.pool.query<{ address: string }>(
-        `SELECT address FROM wallets WHERE org_id = $1`,
-        [org.orgId],
-      )
-    ).rows[0]!.address;
+    const [wallet] = (
+      await stack.database.pool.query<{
+        address: string;
+        encrypted_key: string;
+        signer_backend: string;
+      }>(`SELECT address, encrypted_key, signer_backend FROM wallets WHERE org_id = $1`, [
+        org.orgId,
+      ])
+    ).rows;
+    const walletAddress = wallet!.address;
+    await stack.ctx.signers.close();
 
     // A new service on a new, empty database; the backup restored into it; then started.
-    second = await startTestStack({
+    const second = await startTestStack({
       logLevel: "warn",
       startChain: () => Promise.resolve({ ...stack.anvil, stop: () => Promise.resolve() }),
       contracts: stack.ctx.contracts,
-      config: { masterKey: stack.ctx.config.masterKey, adminToken: stack.adminToken },
+      config: { ...config, masterKey: stack.ctx.config.masterKey, adminToken: stack.adminToken },
       engine: { sequencer: { checkIntervalMs: 200 } },
     });
+    stacks.push(second);
     await stack.testDatabase.drop().catch(() => undefined);
     const restoreOut: string[] = [];
     const restored = await restoreCommand({
@@ -148,11 +169,30 @@ describe("recovery drill", { timeout: 420_000 }, () => {
     });
     assert.equal(restored, 0, restoreOut.join("\n"));
     assert.match(restoreOut.join("\n"), /sent \d+ transaction\(s\) after this backup/);
+    // The backup names the wallet's key: its sealed key, or its object in the token.
+    const [restoredWallet] = (
+      await second.database.pool.query<{ encrypted_key: string; signer_backend: string }>(
+        `SELECT encrypted_key, signer_backend FROM wallets WHERE address = $1`,
+        [walletAddress],
+      )
+    ).rows;
+    assert.deepEqual(restoredWallet, {
+      encrypted_key: wallet!.encrypted_key,
+      signer_backend: wallet!.signer_backend,
+    });
+    assert.equal(wallet!.signer_backend, name);
+    // Until it is reconciled with the chain, the wallet takes no write.
+    const early = await second.api("POST", "/api/v1/write/issue-asset", {
+      apiKey: org.apiKey,
+      body: assetBody({ name: "too early" }),
+    });
+    assert.equal(early.status, 503, early.text);
+    assert.match(early.text, /Wallet is being reconciled with the chain after a database restore/);
     await second.ctx.engine.start();
     const indexer = await startIndexer(second.ctx, { lockPollMs: 200 });
     try {
       const api = (method: "GET" | "POST", url: string, options: Record<string, unknown> = {}) =>
-        second!.api(method, url, { apiKey: org.apiKey, ...options });
+        second.api(method, url, { apiKey: org.apiKey, ...options });
 
       // Every write retried with its key: a mined one answers its original write, never a
       // second mint; one accepted but never sent is unknown (404) and is done now, once.
@@ -205,7 +245,7 @@ describe("recovery drill", { timeout: 420_000 }, () => {
       // The read model: every token on chain has its row, with the chain's owner.
       const total = Number(await stack.token.totalSupply());
       await eventually(async () => {
-        const assets = await second!.database.pool.query<{ token_id: string; owner: string }>(
+        const assets = await second.database.pool.query<{ token_id: string; owner: string }>(
           `SELECT token_id::text, owner FROM assets`,
         );
         assert.equal(assets.rows.length, total, "one read-model row per token on chain");
@@ -219,5 +259,5 @@ describe("recovery drill", { timeout: 420_000 }, () => {
       await indexer.stop();
       await second.ctx.engine.stop();
     }
-  });
+  }
 });
