@@ -24,6 +24,8 @@ import { loadDeployment, parseDeployment } from "../../../deploy/deployment-file
 import { rpcRequest } from "../../../deploy/rpc.js";
 import { parseEnv, TARGET_CHAIN_ID } from "../config.js";
 import { runMigrations } from "../db/migrate.js";
+import { appendAudit, SYSTEM_ORIGIN } from "../audit/audit-writer.js";
+import { AUDIT_ACTIONS } from "../domain/audit.js";
 import { ConfigError } from "../errors.js";
 import { openCliDatabase } from "../infra/cli-database.js";
 import { readDevSecrets } from "../infra/dev-secrets.js";
@@ -157,6 +159,19 @@ async function backup(io: CommandIo): Promise<void> {
     mkdirSync(path.dirname(path.resolve(values.out)), { recursive: true });
     writeFileSync(values.out, file, { mode: 0o600, flag: "wx" });
     const rows = snapshot.tables.reduce((sum, t) => sum + t.rows, 0);
+    // Audited once the file is written (after the snapshot: the next backup holds this row).
+    await appendAudit(cli.database.db, SYSTEM_ORIGIN, {
+      orgId: null,
+      action: AUDIT_ACTIONS.backupTaken,
+      target: path.basename(values.out),
+      changes: {
+        rows,
+        tables: snapshot.tables.length,
+        bytes: file.length,
+        sealing: sealing.kind,
+        chainHead: head === null ? null : head.number,
+      },
+    });
     io.print(
       `Wrote ${values.out}: ${rows} rows of ${snapshot.tables.length} tables, ${megabytes(file.length)}, ` +
         `${sealing.kind === "age" ? `sealed to ${to.length} age recipient(s)` : `sealed under master key ${masterKeyId(place.masterKey)}`}, ` +
@@ -283,6 +298,18 @@ async function restore(io: CommandIo): Promise<void> {
              SELECT id, $1, 'restore' FROM wallets`,
             [reconcileFrom],
           );
+          // Appended to the restored log (its chain goes on from the backup's last row), last.
+          await appendAudit(tx as pg.PoolClient, SYSTEM_ORIGIN, {
+            orgId: null,
+            action: AUDIT_ACTIONS.backupRestored,
+            target: path.basename(name),
+            changes: {
+              takenAt: header.createdAt,
+              chainHead: header.chainHead?.number ?? null,
+              rows,
+              force: values.force === true,
+            },
+          });
         },
       });
       if (!existsSync(place.deploymentFile)) {

@@ -8,11 +8,7 @@ import { backupCommand, restoreCommand } from "../../../relayer/src/recovery/rec
 import { readWriteTag } from "../../../relayer/src/engine/write-tag.js";
 import { startIndexer } from "../../../relayer/src/indexer/start-indexer.js";
 import { deployedChainState, writeDeploymentRecord } from "../../support/chain-state.js";
-import {
-  startTestStack,
-  type TestOrg,
-  type TestStackOptions,
-} from "../../support/stack.js";
+import { startTestStack, type TestOrg, type TestStackOptions } from "../../support/stack.js";
 import { startSoftHsm, type SoftHsm } from "../../support/softhsm.js";
 import { eventually } from "../../support/eventually.js";
 import { assetBody, startWriteStack, waitForStatus, type WriteStack } from "../writes/helpers.js";
