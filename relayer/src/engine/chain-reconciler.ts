@@ -252,7 +252,8 @@ async function waitForPools(
 
 /**
  * Lists for reconciliation the wallets whose nonce on chain is ahead of what their rows know
- * (`next_nonce`), from the block of their last known receipt.
+ * (`next_nonce`, or their highest nonce + 1 when it was cleared), from the block of their last
+ * known receipt.
  */
 async function listWalletsAhead(deps: ReconcilerDeps): Promise<void> {
   const { rows } = await deps.database.pool.query<{
@@ -261,7 +262,9 @@ async function listWalletsAhead(deps: ReconcilerDeps): Promise<void> {
     next_nonce: string | null;
     last_block: string | null;
   }>(
-    `SELECT w.id, w.address, w.next_nonce::text AS next_nonce,
+    `SELECT w.id, w.address,
+            greatest(w.next_nonce, (SELECT max(t.nonce) + 1 FROM transactions t
+                                     WHERE t.wallet_id = w.id AND t.nonce IS NOT NULL))::text AS next_nonce,
             (SELECT max((t.receipt->>'blockNumber')::bigint) FROM transactions t
               WHERE t.wallet_id = w.id AND t.receipt IS NOT NULL)::text AS last_block
        FROM wallets w

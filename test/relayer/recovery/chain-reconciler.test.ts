@@ -180,6 +180,40 @@ describe("reconciling a restored database with the chain", { timeout: 300_000 },
     assert.match(other.text, /Idempotency-Key reused with a different request body/);
   });
 
+  it("rebuilds, at the engine's start, a write whose wallet's nonce on chain is ahead of its rows (no restore)", async () => {
+    const made = await api("POST", "/api/v1/write/issue-asset", {
+      body: assetBody({ name: "row lost" }),
+      headers: { "Idempotency-Key": "reconcile-lost-row" },
+    });
+    assert.equal(made.status, 200, made.text);
+    const id = made.headers.get("x-transaction-id")!;
+    await second.ctx.engine.stop();
+    // The row, its hash and its key lost (as by a database restored without a restore's list).
+    await second.database.pool.query(`DELETE FROM transaction_hashes WHERE transaction_id = $1`, [
+      id,
+    ]);
+    await second.database.pool.query(`DELETE FROM idempotency_keys WHERE transaction_id = $1`, [
+      id,
+    ]);
+    await second.database.pool.query(`DELETE FROM transactions WHERE id = $1`, [id]);
+    await second.database.pool.query(
+      `UPDATE wallets SET next_nonce = next_nonce - 1 WHERE org_id = $1`,
+      [org.orgId],
+    );
+    await second.ctx.engine.start();
+    const status = await api("GET", `/api/v1/transactions/${id}`);
+    assert.equal(status.status, 200, status.text);
+    assert.equal((status.body as { status: string }).status, "confirmed");
+    const retry = await api("POST", "/api/v1/write/issue-asset", {
+      body: assetBody({ name: "row lost" }),
+      headers: { "Idempotency-Key": "reconcile-lost-row" },
+    });
+    assert.equal(retry.status, 200, retry.text);
+    assert.equal(retry.headers.get("x-transaction-id"), id);
+    const ids = await taggedIds();
+    assert.equal(ids.filter((x) => x === id).length, 1, "mined once");
+  });
+
   it("leaves no wallet waiting for its reconciliation", async () => {
     const waiting = await second.database.pool.query(`SELECT 1 FROM chain_reconciliations`);
     assert.equal(waiting.rowCount, 0);
