@@ -81,6 +81,9 @@ export class Engine {
   readonly #wakes: WalletWakes;
   readonly #purgeMs: number;
   #purgeTimer: NodeJS.Timeout | undefined;
+  #stopped = true;
+  /** The background retries of a reconciliation that failed at `start`. */
+  #reconciling: Promise<void> | undefined;
   #notifierStarted: Promise<void> | undefined;
   #cursorRead: Promise<void> | undefined;
   #cursorReadAt = Number.NEGATIVE_INFINITY;
@@ -165,16 +168,24 @@ export class Engine {
     this.blocks.start();
     if (!options.sequencer) return;
     // After a restore (or with a wallet's nonce on chain ahead of its rows): the rows agree with
-    // the chain before anything is sent (docs/recovery.md "After a restore").
-    await reconcileWithChain({
-      database: this.#deps.database,
-      rpc: this.rpc,
-      contracts: this.#deps.contracts,
-      logger: this.#deps.logger.child({ component: "reconciler" }),
-      confirmations: this.#deps.confirmations,
-      gate: this.recovery,
-    });
-    this.sequencer.start();
+    // the chain before anything is sent (docs/recovery.md "After a restore"). A node or database
+    // that fails it now: tried again every second in the background, the sequencer started
+    // only once it is done (nothing could be sent meanwhile anyway).
+    this.#stopped = false;
+    if (await this.#reconcile()) {
+      this.sequencer.start();
+    } else {
+      this.#reconciling = (async () => {
+        while (!this.#stopped) {
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+          if (this.#stopped) return;
+          if (await this.#reconcile()) {
+            this.sequencer.start();
+            return;
+          }
+        }
+      })();
+    }
     this.#purgeTimer ??= setInterval(() => {
       void this.store
         .purgeExpiredIdempotencyKeys()
@@ -183,6 +194,27 @@ export class Engine {
         })
         .catch((err: unknown) => this.#deps.logger.warn({ err }, "idempotency key purge failed"));
     }, this.#purgeMs);
+  }
+
+  /** One reconciliation with the chain; false (logged) when it failed. */
+  async #reconcile(): Promise<boolean> {
+    try {
+      await reconcileWithChain({
+        database: this.#deps.database,
+        rpc: this.rpc,
+        contracts: this.#deps.contracts,
+        logger: this.#deps.logger.child({ component: "reconciler" }),
+        confirmations: this.#deps.confirmations,
+        gate: this.recovery,
+      });
+      return true;
+    } catch (err) {
+      this.#deps.logger.warn(
+        { err },
+        "reconciling custodial wallets with the chain failed; nothing is sent until it is done (retrying)",
+      );
+      return false;
+    }
   }
 
   #startNotifier(): Promise<void> {
@@ -299,6 +331,9 @@ export class Engine {
   }
 
   async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#reconciling;
+    this.#reconciling = undefined;
     if (this.#purgeTimer !== undefined) clearInterval(this.#purgeTimer);
     this.#purgeTimer = undefined;
     await this.sequencer.stop();
