@@ -85,6 +85,13 @@ export interface TestStackOptions {
    * hardfork, `--base-fee 0`, Hardhat's node: `test/relayer/chain/compat-matrix.test.ts`).
    */
   startChain?: (port: number) => Promise<AnvilHandle>;
+  /** Contracts already deployed on the chain `startChain` gives (nothing is deployed then). */
+  contracts?: {
+    assetTypeRegistry: string;
+    assetToken: string;
+    marketplace: string;
+    deployBlock: number;
+  };
   /**
    * The RPC URL(s) the deploy and the relayer use, given the node's own URL: a fault proxy in
    * front of it, or a comma-separated failover list (`RPC_URL`). `stack.rpcUrl` stays the
@@ -236,7 +243,9 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     await runMigrations(database);
 
     let contracts = { assetTypeRegistry: "", assetToken: "", marketplace: "", deployBlock: 0 };
-    if (savedDeployment !== undefined) {
+    if (options.contracts !== undefined) {
+      contracts = options.contracts;
+    } else if (savedDeployment !== undefined) {
       contracts = { ...savedDeployment.addresses, deployBlock: savedDeployment.blockNumber };
     } else if (deploy) {
       const { deployment } = await deployAll({

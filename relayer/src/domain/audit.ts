@@ -52,6 +52,9 @@ export const AUDIT_ACTIONS = {
   operatorTxAttempted: "operator_tx.attempted",
   operatorTxFailed: "operator_tx.failed",
   operatorTxUnconfirmed: "operator_tx.unconfirmed",
+  // `npm run backup` and `npm run restore` (docs/recovery.md): the file, the chain head, the rows.
+  backupTaken: "backup.taken",
+  backupRestored: "backup.restored",
 } as const;
 
 /** One of the actions recorded today. */

@@ -20,6 +20,8 @@ import { Sequencer, type SequencerOptions } from "./sequencer.js";
 import { WalletWakes } from "./wallet-wakes.js";
 import { TxStore, type TxRow } from "./tx-store.js";
 import { isGroupRow } from "./tx-rows.js";
+import { reconcileWithChain } from "./chain-reconciler.js";
+import { RecoveryGate } from "./recovery-gate.js";
 
 /** The indexer's cursor is read at most this often by one process (`isIndexed`). */
 const CURSOR_REREAD_MS = 200;
@@ -70,6 +72,8 @@ export class Engine {
   readonly head: HeadReads;
   /** Writes whose checked records are running here (`unrecorded-writes.ts`). */
   readonly unrecorded = new UnrecordedWrites();
+  /** Whether a wallet still waits for its reconciliation with the chain after a restore. */
+  readonly recovery: RecoveryGate;
   readonly owner: string;
   readonly #deps: EngineDeps;
   /** Synchronous writes waiting for their rows, woken by row id (`final-waiters.ts`). */
@@ -77,6 +81,9 @@ export class Engine {
   readonly #wakes: WalletWakes;
   readonly #purgeMs: number;
   #purgeTimer: NodeJS.Timeout | undefined;
+  #stopped = true;
+  /** The background retries of a reconciliation that failed at `start`. */
+  #reconciling: Promise<void> | undefined;
   #notifierStarted: Promise<void> | undefined;
   #cursorRead: Promise<void> | undefined;
   #cursorReadAt = Number.NEGATIVE_INFINITY;
@@ -88,6 +95,7 @@ export class Engine {
     this.fees = new FeeOracle(this.rpc);
     this.reader = new ChainReader(this.rpc, deps.contracts);
     this.store = new TxStore(deps.database);
+    this.recovery = new RecoveryGate(deps.database);
     const logger = deps.logger.child({ component: "engine" });
     const connectionString = (deps.database.pool.options as { connectionString?: string })
       .connectionString;
@@ -161,7 +169,25 @@ export class Engine {
     await this.#startNotifier();
     this.blocks.start();
     if (!options.sequencer) return;
-    this.sequencer.start();
+    // After a restore (or with a wallet's nonce on chain ahead of its rows): the rows agree with
+    // the chain before anything is sent (docs/recovery.md "After a restore"). A node or database
+    // that fails it now: tried again every second in the background, the sequencer started
+    // only once it is done (nothing could be sent meanwhile anyway).
+    this.#stopped = false;
+    if (await this.#reconcile()) {
+      this.sequencer.start();
+    } else {
+      this.#reconciling = (async () => {
+        while (!this.#stopped) {
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+          if (this.#stopped) return;
+          if (await this.#reconcile()) {
+            this.sequencer.start();
+            return;
+          }
+        }
+      })();
+    }
     this.#purgeTimer ??= setInterval(() => {
       void this.store
         .purgeExpiredIdempotencyKeys()
@@ -170,6 +196,27 @@ export class Engine {
         })
         .catch((err: unknown) => this.#deps.logger.warn({ err }, "idempotency key purge failed"));
     }, this.#purgeMs);
+  }
+
+  /** One reconciliation with the chain; false (logged) when it failed. */
+  async #reconcile(): Promise<boolean> {
+    try {
+      await reconcileWithChain({
+        database: this.#deps.database,
+        rpc: this.rpc,
+        contracts: this.#deps.contracts,
+        logger: this.#deps.logger.child({ component: "reconciler" }),
+        confirmations: this.#deps.confirmations,
+        gate: this.recovery,
+      });
+      return true;
+    } catch (err) {
+      this.#deps.logger.warn(
+        { err },
+        "reconciling custodial wallets with the chain failed; nothing is sent until it is done (retrying)",
+      );
+      return false;
+    }
   }
 
   #startNotifier(): Promise<void> {
@@ -286,6 +333,9 @@ export class Engine {
   }
 
   async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#reconciling;
+    this.#reconciling = undefined;
     if (this.#purgeTimer !== undefined) clearInterval(this.#purgeTimer);
     this.#purgeTimer = undefined;
     await this.sequencer.stop();

@@ -19,6 +19,7 @@ import {
 } from "./decisions.js";
 import type { EngineContext } from "./engine-context.js";
 import { feeCapOf } from "./fee-policy.js";
+import { untaggedCallData } from "./write-tag.js";
 import { rebroadcast, reprice } from "./repricer.js";
 import type { WalletState } from "./wallet-book.js";
 
@@ -283,7 +284,8 @@ export async function finaliseReceipts(
       continue;
     }
     const ok = summary.status === 1;
-    const shape = { kind: row.kind, to: row.toAddress, data: row.data };
+    // The gas book's shapes are of the call, without the write's tag (as the executor asks).
+    const shape = { kind: row.kind, to: row.toAddress, data: untaggedCallData(row.data) };
     if (ok) e.d.gas.learn(shape, BigInt(summary.gasUsed));
     else if (
       ranOutOfGas(summary.status, BigInt(summary.gasUsed), nullableBigInt(row.gasLimit)) &&

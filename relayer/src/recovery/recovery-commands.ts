@@ -24,6 +24,11 @@ import { loadDeployment, parseDeployment } from "../../../deploy/deployment-file
 import { rpcRequest } from "../../../deploy/rpc.js";
 import { parseEnv, TARGET_CHAIN_ID } from "../config.js";
 import { runMigrations } from "../db/migrate.js";
+import { appendAudit, SYSTEM_ORIGIN } from "../audit/audit-writer.js";
+import { AUDIT_ACTIONS } from "../domain/audit.js";
+import { RpcClient } from "../chain/rpc/rpc-client.js";
+import { reindexReadModel, type ReindexProgress } from "../indexer/reindex.js";
+import { createLogger } from "../logger.js";
 import { ConfigError } from "../errors.js";
 import { openCliDatabase } from "../infra/cli-database.js";
 import { readDevSecrets } from "../infra/dev-secrets.js";
@@ -157,6 +162,19 @@ async function backup(io: CommandIo): Promise<void> {
     mkdirSync(path.dirname(path.resolve(values.out)), { recursive: true });
     writeFileSync(values.out, file, { mode: 0o600, flag: "wx" });
     const rows = snapshot.tables.reduce((sum, t) => sum + t.rows, 0);
+    // Audited once the file is written (after the snapshot: the next backup holds this row).
+    await appendAudit(cli.database.db, SYSTEM_ORIGIN, {
+      orgId: null,
+      action: AUDIT_ACTIONS.backupTaken,
+      target: path.basename(values.out),
+      changes: {
+        rows,
+        tables: snapshot.tables.length,
+        bytes: file.length,
+        sealing: sealing.kind,
+        chainHead: head === null ? null : head.number,
+      },
+    });
     io.print(
       `Wrote ${values.out}: ${rows} rows of ${snapshot.tables.length} tables, ${megabytes(file.length)}, ` +
         `${sealing.kind === "age" ? `sealed to ${to.length} age recipient(s)` : `sealed under master key ${masterKeyId(place.masterKey)}`}, ` +
@@ -268,10 +286,33 @@ async function restore(io: CommandIo): Promise<void> {
       );
       const started = Date.now();
       let rows = 0;
+      // Every custodial wallet is reconciled with the chain from the backup's head before the
+      // service takes its writes (engine/chain-reconciler.ts): listed in the same transaction.
+      const reconcileFrom = header.chainHead?.number ?? Number(header.deployment.blockNumber ?? 0);
       await restoreSnapshot(client, payload, {
         progress: (table, n) => {
           rows += n;
           io.print(`  ${table}: ${n} rows (${rows} so far)`);
+        },
+        finish: async (tx) => {
+          await tx.query(`DELETE FROM chain_reconciliations`);
+          await tx.query(
+            `INSERT INTO chain_reconciliations (wallet_id, from_block, reason)
+             SELECT id, $1, 'restore' FROM wallets`,
+            [reconcileFrom],
+          );
+          // Appended to the restored log (its chain goes on from the backup's last row), last.
+          await appendAudit(tx as pg.PoolClient, SYSTEM_ORIGIN, {
+            orgId: null,
+            action: AUDIT_ACTIONS.backupRestored,
+            target: path.basename(name),
+            changes: {
+              takenAt: header.createdAt,
+              chainHead: header.chainHead?.number ?? null,
+              rows,
+              force: values.force === true,
+            },
+          });
         },
       });
       if (!existsSync(place.deploymentFile)) {
@@ -283,15 +324,13 @@ async function restore(io: CommandIo): Promise<void> {
       const ahead = await walletsAhead(client, place.rpcUrl);
       if (ahead.length > 0) {
         const sent = ahead.reduce((sum, w) => sum + w.unknown, 0);
-        io.printError(
-          `warning: ${ahead.length} wallet(s) sent ${sent} transaction(s) after this backup that the restored database does not know ` +
+        io.print(
+          `${ahead.length} wallet(s) sent ${sent} transaction(s) after this backup ` +
             `(${ahead
               .slice(0, 5)
               .map((w) => `${w.address}: ${w.unknown}`)
-              .join(
-                ", ",
-              )}${ahead.length > 5 ? ", …" : ""}). Their writes are not rebuilt from the chain yet: a client ` +
-            `retrying one with its Idempotency-Key gets it done again (docs/recovery.md).`,
+              .join(", ")}${ahead.length > 5 ? ", …" : ""}): their writes are rebuilt from the ` +
+            `chain when the service starts, before it takes writes (docs/recovery.md).`,
         );
       } else {
         io.print("Every custodial wallet's nonce on chain matches the restored rows.");
@@ -366,4 +405,63 @@ export function backupCommand(io: CommandIo): Promise<number> {
 /** `npm run restore -- FILE [--force]`; the exit code. */
 export function restoreCommand(io: CommandIo): Promise<number> {
   return run(io, restore, "restore");
+}
+
+/**
+ * `npm run reindex`: rebuilds every indexed table from the deployment block while the service
+ * runs (`indexer/reindex.ts`), printing the progress (a bar, blocks per second) once a second.
+ */
+async function reindex(io: CommandIo): Promise<void> {
+  parseArgs({ args: [...io.argv], options: {}, allowPositionals: false, strict: true });
+  const place = await where(io.env);
+  let deployment;
+  try {
+    deployment = await loadDeployment(place.deploymentFile);
+  } catch (cause) {
+    throw new ConfigError(`No usable deployment record at ${place.deploymentFile}`, { cause });
+  }
+  const contracts = { ...deployment.addresses, deployBlock: deployment.blockNumber };
+  const cli = await openCliDatabase(io.env);
+  const rpc = new RpcClient(place.rpcUrl);
+  try {
+    const connectionString = (cli.database.pool.options as { connectionString?: string })
+      .connectionString!;
+    io.print(
+      `Rebuilding the read model of ${cli.where} from block ${contracts.deployBlock} (reads answer from the current tables until the new ones catch up)`,
+    );
+    const report = await reindexReadModel({
+      database: cli.database,
+      connectionString,
+      rpc,
+      contracts,
+      logger: createLogger({ level: "warn", base: { service: "reindex" } }),
+      progress: (p) => io.print(progressLine(p)),
+    });
+    const rows = Object.entries(report.rows)
+      .filter(([, n]) => n > 0)
+      .map(([t, n]) => `${t} ${n}`)
+      .join(", ");
+    io.print(
+      `Rebuilt ${report.blocks} blocks in ${report.seconds.toFixed(1)} s ` +
+        `(${Math.round(report.blocks / Math.max(report.seconds, 0.001))} blocks/s); swapped in at block ${report.swappedAt}: ${rows}`,
+    );
+  } finally {
+    await cli.close();
+  }
+}
+
+/** `[#####.....]  42% block 4200 of 10000, 1234 blocks/s`. */
+function progressLine(p: ReindexProgress): string {
+  const span = Math.max(1, p.head - p.deployBlock);
+  const share = Math.min(1, Math.max(0, (p.block - p.deployBlock) / span));
+  const width = 30;
+  const done = Math.round(share * width);
+  return `  [${"#".repeat(done)}${".".repeat(width - done)}] ${Math.round(share * 100)
+    .toString()
+    .padStart(3)}% block ${p.block} of ${p.head}, ${Math.round(p.blocksPerSecond)} blocks/s`;
+}
+
+/** `npm run reindex`; the exit code. */
+export function reindexCommand(io: CommandIo): Promise<number> {
+  return run(io, reindex, "reindex");
 }

@@ -166,7 +166,11 @@ export async function countRows(client: pg.ClientBase): Promise<TableCount[]> {
 export async function restoreSnapshot(
   client: pg.ClientBase,
   payload: Buffer,
-  options: { progress: (table: string, rows: number) => void },
+  options: {
+    progress: (table: string, rows: number) => void;
+    /** Run in the restore's transaction, after the rows and before the commit. */
+    finish?: (client: pg.ClientBase) => Promise<void>;
+  },
 ): Promise<TableCount[]> {
   const lines = payload.toString("utf8").split("\n");
   let at = 0;
@@ -217,6 +221,7 @@ export async function restoreSnapshot(
       restored.push({ name: item.table, rows: item.rows });
       options.progress(item.table, item.rows);
     }
+    await options.finish?.(client);
     await client.query("COMMIT");
     return restored;
   } catch (error) {

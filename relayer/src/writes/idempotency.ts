@@ -1,7 +1,8 @@
 import { createHmac } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../db/client.js";
-import { idempotencyKeys } from "../db/schema/index.js";
+import { idempotencyKeys, recoveredIdempotencyKeys } from "../db/schema/index.js";
+import { KEY_TAG_HEX } from "../engine/write-tag.js";
 import { ConflictError, ValidationError } from "../errors.js";
 import { canonicalJson } from "../shared/canonical-json.js";
 import { WRITE_LIMITS } from "./limits.js";
@@ -95,5 +96,69 @@ export async function findIdempotent(
     );
   if (row === undefined) return undefined;
   if (!accepted.includes(row.requestHash)) throw new ConflictError(IDEMPOTENCY_CONFLICT);
+  return row.transactionId;
+}
+
+/** The HMAC key of idempotency key tags, derived from the master key. */
+function keyTagKey(masterKey: string): Buffer {
+  return createHmac("sha256", Buffer.from(masterKey, "hex"))
+    .update("rwa-idempotency-key-tag-v1")
+    .digest();
+}
+
+/**
+ * What a write's tag on chain carries of its `Idempotency-Key` (`engine/write-tag.ts`): the first
+ * 12 bytes of an HMAC of the organization and the key, under a key derived from the master key
+ * (a client's keys are not readable on chain, and cannot be tested offline without the master
+ * key). Hex.
+ */
+export function idempotencyKeyTag(orgId: string, key: string, masterKey: string): string {
+  return createHmac("sha256", keyTagKey(masterKey))
+    .update(orgId)
+    .update("\n")
+    .update(key)
+    .digest("hex")
+    .slice(0, KEY_TAG_HEX);
+}
+
+/** The key tags a retry of `key` may match: under the master key, and the previous one while rotating. */
+export function idempotencyKeyTags(
+  orgId: string,
+  key: string,
+  keys: { masterKey: string; masterKeyPrevious?: string | undefined },
+): string[] {
+  const tags = [idempotencyKeyTag(orgId, key, keys.masterKey)];
+  if (keys.masterKeyPrevious !== undefined)
+    tags.push(idempotencyKeyTag(orgId, key, keys.masterKeyPrevious));
+  return tags;
+}
+
+/**
+ * The write an idempotency record rebuilt from the chain names for `key`
+ * (`recovered_idempotency_keys`, written by `engine/chain-reconciler.ts` after a restore), if
+ * any. The record holds the first bytes of the request hash: a retry with another body is 409.
+ *
+ * @throws ConflictError when the recovered write was made with another body
+ */
+export async function findRecoveredIdempotent(
+  database: Database,
+  orgId: string,
+  keyTags: readonly string[],
+  accepted: readonly string[],
+): Promise<string | undefined> {
+  const [row] = await database.db
+    .select()
+    .from(recoveredIdempotencyKeys)
+    .where(
+      and(
+        eq(recoveredIdempotencyKeys.orgId, orgId),
+        inArray(recoveredIdempotencyKeys.keyTag, [...keyTags]),
+        sql`${recoveredIdempotencyKeys.expiresAt} > now()`,
+      ),
+    )
+    .limit(1);
+  if (row === undefined) return undefined;
+  if (!accepted.some((hash) => hash.startsWith(row.requestTag)))
+    throw new ConflictError(IDEMPOTENCY_CONFLICT);
   return row.transactionId;
 }

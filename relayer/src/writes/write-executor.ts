@@ -28,8 +28,14 @@ import {
   type PolicyQuestion,
 } from "../policy/policy-check.js";
 import { formatCoinShort } from "../shared/coin-amount.js";
-import { findIdempotent, requestHashes } from "./idempotency.js";
+import { tagCallData, type WriteTag } from "../engine/write-tag.js";
 import { DEFAULT_WRITE_ADMISSION } from "./admission.js";
+import {
+  findIdempotent,
+  findRecoveredIdempotent,
+  idempotencyKeyTags,
+  requestHashes,
+} from "./idempotency.js";
 import { WRITE_LIMITS } from "./limits.js";
 import type { RegisteredWriteKind } from "./kinds/index.js";
 import type { AnyWriteKind, PreparedCall } from "./kinds/write-kind.js";
@@ -115,6 +121,19 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
         ticket?.release();
         return await outcomeOf(ctx, existing, request.respondAsync);
       }
+      // After a restore: a write mined after the backup, rebuilt from its tag on chain.
+      if (await ctx.engine.recovery.recoveredKeys()) {
+        const recovered = await findRecoveredIdempotent(
+          ctx.database,
+          request.orgId,
+          idempotencyKeyTags(request.orgId, request.idempotencyKey, ctx.config),
+          accepted,
+        );
+        if (recovered !== undefined) {
+          ticket?.release();
+          return await outcomeOf(ctx, recovered, request.respondAsync);
+        }
+      }
     }
     if (request.approved === undefined) {
       const held = await holdIfRuled(ctx, request);
@@ -144,6 +163,8 @@ async function checkAndRecord(
   // asked for while the write is prepared against it: one wait instead of three.
   const wallet = await engine.store.walletOf(request.orgId);
   if (wallet === undefined) throw new NotFoundError("Wallet not found");
+  // After a restore, nothing is recorded for a wallet until its rows agree with the chain.
+  await engine.recovery.ensureReconciled(wallet.id);
   const question = policyQuestionOf(request);
   const policyChecked = policyApplies(question)
     ? precheckWrite(ctx.database, request.orgId, question)
@@ -199,7 +220,11 @@ async function checkAndRecord(
     need += calls[i]!.value + limit * feeCap;
     return e.limit ?? (e.gas === undefined ? undefined : limit);
   });
-  const rows = writeRows(request, wallet, hash, feeCap, calls, estimates, gasLimits);
+  const keyTag =
+    request.idempotencyKey === undefined
+      ? undefined
+      : idempotencyKeyTags(request.orgId, request.idempotencyKey, ctx.config)[0];
+  const rows = writeRows(request, wallet, hash, keyTag, feeCap, calls, estimates, gasLimits);
   const claim =
     request.idempotencyKey === undefined
       ? undefined
@@ -339,11 +364,16 @@ function alongsideOf(
   };
 }
 
-/** The rows of a write: its root, and a batch's items after it (items a revert failed, failed). */
+/**
+ * The rows of a write: its root, and a batch's items after it (items a revert failed, failed).
+ * Each call's data carries the write's tag (`engine/write-tag.ts`): its id, kind, a batch item's
+ * parent, and the keyed hash of its `Idempotency-Key`.
+ */
 function writeRows(
   request: WriteRequest,
   wallet: OrgWallet,
   hash: string,
+  keyTag: string | undefined,
   feeCap: bigint,
   calls: readonly PreparedCall[],
   estimates: ReadonlyArray<{ revert?: string }>,
@@ -365,6 +395,8 @@ function writeRows(
   };
   // The key is told in the write's outcome event (`engine/outcome-events.ts`): on its root row.
   const idempotencyKey = request.idempotencyKey ?? null;
+  const key: Pick<WriteTag, "key"> =
+    keyTag === undefined ? {} : { key: { keyTag, requestTag: hash.slice(0, 8) } };
   if (request.kind.kind !== "batch-issue") {
     const call = calls[0]!;
     return [
@@ -374,7 +406,7 @@ function writeRows(
         idempotencyKey,
         kind: request.kind.kind,
         toAddress: call.to,
-        data: call.data,
+        data: tagCallData(call.data, { kind: request.kind.kind, id: rootId, ...key }),
         value: call.value.toString(),
         gasLimit: gasLimits[0]?.toString() ?? null,
         context: call.context,
@@ -392,14 +424,20 @@ function writeRows(
   ];
   calls.forEach((call, index) => {
     const revert = estimates[index]!.revert;
+    const id = newTxId();
     rows.push({
       ...base,
-      id: newTxId(),
+      id,
       parentId: rootId,
       itemIndex: index,
       kind: "issue-asset",
       toAddress: call.to,
-      data: call.data,
+      data: tagCallData(call.data, {
+        kind: "issue-asset",
+        id,
+        parent: { id: rootId, index },
+        ...key,
+      }),
       value: call.value.toString(),
       gasLimit: gasLimits[index]?.toString() ?? null,
       context: call.context,

@@ -7,6 +7,8 @@ import { after, before, describe, it } from "node:test";
 import { generateIdentity, identityToRecipient } from "age-encryption";
 import pg from "pg";
 import { backupCommand, restoreCommand } from "../../../relayer/src/recovery/recovery-commands.js";
+import { verifyAuditChain } from "../../../relayer/src/audit/verify-chain.js";
+import { findFreePort, startAnvil } from "../../../deploy/local-chain.js";
 import { deployedChainState, writeDeploymentRecord } from "../../support/chain-state.js";
 import { createTestDatabase, type TestDatabase } from "../../support/postgres.js";
 import type { TestOrg } from "../../support/stack.js";
@@ -59,6 +61,35 @@ describe("backup and restore", { timeout: 180_000 }, () => {
     } finally {
       await client.end();
     }
+  }
+
+  /**
+   * `contents` of a restored database, whose restore also listed every custodial wallet for its
+   * reconciliation with the chain from the backup's head (`chain_reconciliations`): checked, and
+   * left out so that the rest compares with the source.
+   */
+  async function restoredContents(url: string, file: string): Promise<Record<string, string[]>> {
+    const all = await contents(url);
+    const bytes = readFileSync(file);
+    const header = JSON.parse(bytes.subarray(0, bytes.indexOf(0x0a)).toString("utf8"));
+    const listed = (all.chain_reconciliations ?? []).map((j) => JSON.parse(j));
+    const wallets = (all.wallets ?? []).map((j) => (JSON.parse(j) as { id: string }).id).sort();
+    assert.deepEqual(listed.map((r: { wallet_id: string }) => r.wallet_id).sort(), wallets);
+    for (const r of listed) {
+      assert.equal(r.from_block, header.chainHead.number);
+      assert.equal(r.reason, "restore");
+    }
+    return withoutAudit({ ...all, chain_reconciliations: [] });
+  }
+
+  /**
+   * `contents` without the audit log: a backup appends its `backup.taken` row to the source after
+   * its snapshot, and a restore its `backup.restored` row to the rows it restored (checked in
+   * their own test).
+   */
+  function withoutAudit(all: Record<string, string[]>): Record<string, string[]> {
+    const { audit_log: _log, audit_chain_head: _head, ...rest } = all;
+    return rest;
   }
 
   async function emptyDatabase(): Promise<TestDatabase> {
@@ -116,9 +147,9 @@ describe("backup and restore", { timeout: 180_000 }, () => {
     const target = await emptyDatabase();
     const restored = await run(restoreCommand, [file], { DATABASE_URL: target.url });
     assert.equal(restored.code, 0, restored.err);
-    const before = await contents(stack.testDatabase.url);
+    const before = withoutAudit(await contents(stack.testDatabase.url));
     assert.ok((before.assets ?? []).length >= 3, "the source holds the issued assets");
-    assert.deepEqual(await contents(target.url), before);
+    assert.deepEqual(await restoredContents(target.url, file), before);
 
     // A database with rows is not restored over, unless told --force.
     const refused = await run(restoreCommand, [file], { DATABASE_URL: target.url });
@@ -126,7 +157,7 @@ describe("backup and restore", { timeout: 180_000 }, () => {
     assert.match(refused.err, /holds \d+ rows \(.*assets 3.*\): not restored over \(add --force/);
     const forced = await run(restoreCommand, [file, "--force"], { DATABASE_URL: target.url });
     assert.equal(forced.code, 0, forced.err);
-    assert.deepEqual(await contents(target.url), before);
+    assert.deepEqual(await restoredContents(target.url, file), before);
   });
 
   it("refuses a truncated, tampered or foreign backup, saying which, and writes nothing", async () => {
@@ -222,10 +253,13 @@ describe("backup and restore", { timeout: 180_000 }, () => {
       BACKUP_IDENTITY: identityFile,
     });
     assert.equal(right.code, 0, right.err);
-    assert.deepEqual(await contents(target.url), await contents(stack.testDatabase.url));
+    assert.deepEqual(
+      await restoredContents(target.url, file),
+      withoutAudit(await contents(stack.testDatabase.url)),
+    );
   });
 
-  it("warns when a wallet sent transactions after the backup that the restored rows do not know", async () => {
+  it("says when a wallet sent transactions after the backup that the restored rows do not know", async () => {
     const file = path.join(dir, "behind.backup");
     assert.equal((await run(backupCommand, ["--out", file])).code, 0);
     const target = await emptyDatabase();
@@ -241,12 +275,105 @@ describe("backup and restore", { timeout: 180_000 }, () => {
     const restored = await run(restoreCommand, [file], { DATABASE_URL: after.url });
     assert.equal(restored.code, 0, restored.err);
     assert.match(
-      restored.err,
+      restored.out,
       new RegExp(
-        `1 wallet\\(s\\) sent 1 transaction\\(s\\) after this backup .*${signer.address}: 1`,
+        `1 wallet\\(s\\) sent 1 transaction\\(s\\) after this backup .*${signer.address}: 1.*rebuilt from the chain when the service starts`,
         "i",
       ),
     );
+  });
+
+  it("refuses a backup from another chain, saying so, and writes nothing", async () => {
+    const file = path.join(dir, "chain.backup");
+    assert.equal((await run(backupCommand, ["--out", file])).code, 0);
+    const other = await startAnvil({
+      port: await findFreePort(),
+      chainId: 31337,
+      reuseExisting: false,
+    });
+    try {
+      const target = await emptyDatabase();
+      const result = await run(restoreCommand, [file], {
+        DATABASE_URL: target.url,
+        RPC_URL: other.rpcUrl,
+      });
+      assert.equal(result.code, 1, result.err);
+      assert.match(result.err, /chain\.backup is from chain 1236; the node at .* is chain 31337/);
+      const client = new pg.Client({ connectionString: target.url });
+      await client.connect();
+      const tables = await client.query(`SELECT 1 FROM pg_tables WHERE schemaname = 'public'`);
+      await client.end();
+      assert.equal(tables.rowCount, 0, "nothing written");
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it("a restore interrupted half-way leaves no row, and runs again", async () => {
+    const file = path.join(dir, "interrupted.backup");
+    assert.equal((await run(backupCommand, ["--out", file])).code, 0);
+    const target = await emptyDatabase();
+    // Interrupted after its first table (as a process killed then: its transaction never commits).
+    let tables = 0;
+    await assert.rejects(
+      restoreCommand({
+        argv: [file],
+        env: { ...env, DATABASE_URL: target.url },
+        print: (line) => {
+          if (/^ {2}\w+: \d+ rows/.test(line) && ++tables === 2) throw new Error("interrupted");
+        },
+        printError: () => undefined,
+      }),
+      /interrupted/,
+    );
+    assert.equal(tables, 2, "interrupted half-way");
+    // Run again, without --force: the first run left no row behind.
+    const again = await run(restoreCommand, [file], { DATABASE_URL: target.url });
+    assert.equal(again.code, 0, again.err);
+    assert.deepEqual(
+      await restoredContents(target.url, file),
+      withoutAudit(await contents(stack.testDatabase.url)),
+    );
+  });
+
+  it("writes backups and restores to the audit log, whose chain stays intact", async () => {
+    const file = path.join(dir, "audited.backup");
+    assert.equal((await run(backupCommand, ["--out", file])).code, 0);
+    const last = async (url: string) => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return (
+          await client.query<{
+            action: string;
+            target: string;
+            actor: string;
+            changes: Record<string, unknown>;
+          }>(`SELECT action, target, actor, changes FROM audit_log ORDER BY id DESC LIMIT 1`)
+        ).rows[0];
+      } finally {
+        await client.end();
+      }
+    };
+    const taken = await last(stack.testDatabase.url);
+    assert.equal(taken?.action, "backup.taken");
+    assert.equal(taken?.target, "audited.backup");
+    assert.equal(taken?.actor, "system");
+    assert.equal(taken?.changes.sealing, "master-key");
+    assert.equal((await verifyAuditChain(stack.database.pool)).intact, true);
+
+    const target = await emptyDatabase();
+    assert.equal((await run(restoreCommand, [file], { DATABASE_URL: target.url })).code, 0);
+    const restored = await last(target.url);
+    assert.equal(restored?.action, "backup.restored");
+    assert.equal(restored?.target, "audited.backup");
+    assert.equal(typeof restored?.changes.rows, "number");
+    const pool = new pg.Pool({ connectionString: target.url });
+    try {
+      assert.equal((await verifyAuditChain(pool)).intact, true);
+    } finally {
+      await pool.end();
+    }
   });
 
   it("answers bad arguments with what is wrong", async () => {

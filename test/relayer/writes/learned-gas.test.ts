@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import type { TestOrg } from "../../support/stack.js";
 import type { RpcFaultProxy } from "../../support/rpc-fault-proxy.js";
 import { assetBody, startWriteStackBehindProxy, type ProxiedWriteStack } from "./helpers.js";
+import { untaggedCallData } from "../../../relayer/src/engine/write-tag.js";
 
 // Gas learned from receipts (relayer/src/engine/gas-book.ts), against a real anvil and PostgreSQL.
 // The relayer talks to anvil through the fault proxy, which here only counts what it forwards.
@@ -64,7 +65,12 @@ describe("gas learned from receipts (anvil + PostgreSQL)", () => {
   it("a learned limit that runs out of gas is estimated again and sent once more: one token", async () => {
     const seed = await issue({ name: "Seed" });
     const seedRow = await rowOf(seed.headers.get("x-transaction-id")!);
-    const shape = { kind: seedRow.kind, to: seedRow.to_address, data: seedRow.data };
+    // The book's shapes are of the call, without the write's tag (engine/write-tag.ts).
+    const shape = {
+      kind: seedRow.kind,
+      to: seedRow.to_address,
+      data: untaggedCallData(seedRow.data),
+    };
     // Teach the book a figure far too low for this shape (as if the contract got dearer).
     stack.ctx.engine.gas.forget(shape);
     stack.ctx.engine.gas.learn(shape, 30_000n);
