@@ -402,6 +402,8 @@ export async function sendSpeedUps(
   const quote = await e.d.fees.quote();
   for (const row of raised) {
     state.capLogged.delete(row.id);
+    // A fresh start for the block count too (`STUCK_AFTER_BLOCKS`): the cap was just raised.
+    state.openSince.set(row.id, e.d.blocks.head);
     await reprice(e, state, row, sign, quote, true);
   }
 }
