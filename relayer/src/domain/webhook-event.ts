@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { STUCK_REASONS, STUCK_REASONS_TEXT } from "./transaction.js";
+import { STUCK_REASONS, STUCK_REASONS_TEXT } from "./transaction.ts";
 
 /**
  * The webhook events (docs/webhooks.md), declared once: each kind with its text and the schema of
