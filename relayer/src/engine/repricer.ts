@@ -250,7 +250,9 @@ function cancelCap(row: TxRow, ceiling: bigint | undefined): bigint {
  * self-transfer was mined, or as it would have when the original was (`settler.ts`). Sent once
  * per write: then re-broadcast and re-priced as the write's newest attempt. A cancel that
  * cannot be priced (no room under the ceiling, a chain without fees) or that the node refuses
- * is noted on the row (`lastError`) and the write goes on.
+ * for good is noted on the row (`lastError`) and the write goes on; one the pool refuses as
+ * underpriced (a quote read before a spike, a pool wanting more) is noted on its attempt and
+ * signed again once the quote prices it higher.
  */
 export async function sendCancels(
   e: EngineContext,
@@ -265,7 +267,9 @@ export async function sendCancels(
     (r) =>
       isSentRow(r) &&
       (r.cancelRequestedAt !== null || overdue(r)) &&
-      !r.attempts.some((a) => a.cancel === true) &&
+      // A self-transfer that may be mined is out already (re-broadcast and re-priced as the
+      // write's newest attempt); one the node refused as underpriced is tried again below.
+      !r.attempts.some((a) => a.cancel === true && isLiveAttempt(a)) &&
       // Tried already and noted (no room to outbid, refused by the node): not again. A transient
       // note (`RPC unavailable`) does not hold a cancel back.
       !isCancelNote(r.lastError),
@@ -283,6 +287,10 @@ export async function sendCancels(
       unpriced.push(row);
       continue;
     }
+    // Refused as underpriced before (the pool wanted more, or the quote it was priced at was a
+    // block old): again only at a higher price than that one.
+    const refused = row.attempts.filter((a) => a.cancel === true && !isLiveAttempt(a)).at(-1);
+    if (refused !== undefined && fees.maxFeePerGas <= BigInt(refused.maxFeePerGas)) continue;
     const signed = await sign(cancelTx(row, row.nonce, fees, e.d.chainId));
     const attempt: TxAttempt = {
       ...attemptOf(signed, fees, row.nonce),
@@ -323,8 +331,24 @@ export async function sendCancels(
   );
   for (const [i, { row, attempt }] of toSend.entries()) {
     const verdict = verdicts[i]!;
-    if (verdict.kind !== "refused" && verdict.kind !== "underpriced") continue;
-    const reason = verdict.kind === "refused" ? verdict.reason : "replacement underpriced";
+    if (verdict.kind === "underpriced") {
+      // Not in the pool: noted on the attempt, and tried again at a higher price (above).
+      e.d.logger.warn(
+        { txId: row.id, nonce: row.nonce, maxFeePerGas: attempt.maxFeePerGas },
+        "the cancelling self-transfer was refused as underpriced; it is tried again at a higher price",
+      );
+      await e.writes.refuseAttempt(row.id, attempt.hash, "replacement underpriced");
+      const current = state.rows.get(row.id) ?? row;
+      e.book.noteRow(state, {
+        ...current,
+        attempts: current.attempts.map((a) =>
+          a.hash === attempt.hash ? { ...a, refused: "replacement underpriced" } : a,
+        ),
+      });
+      continue;
+    }
+    if (verdict.kind !== "refused") continue;
+    const reason = verdict.reason;
     e.d.logger.warn(
       { txId: row.id, nonce: row.nonce, reason },
       "the cancelling self-transfer was refused; the write goes on",
