@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- <name>`: runs one benchmark by name (`writes`, `reads`, `webhooks`, `scale`,
- * `signers`, `rotation`, `recovery`, `soak`), or all of them in turn without a name (`soak` runs
- * 30 minutes: `BENCH_SOAK_MINUTES`). Each benchmark prints its own figures and ratios.
+ * `signers`, `rotation`, `recovery`, `cancel`, `soak`), or all of them in turn without a name
+ * (`soak` runs 30 minutes: `BENCH_SOAK_MINUTES`). Each benchmark prints its own figures and ratios.
  */
 const BENCHES: Record<string, () => Promise<void>> = {
   writes: async () => (await import("./writes.js")).runWritesBench(),
@@ -11,6 +11,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   signers: async () => (await import("./signers.js")).runSignersBench(),
   rotation: async () => (await import("./rotation.js")).runRotationBench(),
   recovery: async () => (await import("./recovery.js")).runRecoveryBench(),
+  cancel: async () => (await import("./cancel.js")).runCancelBench(),
   soak: async () => (await import("./long-run.js")).runLongRunBench(),
 };
 

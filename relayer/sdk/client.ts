@@ -94,6 +94,15 @@ export interface SpeedUpAccepted {
 export interface CancelAccepted {
   transactionId: string;
   status: "cancelling";
+  /**
+   * A batch already partly sent: what became of each item, in item order (`cancelled`: not
+   * sent, ended at once; `cancelling`: raced on its nonce; `too-late`: mined or final).
+   */
+  items?: Array<{
+    index: number;
+    status: TransactionStatus["status"];
+    cancel: "cancelled" | "cancelling" | "too-late";
+  }>;
 }
 
 const FINAL_STATES = new Set(["confirmed", "failed", "replaced", "cancelled", "expired"]);

@@ -54,6 +54,11 @@ export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;
  * warns when RPC_URL is set without it.
  */
 export const DEFAULT_CONFIRMATIONS = 0;
+/**
+ * Default STUCK_AFTER_BLOCKS: a write normally mined in the next block that is still out after
+ * 20 (20 s on 1 s blocks, past the first re-pricing at 15 s) is marked stuck.
+ */
+export const DEFAULT_STUCK_AFTER_BLOCKS = 20;
 /** Largest CONFIRMATIONS accepted: the indexer searches reorgs this deep (`maxReorgDepth`). */
 export const MAX_CONFIRMATIONS = 1_000;
 /** Default RPC_MAX_BATCH: the largest JSON-RPC batch sent to the node. */
@@ -134,6 +139,8 @@ export interface EnvSettings {
   ipfs: IpfsSettings;
   /** CONFIRMATIONS; undefined when unset (`resolveConfig` applies `DEFAULT_CONFIRMATIONS`). */
   confirmations: number | undefined;
+  /** STUCK_AFTER_BLOCKS: blocks a sent write may go unmined before it is marked stuck (0: never). */
+  stuckAfterBlocks: number | undefined;
   /** RPC_MAX_BATCH: the largest JSON-RPC batch sent to the node. */
   rpcMaxBatch: number;
   /**
@@ -341,6 +348,12 @@ const variables = {
     .transform(Number)
     .refine((n) => n <= MAX_CONFIRMATIONS, `must be at most ${MAX_CONFIRMATIONS}`)
     .optional(),
+  STUCK_AFTER_BLOCKS: z
+    .string()
+    .regex(/^\d+$/, "must be a whole number of blocks (0: never)")
+    .transform(Number)
+    .refine((n) => n <= 100_000, "must be at most 100000")
+    .optional(),
   RPC_MAX_BATCH: positiveInt(10_000).default(DEFAULT_RPC_MAX_BATCH),
   SYNC_WRITE_DEADLINE_SECONDS: positiveInt(600).default(30),
   WRITE_ACCEPT_CONCURRENCY: positiveInt(100_000).default(256),
@@ -453,6 +466,7 @@ export function parseEnv(
     maxFeePerGasWei: get("MAX_FEE_PER_GAS_GWEI"),
     ipfs: ipfsSettings(get("IPFS_API_URL"), get("IPFS_PINNING_SERVICE"), get("IPFS_PINNING_TOKEN")),
     confirmations: get("CONFIRMATIONS"),
+    stuckAfterBlocks: get("STUCK_AFTER_BLOCKS"),
     rpcMaxBatch: get("RPC_MAX_BATCH"),
     writeAdmission: {
       syncDeadlineMs: get("SYNC_WRITE_DEADLINE_SECONDS") * 1_000,
@@ -666,6 +680,7 @@ export function resolveConfig(settings: EnvSettings, devSecrets: DevSecrets = {}
     maxFeePerGasWei: settings.maxFeePerGasWei,
     ipfs: settings.ipfs,
     confirmations: settings.confirmations ?? DEFAULT_CONFIRMATIONS,
+    stuckAfterBlocks: settings.stuckAfterBlocks ?? DEFAULT_STUCK_AFTER_BLOCKS,
     rpcMaxBatch: settings.rpcMaxBatch,
     writeAdmission: settings.writeAdmission,
     webhookBackoffBaseMs: settings.webhookBackoffBaseMs,

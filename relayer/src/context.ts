@@ -78,6 +78,11 @@ export interface Config {
    * 0 = final as soon as seen (instant-finality QBFT/IBFT chains, the embedded anvil).
    */
   confirmations: number;
+  /**
+   * STUCK_AFTER_BLOCKS: blocks a sent write may go unmined before it is marked stuck
+   * (`not-mined`, or `nonce-gap` when a lower nonce holds it); 0 never. Absent: 20.
+   */
+  stuckAfterBlocks?: number;
   /** RPC_MAX_BATCH: the largest JSON-RPC batch sent to the node (default 100). */
   rpcMaxBatch: number;
   /** The accept path's bounds (`writes/admission.ts`); undefined: the defaults. */

@@ -119,6 +119,7 @@ export function createAppContext(options: CreateAppContextOptions): AppContext {
       chainId: config.chainId,
       maxFeePerGasWei: config.maxFeePerGasWei,
       confirmations: config.confirmations,
+      stuckAfterBlocks: config.stuckAfterBlocks,
     },
     { registry: metrics.registry, ...options.engine },
   );

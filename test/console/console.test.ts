@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
+import { DEFAULT_STUCK_AFTER_BLOCKS } from "../../relayer/src/config.js";
 import { ensureConsoleBuilt } from "../../relayer/src/console/build-console.js";
 import { startIndexer, type IndexerHandle } from "../../relayer/src/indexer/start-indexer.js";
 import {
@@ -749,6 +750,107 @@ describe("admin console in a browser", { timeout: 900_000 }, () => {
       await page.reload();
       await page.waitForLoadState("networkidle");
     }
+  });
+
+  it("a stuck write's timeline shows the stuck badge with its reason and since; Speed up re-sends it, Cancel races it out", async () => {
+    // Signed in by the earlier tests; alone (a name pattern), sign in here.
+    if (!(await context.cookies(stack.baseUrl)).some((c) => c.name === "rwa_session"))
+      await signIn(org.apiKey, "/wallet/");
+    const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
+      const res = await fetch(stack.rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+      });
+      const body = (await res.json()) as { result?: T; error?: { message: string } };
+      if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`);
+      return body.result as T;
+    };
+    type Status = {
+      status: string;
+      stuck: { since: string; reason: string } | null;
+      attempts: Array<{ hash: string; maxFeePerGas: string }>;
+    };
+    const read = async (id: string) =>
+      (await org.api<Status>("GET", `/api/v1/transactions/${id}`)).body;
+    const until = async (id: string, check: (s: Status) => boolean, what: string) => {
+      for (let i = 0; i < 300; i++) {
+        const status = await read(id);
+        if (check(status)) return status;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.fail(`${what}: ${JSON.stringify(await read(id))}`);
+    };
+    /**
+     * Blocks far too dear for the write (a hundred times its newest fee cap), as many as the
+     * engine's STUCK_AFTER_BLOCKS and one more: it marks the write `not-mined`.
+     */
+    const leaveOut = async (s: Status) => {
+      const cap = BigInt(s.attempts.at(-1)!.maxFeePerGas);
+      await rpc("anvil_setNextBlockBaseFeePerGas", [`0x${(cap * 100n).toString(16)}`]);
+      await rpc("anvil_mine", [`0x${(DEFAULT_STUCK_AFTER_BLOCKS + 1).toString(16)}`]);
+    };
+    // Enough coin for a speed-up priced in those blocks.
+    await rpc("anvil_setBalance", [org.walletAddress, `0x${(10n ** 22n).toString(16)}`]);
+    await rpc("evm_setAutomine", [false]);
+    let id = "";
+    try {
+      const accepted = await org.api<{ transactionId: string }>(
+        "POST",
+        "/api/v1/write/issue-asset",
+        {
+          body: { assetType: "Bond", name: "Stuck Bond", description: "left out of the blocks" },
+          headers: { prefer: "respond-async" },
+        },
+      );
+      assert.equal(accepted.status, 202, accepted.text);
+      id = accepted.body.transactionId;
+      await leaveOut(await until(id, (s) => s.status === "sent", "sent"));
+      const stuck = await until(id, (s) => s.stuck !== null, "marked stuck");
+      assert.equal(stuck.stuck!.reason, "not-mined");
+
+      await page.goto(url(`/transactions/detail/?id=${id}`));
+      const badge = page.getByTestId("tx-stuck-badge");
+      await badge.waitFor();
+      assert.equal(await badge.innerText(), "stuck: not-mined");
+      assert.match(
+        await page.getByTestId("tx-stuck-text").innerText(),
+        /^Stuck since .+: not mined after many blocks\.$/,
+      );
+      await shoot("transaction-stuck");
+
+      // Speed up: the cap raised to the current quote's, re-sent at once; no longer stuck.
+      const before = stuck.attempts.length;
+      await page.getByRole("button", { name: "Speed up" }).click();
+      await page.getByText("Speed-up sent: the write was re-sent with a higher fee cap.").waitFor();
+      const sped = await until(id, (s) => s.attempts.length > before, "re-sent");
+      assert.ok(
+        BigInt(sped.attempts.at(-1)!.maxFeePerGas) > BigInt(stuck.attempts.at(-1)!.maxFeePerGas),
+        "a higher fee",
+      );
+      assert.equal(sped.stuck, null, "the speed-up clears the mark");
+      await page.getByTestId("tx-stuck").waitFor({ state: "detached" });
+
+      // Left out again: stuck again; Cancel (two steps) races it with a self-transfer.
+      await leaveOut(sped);
+      await until(id, (s) => s.stuck !== null, "marked stuck again");
+      await badge.waitFor();
+      await page.getByRole("button", { name: "Cancel" }).click();
+      await page.getByRole("button", { name: "Yes, cancel it" }).click();
+      await page.getByText("Cancel sent: the chain decides which transaction is mined.").waitFor();
+      await until(id, (s) => s.attempts.length > sped.attempts.length, "the self-transfer");
+    } finally {
+      await rpc("anvil_setNextBlockBaseFeePerGas", ["0x3b9aca00"]);
+      await rpc("evm_mine");
+      await rpc("evm_setAutomine", [true]);
+    }
+    await until(id, (s) => s.status === "cancelled", "cancelled");
+    await page.getByTestId("tx-detail-status").getByText("cancelled").waitFor();
+    assert.match(
+      await page.getByTestId("tx-error").innerText(),
+      /^Cancelled: its nonce went to a zero-value self-transfer/,
+    );
+    assert.equal(await page.getByTestId("tx-stuck").count(), 0, "an ended write is not stuck");
   });
 
   it("signing out ends the session on the server", async () => {

@@ -52,6 +52,12 @@ export interface ProxyCounts {
   /** Batches received, and how many of them were refused. */
   batches: number;
   batchesRefused: number;
+  /**
+   * The most calls sent alone whose answer the proxy held back at the same moment (a `drop` or
+   * `forward-then-drop` rule, `alone: "hang"`): 1 for a client that sends them one after the
+   * other, more for one that sends them side by side.
+   */
+  peakHanging: number;
 }
 
 /**
@@ -263,6 +269,7 @@ export async function startRpcFaultProxy(
       return;
     }
     hanging.add(res);
+    counts.peakHanging = Math.max(counts.peakHanging, hanging.size);
     res.on("close", () => hanging.delete(res));
   };
 
@@ -308,6 +315,7 @@ export async function startRpcFaultProxy(
       forwarded: { ...counts.forwarded },
       batches: counts.batches,
       batchesRefused: counts.batchesRefused,
+      peakHanging: counts.peakHanging,
     }),
     forwarded: (method) => counts.forwarded[method] ?? 0,
     received: (method) => counts.received[method] ?? 0,
@@ -362,7 +370,7 @@ function planCall(
 }
 
 function emptyCounts(): ProxyCounts {
-  return { received: {}, forwarded: {}, batches: 0, batchesRefused: 0 };
+  return { received: {}, forwarded: {}, batches: 0, batchesRefused: 0, peakHanging: 0 };
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
   attemptToRebroadcast,
+  blockStuckReason,
   blockWhereNonceWasUsed,
   broadcastVerdict,
   confirmationVerdict,
@@ -215,6 +216,15 @@ describe("engine decisions: confirmations and re-broadcasts", () => {
       ],
     });
     assert.equal(pricedOut(refusedLow, 11n, 100n), false);
+  });
+
+  it("a write left out of STUCK_AFTER_BLOCKS blocks is not-mined when its nonce is next, nonce-gap when a lower one holds it", () => {
+    // nonce, the chain's count at latest, head when first seen out, head now, blocks allowed
+    assert.equal(blockStuckReason(5, 5, 100, 119, 20), undefined, "19 blocks: not yet");
+    assert.equal(blockStuckReason(5, 5, 100, 120, 20), "not-mined");
+    assert.equal(blockStuckReason(7, 5, 100, 120, 20), "nonce-gap");
+    assert.equal(blockStuckReason(4, 5, 100, 200, 20), undefined, "its nonce is used: settling");
+    assert.equal(blockStuckReason(5, 5, 100, 10_000, 0), undefined, "0 turns the rule off");
   });
 });
 

@@ -19,6 +19,22 @@ export const TRANSACTION_STATES = [
 export type TransactionState = (typeof TRANSACTION_STATES)[number];
 
 /**
+ * Why the engine marked a sent write stuck (`stuck.reason`, `transaction.stuck`): its fee cap is
+ * reached, it was not mined within `STUCK_AFTER_BLOCKS` blocks, or a lower nonce of its wallet
+ * is not mined so it cannot be.
+ */
+export const STUCK_REASONS = ["fee-cap", "not-mined", "nonce-gap"] as const;
+
+/** One of `STUCK_REASONS`. */
+export type StuckReason = (typeof STUCK_REASONS)[number];
+
+/** What each stuck reason means, for the API's schema and the event's. */
+export const STUCK_REASONS_TEXT =
+  "fee-cap: re-priced up to the fee cap it reserved and still not mined; not-mined: sent but " +
+  "not mined within STUCK_AFTER_BLOCKS blocks (its own nonce is next); nonce-gap: not mined " +
+  "within STUCK_AFTER_BLOCKS blocks because a lower nonce of its wallet is not mined yet";
+
+/**
  * One signed broadcast of a write, as the engine recorded it (`TxAttempt` in
  * relayer/src/engine/tx-lifecycle.ts): re-pricing adds an attempt with the same nonce and higher
  * fees. The signed bytes are left out: not secret, but large, and the hash names them.
@@ -122,14 +138,12 @@ export const transactionStatus = z.object({
   stuck: z
     .object({
       since: z.string().describe("ISO 8601: when the engine marked it"),
-      reason: z
-        .enum(["fee-cap"])
-        .describe("fee-cap: re-priced up to the fee cap it reserved and still not mined"),
+      reason: z.enum(STUCK_REASONS).describe(STUCK_REASONS_TEXT),
     })
     .nullable()
     .describe(
       "set while a sent write is stuck (`transaction.stuck` is sent once); null otherwise. " +
-        "Cancel it, or wait for the fees to fall",
+        "Cancel it, speed it up, or wait",
     ),
 });
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { STUCK_REASONS, STUCK_REASONS_TEXT } from "./transaction.ts";
 
 /**
  * The webhook events (docs/webhooks.md), declared once: each kind with its text and the schema of
@@ -198,12 +199,14 @@ const EVENTS = {
   "transaction.stuck": {
     description:
       "A sent write of the organization is stuck: re-priced up to the fee cap it reserved and " +
-      "still not mined (`reason: fee-cap`). Sent once per write; `GET /api/v1/transactions/{id}` " +
-      "shows `stuck`. Cancel it (`POST /api/v1/transactions/{id}/cancel`) or wait for the fees " +
-      "to fall. `txHash` and `blockNumber` are null; `timestamp` is when it was marked.",
+      "still not mined (`reason: fee-cap`), not mined within STUCK_AFTER_BLOCKS blocks " +
+      "(`not-mined`), or held by a lower nonce of its wallet that is not mined (`nonce-gap`). " +
+      "Sent once per write; `GET /api/v1/transactions/{id}` shows `stuck`. Cancel it " +
+      "(`POST /api/v1/transactions/{id}/cancel`), speed it up, or wait. `txHash` and " +
+      "`blockNumber` are null; `timestamp` is when it was marked.",
     data: transactionOutcome.extend({
       status: z.literal("sent"),
-      reason: z.literal("fee-cap"),
+      reason: z.enum(STUCK_REASONS).describe(STUCK_REASONS_TEXT),
       since: z.string().describe("ISO 8601"),
     }),
   },

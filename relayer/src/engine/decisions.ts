@@ -231,6 +231,29 @@ export function pricedOut(row: TxRow, baseFee: bigint | undefined, cap: bigint):
 }
 
 /**
+ * Whether an open row (its nonce not yet used at `latest`) is stuck for want of blocks, and why:
+ * `stuckAfterBlocks` blocks or more came since this process first saw it out (`openSinceHead`)
+ * and none holds it. `not-mined` when its nonce is the wallet's next (the chain's count at
+ * `latest`): it is its own transaction that the blocks leave out. `nonce-gap` when its nonce is
+ * higher: a lower nonce of the wallet, missing or not mined, holds it (the node cannot mine it
+ * first). `undefined`: not stuck, or the rule is off (`stuckAfterBlocks` 0).
+ *
+ * @example
+ * blockStuckReason(7, 5, 100, 120, 20) // "nonce-gap": nonces 5 and 6 are not mined
+ */
+export function blockStuckReason(
+  nonce: number,
+  latestCount: number,
+  openSinceHead: number,
+  head: number,
+  stuckAfterBlocks: number,
+): "not-mined" | "nonce-gap" | undefined {
+  if (stuckAfterBlocks <= 0 || nonce < latestCount) return undefined;
+  if (head - openSinceHead < stuckAfterBlocks) return undefined;
+  return nonce > latestCount ? "nonce-gap" : "not-mined";
+}
+
+/**
  * Whether a sent row is stuck (re-price it): its newest attempt, and its reopening by a reorg,
  * are both older than `stuckAfterMs`.
  */

@@ -39,6 +39,11 @@ export interface SequencerOptions {
   maxFeePerGasWei: bigint | undefined;
   /** Blocks above a write's block before it is `confirmed` (`CONFIRMATIONS`). Default 0. */
   confirmations: number;
+  /**
+   * Blocks a sent write may go unmined before it is marked stuck (`not-mined`, or `nonce-gap`
+   * when a lower nonce holds it; `STUCK_AFTER_BLOCKS`). 0: never. Default 20.
+   */
+  stuckAfterBlocks: number;
 }
 
 export const DEFAULT_SEQUENCER_OPTIONS: SequencerOptions = {
@@ -53,6 +58,7 @@ export const DEFAULT_SEQUENCER_OPTIONS: SequencerOptions = {
   maxFillsPerHour: 20,
   maxFeePerGasWei: undefined,
   confirmations: 0,
+  stuckAfterBlocks: 20,
 };
 
 /** What the engine is built from. */

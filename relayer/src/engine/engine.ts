@@ -39,6 +39,8 @@ export interface EngineDeps {
   maxFeePerGasWei: bigint | undefined;
   /** Blocks above a write's block before it is `confirmed` (`CONFIRMATIONS`). */
   confirmations: number;
+  /** Blocks a sent write may go unmined before it is marked stuck (`STUCK_AFTER_BLOCKS`). */
+  stuckAfterBlocks?: number;
 }
 
 /** Tuning of the engine (tests and the benchmark shorten timeouts). */
@@ -147,6 +149,7 @@ export class Engine {
       options: {
         maxFeePerGasWei: deps.maxFeePerGasWei,
         confirmations: deps.confirmations,
+        ...(deps.stuckAfterBlocks === undefined ? {} : { stuckAfterBlocks: deps.stuckAfterBlocks }),
         ...options.sequencer,
       },
     });

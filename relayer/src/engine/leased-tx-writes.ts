@@ -16,6 +16,7 @@ import {
 import { announceFinal, TX_CHANNELS, updateNotifyingFinal } from "./tx-channels.js";
 import { OUTCOME_COLUMNS, stuckEventSql } from "./outcome-events.js";
 import type { TxRow } from "./tx-rows.js";
+import type { StuckReason } from "../domain/transaction.js";
 
 /** One row's first broadcast: its nonce and first attempt, written together. */
 export interface SentEntry {
@@ -295,12 +296,13 @@ export class LeasedTxWrites {
 
   /**
    * Marks a sent write stuck (`reason`: `fee-cap`, re-priced up to the fee cap it reserved and
-   * still not mined), once: the mark and its `transaction.stuck` event in one statement
-   * (`outcome-events.ts` `stuckEventSql`).
+   * still not mined; `not-mined`, not mined within `STUCK_AFTER_BLOCKS` blocks; `nonce-gap`, held
+   * by a lower nonce not mined), once: the mark and its `transaction.stuck` event in one
+   * statement (`outcome-events.ts` `stuckEventSql`). The first reason stays.
    *
    * @returns whether this call marked it (false: marked before, no longer sent, or the lease is gone)
    */
-  async markStuck(id: string, reason: "fee-cap"): Promise<boolean> {
+  async markStuck(id: string, reason: StuckReason): Promise<boolean> {
     const result = await this.#database.pool.query<{ id: string }>(
       `WITH marked AS (
          UPDATE transactions t SET stuck_since = now(), stuck_reason = $2, updated_at = now()

@@ -1,9 +1,11 @@
+import pLimit from "p-limit";
+import { classifyRpcFailure } from "../chain/rpc/rpc-errors.js";
 import { newTxId } from "./tx-ids.js";
 import { isLiveAttempt, mayBeMined, type TxAttempt } from "./tx-lifecycle.js";
 import type { TxRow } from "./tx-rows.js";
 import type { FeeQuote } from "./fee-oracle.js";
 import type { TxSigner } from "../wallets/signer-backend.js";
-import { attemptToRebroadcast, broadcastVerdict } from "./decisions.js";
+import { attemptToRebroadcast, broadcastVerdict, type BroadcastVerdict } from "./decisions.js";
 import type { EngineContext } from "./engine-context.js";
 import {
   attemptOf,
@@ -49,9 +51,18 @@ export async function rebroadcast(
     sentIds.push(row.id);
   }
   if (raws.length === 0) return;
-  const answers = await e.d.rpc.batch(
-    raws.map((raw) => ({ method: "eth_sendRawTransaction", params: [raw] })),
-  );
+  let answers: unknown[];
+  try {
+    answers = await e.d.rpc.batch(
+      raws.map((raw) => ({ method: "eth_sendRawTransaction", params: [raw] })),
+    );
+  } catch (error) {
+    // No answer at all (a timeout, the node unreachable): every one may be in a pool, and is
+    // sent again at the next check. The step goes on: a wallet whose broadcast answers are lost
+    // failed its step here, each time, and never sent its queued writes.
+    if (classifyRpcFailure(error) !== "unavailable") throw error;
+    answers = raws.map(() => error);
+  }
   const now = Date.now();
   sentIds.forEach((id, i) => {
     if (broadcastVerdict(answers[i]).kind === "maybe-in-pool") state.broadcastAt.delete(id);
@@ -118,16 +129,7 @@ export async function reprice(
   await e.writes.addAttempts([{ id: row.id, attempt }]);
   const updated: TxRow = { ...row, attempts: [...row.attempts, attempt] };
   e.book.noteRow(state, updated);
-  state.broadcastAt.set(row.id, Date.now());
-  let answer: unknown;
-  try {
-    answer = await e.d.rpc.call("eth_sendRawTransaction", [signed.raw]);
-  } catch (error) {
-    answer = error instanceof Error ? error : new Error(String(error));
-  }
-  const verdict = broadcastVerdict(answer);
-  if (verdict.kind === "maybe-in-pool") state.broadcastAt.delete(row.id);
-  if (verdict.kind === "wrong-type") e.d.fees.redetect(); // re-priced in the new model when stuck
+  const verdict = await broadcastAttempt(e, state, row.id, signed.raw);
   if (verdict.kind !== "refused") return;
   e.d.logger.warn(
     { txId: row.id, nonce: row.nonce, reason: verdict.reason },
@@ -248,7 +250,9 @@ function cancelCap(row: TxRow, ceiling: bigint | undefined): bigint {
  * self-transfer was mined, or as it would have when the original was (`settler.ts`). Sent once
  * per write: then re-broadcast and re-priced as the write's newest attempt. A cancel that
  * cannot be priced (no room under the ceiling, a chain without fees) or that the node refuses
- * is noted on the row (`lastError`) and the write goes on.
+ * for good is noted on the row (`lastError`) and the write goes on; one the pool refuses as
+ * underpriced (a quote read before a spike, a pool wanting more) is noted on its attempt and
+ * signed again once the quote prices it higher.
  */
 export async function sendCancels(
   e: EngineContext,
@@ -263,67 +267,132 @@ export async function sendCancels(
     (r) =>
       isSentRow(r) &&
       (r.cancelRequestedAt !== null || overdue(r)) &&
-      !r.attempts.some((a) => a.cancel === true) &&
+      // A self-transfer that may be mined is out already (re-broadcast and re-priced as the
+      // write's newest attempt); one the node refused as underpriced is tried again below.
+      !r.attempts.some((a) => a.cancel === true && isLiveAttempt(a)) &&
       // Tried already and noted (no room to outbid, refused by the node): not again. A transient
       // note (`RPC unavailable`) does not hold a cancel back.
       !isCancelNote(r.lastError),
   );
   if (asked.length === 0) return;
   const quote = await e.d.fees.quote();
+  const unpriced: TxRow[] = [];
+  const planned: Array<{ row: TxRow; attempt: TxAttempt; raw: string }> = [];
   for (const row of asked) {
     if (row.nonce === null) continue;
     const last = [...row.attempts].reverse().find(isLiveAttempt);
     if (last === undefined) continue;
     const fees = cancelFees(feesOf(last), quote, cancelCap(row, e.options.maxFeePerGasWei));
     if (fees === undefined) {
-      await e.d.store.setLastError([row.id], CANCEL_UNPRICED);
-      e.book.noteRow(state, { ...row, lastError: CANCEL_UNPRICED });
+      unpriced.push(row);
       continue;
     }
+    // Refused as underpriced before (the pool wanted more, or the quote it was priced at was a
+    // block old): again only at a higher price than that one.
+    const refused = row.attempts.filter((a) => a.cancel === true && !isLiveAttempt(a)).at(-1);
+    if (refused !== undefined && fees.maxFeePerGas <= BigInt(refused.maxFeePerGas)) continue;
     const signed = await sign(cancelTx(row, row.nonce, fees, e.d.chainId));
     const attempt: TxAttempt = {
       ...attemptOf(signed, fees, row.nonce),
       cancel: true,
       ...(row.cancelRequestedAt === null ? { deadline: true as const } : {}),
     };
-    const recorded = await e.writes.addAttempts([{ id: row.id, attempt }]);
-    // Not recorded (settled meanwhile, or the lease is gone): never broadcast.
-    if (!recorded.includes(row.id)) continue;
+    planned.push({ row, attempt, raw: signed.raw });
+  }
+  if (unpriced.length > 0) {
+    await e.d.store.setLastError(
+      unpriced.map((r) => r.id),
+      CANCEL_UNPRICED,
+    );
+    for (const row of unpriced) e.book.noteRow(state, { ...row, lastError: CANCEL_UNPRICED });
+  }
+  if (planned.length === 0) return;
+  // Every self-transfer recorded in one statement, and only what was recorded is broadcast (a
+  // row settled meanwhile, or a lost lease, records nothing and sends nothing).
+  const recorded = new Set(
+    await e.writes.addAttempts(planned.map((p) => ({ id: p.row.id, attempt: p.attempt }))),
+  );
+  const toSend = planned.filter((p) => recorded.has(p.row.id));
+  for (const { row, attempt } of toSend) {
     e.d.logger.info(
-      { txId: row.id, nonce: row.nonce, maxFeePerGas: fees.maxFeePerGas.toString() },
+      { txId: row.id, nonce: row.nonce, maxFeePerGas: attempt.maxFeePerGas },
       attempt.deadline === true
         ? "a sent write passed its deadline: racing it with a self-transfer on its nonce"
         : "cancelling a sent write with a self-transfer on its nonce",
     );
-    const updated: TxRow = { ...row, attempts: [...row.attempts, attempt] };
-    e.book.noteRow(state, updated);
-    state.broadcastAt.set(row.id, Date.now());
-    let answer: unknown;
-    try {
-      answer = await e.d.rpc.call("eth_sendRawTransaction", [signed.raw]);
-    } catch (error) {
-      answer = error instanceof Error ? error : new Error(String(error));
-    }
-    const verdict = broadcastVerdict(answer);
-    if (verdict.kind === "maybe-in-pool") state.broadcastAt.delete(row.id);
-    if (verdict.kind === "refused" || verdict.kind === "underpriced") {
-      const reason = verdict.kind === "refused" ? verdict.reason : "replacement underpriced";
-      e.d.logger.warn(
-        { txId: row.id, nonce: row.nonce, reason },
-        "the cancelling self-transfer was refused; the write goes on",
-      );
-      await e.writes.refuseAttempt(row.id, signed.hash, reason);
-      await e.d.store.setLastError([row.id], `${CANCEL_NOTE_PREFIX}the node refused: ${reason}`);
-      const refused = updated.attempts.map((a) =>
-        a.hash === signed.hash ? { ...a, refused: reason } : a,
-      );
-      e.book.noteRow(state, {
-        ...updated,
-        attempts: refused,
-        lastError: `${CANCEL_NOTE_PREFIX}the node refused: ${reason}`,
-      });
-    }
+    e.book.noteRow(state, { ...row, attempts: [...row.attempts, attempt] });
   }
+  // Side by side, each on its own call: a lost answer costs one RPC timeout for all of them,
+  // not one per cancel (a batch whose every answer is lost reads as refused and falls back to
+  // single calls one after the other). The nonces are already in the pool, so order is moot.
+  const lanes = pLimit(CANCEL_BROADCASTS_AT_ONCE);
+  const verdicts = await Promise.all(
+    toSend.map((p) => lanes(() => broadcastAttempt(e, state, p.row.id, p.raw))),
+  );
+  for (const [i, { row, attempt }] of toSend.entries()) {
+    const verdict = verdicts[i]!;
+    if (verdict.kind === "underpriced") {
+      // Not in the pool: noted on the attempt, and tried again at a higher price (above).
+      e.d.logger.warn(
+        { txId: row.id, nonce: row.nonce, maxFeePerGas: attempt.maxFeePerGas },
+        "the cancelling self-transfer was refused as underpriced; it is tried again at a higher price",
+      );
+      await e.writes.refuseAttempt(row.id, attempt.hash, "replacement underpriced");
+      const current = state.rows.get(row.id) ?? row;
+      e.book.noteRow(state, {
+        ...current,
+        attempts: current.attempts.map((a) =>
+          a.hash === attempt.hash ? { ...a, refused: "replacement underpriced" } : a,
+        ),
+      });
+      continue;
+    }
+    if (verdict.kind !== "refused") continue;
+    const reason = verdict.reason;
+    e.d.logger.warn(
+      { txId: row.id, nonce: row.nonce, reason },
+      "the cancelling self-transfer was refused; the write goes on",
+    );
+    await e.writes.refuseAttempt(row.id, attempt.hash, reason);
+    const note = `${CANCEL_NOTE_PREFIX}the node refused: ${reason}`;
+    await e.d.store.setLastError([row.id], note);
+    const current = state.rows.get(row.id) ?? row;
+    e.book.noteRow(state, {
+      ...current,
+      attempts: current.attempts.map((a) =>
+        a.hash === attempt.hash ? { ...a, refused: reason } : a,
+      ),
+      lastError: note,
+    });
+  }
+}
+
+/** How many cancelling self-transfers one wallet's step broadcasts at once. */
+const CANCEL_BROADCASTS_AT_ONCE = 16;
+
+/**
+ * Sends one recorded attempt of a row alone and reads the node's answer (`broadcastVerdict`): a
+ * lost answer leaves the row due to be sent again at once (`broadcastAt` cleared), a node that
+ * does not take the transaction type has its fee model detected again. What a refusal means
+ * is the caller's to decide.
+ */
+async function broadcastAttempt(
+  e: EngineContext,
+  state: WalletState,
+  rowId: string,
+  raw: string,
+): Promise<BroadcastVerdict> {
+  state.broadcastAt.set(rowId, Date.now());
+  let answer: unknown;
+  try {
+    answer = await e.d.rpc.call("eth_sendRawTransaction", [raw]);
+  } catch (error) {
+    answer = error instanceof Error ? error : new Error(String(error));
+  }
+  const verdict = broadcastVerdict(answer);
+  if (verdict.kind === "maybe-in-pool") state.broadcastAt.delete(rowId);
+  if (verdict.kind === "wrong-type") e.d.fees.redetect(); // re-priced in the new model when stuck
+  return verdict;
 }
 
 /** Whether `lastError` is `sendCancels`' own note of a cancel it gave up on. */
@@ -357,6 +426,8 @@ export async function sendSpeedUps(
   const quote = await e.d.fees.quote();
   for (const row of raised) {
     state.capLogged.delete(row.id);
+    // A fresh start for the block count too (`STUCK_AFTER_BLOCKS`): the cap was just raised.
+    state.openSince.set(row.id, e.d.blocks.head);
     await reprice(e, state, row, sign, quote, true);
   }
 }

@@ -44,6 +44,7 @@ export async function sendQueued(
     };
     e.book.noteRow(state, row);
     state.broadcastAt.set(row.id, now);
+    state.openSince.set(row.id, e.d.blocks.head);
   }
   let answers: unknown[];
   try {

@@ -91,7 +91,7 @@ export class Sequencer implements EngineContext {
     });
     this.stuckCounter = new Counter({
       name: "rwa_tx_stuck_total",
-      help: "Sent writes marked stuck (fee-cap: re-priced up to their reserved fee cap and still not mined), once each",
+      help: "Sent writes marked stuck, once each: fee-cap (re-priced up to their reserved fee cap and still not mined), not-mined (not mined within STUCK_AFTER_BLOCKS blocks), nonce-gap (held that long by a lower nonce not mined)",
       labelNames: ["reason"] as const,
       registers: deps.registry === undefined ? [] : [deps.registry],
     });
@@ -265,6 +265,7 @@ export class Sequencer implements EngineContext {
       capLogged: new Set(),
       unfilled: new Set(),
       broadcastAt: new Map(),
+      openSince: new Map(),
       idleSince: undefined,
     };
     return state;

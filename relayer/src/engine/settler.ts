@@ -8,6 +8,7 @@ import { isMinedRow, isSentRow, type SentRow, type TxRow } from "./tx-rows.js";
 import type { TxSigner } from "../wallets/signer-backend.js";
 import {
   blockWhereNonceWasUsed,
+  blockStuckReason,
   confirmationVerdict,
   isStuck,
   pricedOut,
@@ -46,6 +47,7 @@ export async function checkSent(
   sign: TxSigner,
 ): Promise<void> {
   const sent = [...state.rows.values()].filter(isSentRow);
+  for (const row of sent) if (!state.openSince.has(row.id)) state.openSince.set(row.id, head(e));
   if (sent.length === 0) {
     // Nothing was taken over: what this process sends from now on is its own, and is sent
     // again only when due (a freshly claimed wallet once broadcast its first write twice).
@@ -61,6 +63,7 @@ export async function checkSent(
   const consumed = sent.filter((r) => r.nonce < latest);
   if (consumed.length > 0) await settleConsumed(e, state, consumed);
   const open = sent.filter((r) => r.nonce >= latest && state.rows.get(r.id)?.state === "sent");
+  await markBlockStuck(e, state, open, latest);
   if (state.fresh) {
     // Taken over from a process that may have died between recording and broadcasting.
     state.fresh = false;
@@ -97,6 +100,45 @@ export async function checkSent(
     const current = state.rows.get(row.id);
     if (current !== undefined) await reprice(e, state, current, sign, quote, false);
   }
+}
+
+/**
+ * Marks stuck, once each, the open rows `STUCK_AFTER_BLOCKS` blocks or more have left out since
+ * this process first saw them out: `not-mined` when the row's nonce is the wallet's next,
+ * `nonce-gap` when a lower nonce holds it (`blockStuckReason`). A row marked before (any reason,
+ * `fee-cap` included) keeps its first mark; the mark and its `transaction.stuck` event are one
+ * statement (`markStuck`), counted in `rwa_tx_stuck_total{reason}`.
+ */
+async function markBlockStuck(
+  e: EngineContext,
+  state: WalletState,
+  open: readonly SentRow[],
+  latest: number,
+): Promise<void> {
+  const now = head(e);
+  for (const row of open) {
+    if (row.stuckSince !== null) continue;
+    const since = state.openSince.get(row.id);
+    if (since === undefined) continue;
+    const reason = blockStuckReason(row.nonce, latest, since, now, e.options.stuckAfterBlocks);
+    if (reason === undefined) continue;
+    const marked = await e.writes.markStuck(row.id, reason);
+    // Marked or not (another reason came first), the row as loaded is not asked again.
+    e.book.noteRow(state, { ...row, stuckSince: new Date() });
+    if (!marked) continue;
+    e.stuckCounter.inc({ reason });
+    e.d.logger.warn(
+      { txId: row.id, nonce: row.nonce, latestNonce: latest, blocks: now - since, reason },
+      reason === "nonce-gap"
+        ? "a sent write is stuck behind a lower nonce that is not mined"
+        : "a sent write is not mined after STUCK_AFTER_BLOCKS blocks",
+    );
+  }
+}
+
+/** The head block this process's watcher last saw. */
+function head(e: EngineContext): number {
+  return e.d.blocks.head;
 }
 
 /**

@@ -419,12 +419,16 @@ export class TxStore {
       const children = await this.children(parentId);
       if (children.some((c) => (LIVE_STATES as readonly TxState[]).includes(c.state))) continue;
       const issued = children.filter((c) => c.state === "confirmed").length;
-      const state: TxState = issued > 0 || children.length === 0 ? "confirmed" : "failed";
+      // Every item cancelled (a sent batch's cancel won every race): the batch is cancelled.
+      const cancelled = children.length > 0 && children.every((c) => c.state === "cancelled");
+      const state: TxState =
+        issued > 0 || children.length === 0 ? "confirmed" : cancelled ? "cancelled" : "failed";
       await this.#inTransaction(async (client) => {
         const result = await client.query(
           `UPDATE transactions SET state = $2, result = $3, last_error = NULL, updated_at = now(),
                   confirmed_at = CASE WHEN $2 = 'confirmed' THEN now() END,
-                  failed_at = CASE WHEN $2 = 'failed' THEN now() END
+                  failed_at = CASE WHEN $2 = 'failed' THEN now() END,
+                  cancelled_at = CASE WHEN $2 = 'cancelled' THEN now() END
             WHERE id = $1 AND state = ANY($4::text[])`,
           [parentId, state, JSON.stringify(summarise(parent, children)), sourcesOf(state)],
         );
@@ -565,6 +569,74 @@ export class TxStore {
     );
     const row = rows[0];
     return row === undefined ? undefined : { walletId: row.wallet_id };
+  }
+
+  /**
+   * Cancels what is left of a batch of `orgId` already partly sent (its group `sent`), in one
+   * database transaction that locks the group first: its items not sent yet end `cancelled` at
+   * once (as `cancelUnsent` ends a write; the sender's `markSent` records nothing for a round
+   * holding one), and its `sent` items get `cancel_requested_at`, so the wallet's sequencer races
+   * each with a self-transfer on its nonce (`repricer.ts` `sendCancels`). Mined and final items
+   * are left to the chain.
+   *
+   * @returns undefined when the org has no such batch or it is not `sent`; else every item (in
+   *   item order) with its state after the statement, whether its cancel is asked, and the wallet
+   */
+  async cancelSentBatch(
+    orgId: string,
+    groupId: string,
+  ): Promise<
+    | {
+        walletId: string;
+        items: Array<{ index: number; state: TxState; cancelAsked: boolean }>;
+      }
+    | undefined
+  > {
+    return retryOnDeadlock(() =>
+      this.#inTransaction(async (client) => {
+        const group = await client.query<{ wallet_id: string }>(
+          `SELECT wallet_id FROM transactions
+            WHERE id = $1 AND org_id = $2 AND parent_id IS NULL AND state = 'sent' FOR UPDATE`,
+          [groupId, orgId],
+        );
+        const walletId = group.rows[0]?.wallet_id;
+        if (walletId === undefined) return undefined;
+        await client.query(
+          updateNotifyingFinal(
+            `UPDATE transactions t
+                SET state = 'cancelled', cancelled_at = now(), last_error = NULL, updated_at = now()
+              WHERE t.parent_id = $1 AND t.org_id = $2 AND t.state = ANY($3::text[])
+                AND t.nonce IS NULL
+              RETURNING ${OUTCOME_COLUMNS}`,
+            4,
+          ),
+          [groupId, orgId, ["queued"], TX_CHANNELS.final],
+        );
+        await client.query(
+          `UPDATE transactions t
+              SET cancel_requested_at = coalesce(t.cancel_requested_at, now()), updated_at = now()
+            WHERE t.parent_id = $1 AND t.org_id = $2 AND t.state = 'sent' AND t.nonce IS NOT NULL`,
+          [groupId, orgId],
+        );
+        const items = await client.query<{
+          item_index: number | null;
+          state: TxState;
+          cancel_requested_at: Date | null;
+        }>(
+          `SELECT item_index, state, cancel_requested_at FROM transactions
+            WHERE parent_id = $1 ORDER BY item_index`,
+          [groupId],
+        );
+        return {
+          walletId,
+          items: items.rows.map((r) => ({
+            index: r.item_index ?? 0,
+            state: r.state,
+            cancelAsked: r.state === "sent" && r.cancel_requested_at !== null,
+          })),
+        };
+      }),
+    );
   }
 
   /**

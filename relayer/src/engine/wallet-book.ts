@@ -18,6 +18,11 @@ export interface WalletState {
   unfilled: Set<string>;
   /** When this process last broadcast each open row (ms); absent: not since it was loaded. */
   broadcastAt: Map<string, number>;
+  /**
+   * The chain's head when this process first saw each sent row out (sent by it, loaded, or
+   * reopened by a reorg): the blocks it has waited since (`blockStuckReason`).
+   */
+  openSince: Map<string, number>;
   /** Since when the last step found no live row (ms); the lease goes back after `idleReleaseMs`. */
   idleSince: number | undefined;
 }
@@ -71,12 +76,17 @@ export class WalletBook {
     for (const row of rows) this.#index(state, row);
     for (const id of state.broadcastAt.keys())
       if (!state.rows.has(id)) state.broadcastAt.delete(id);
+    for (const id of state.openSince.keys()) {
+      const row = state.rows.get(id);
+      if (row === undefined || !isSentRow(row)) state.openSince.delete(id);
+    }
   }
 
   /** Indexes a row of `state` whose attempts changed (sent, re-priced). */
   noteRow(state: WalletState, row: TxRow): void {
     state.rows.set(row.id, row);
     this.#index(state, row);
+    if (!isSentRow(row)) state.openSince.delete(row.id);
   }
 
   /** Drops a row that is final or no longer sent, with its hashes. */
@@ -86,6 +96,7 @@ export class WalletBook {
     this.#unindex(row);
     state.rows.delete(rowId);
     state.broadcastAt.delete(rowId);
+    state.openSince.delete(rowId);
     return row;
   }
 

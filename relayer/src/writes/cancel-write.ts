@@ -11,10 +11,23 @@ import { readTransactionStatus, type TransactionStatusRead } from "./transaction
 /** A transaction id as the API hands them out (`engine/tx-ids.ts`). */
 const TX_ID = /^tx_[0-9a-f]{24}$/;
 
+/** What became of one item of a sent batch the caller cancelled (`CancelOutcome.items`). */
+export interface BatchItemCancel {
+  /** The item's place in the request's `assets`. */
+  index: number;
+  /** Its state after the cancel. */
+  status: TxState;
+  /**
+   * `cancelled`: it was not sent, and ended at once; `cancelling`: sent, raced by a
+   * self-transfer on its nonce (the chain decides); `too-late`: already mined or final.
+   */
+  cancel: "cancelled" | "cancelling" | "too-late";
+}
+
 /** What a cancel answers: the write's status once it ended, or 202 while the chain decides. */
 export type CancelOutcome =
   | { status: "final"; read: TransactionStatusRead }
-  | { status: "cancelling"; transactionId: string };
+  | { status: "cancelling"; transactionId: string; items?: BatchItemCancel[] };
 
 /**
  * `POST /api/v1/transactions/{id}/cancel` (docs/api-decisions.md "Cancelling a write").
@@ -83,24 +96,8 @@ export async function callerWrite(
 
 /** The sent half of `cancelWrite`: refusals first, then the request to the wallet's sequencer. */
 async function cancelSent(ctx: AppContext, orgId: string, row: TxRow): Promise<CancelOutcome> {
-  if (isGroupRow(row))
-    throw new TransactionStateError(
-      "Transaction already sent: a batch can be cancelled only before any item is sent",
-      "sent",
-    );
-  const last = [...row.attempts].reverse().find(isLiveAttempt);
-  const model = await ctx.engine.fees.detect();
-  const priced =
-    last === undefined || model.source === "free"
-      ? undefined
-      : cancelFees(feesOf(last), feesOf(last), ctx.config.maxFeePerGasWei);
-  if (priced === undefined)
-    throw new TransactionStateError(
-      model.source === "free"
-        ? "Transaction already sent: on a chain without fees no replacement can outbid it, so it cannot be cancelled"
-        : "Transaction already sent: MAX_FEE_PER_GAS_GWEI leaves no room to outbid it, so it cannot be cancelled",
-      "sent",
-    );
+  if (isGroupRow(row)) return cancelSentBatch(ctx, orgId, row);
+  await assertOutbiddable(ctx, [row]);
   const asked = await ctx.engine.store.requestCancel(orgId, row.id);
   if (asked === undefined) {
     // Settled meanwhile: the chain decided.
@@ -112,6 +109,71 @@ async function cancelSent(ctx: AppContext, orgId: string, row: TxRow): Promise<C
   }
   ctx.engine.submit(asked.walletId);
   return { status: "cancelling", transactionId: row.id };
+}
+
+/**
+ * 409 unless a self-transfer can outbid every one of `rows` (sent writes): never on a chain
+ * without fees, nor when `MAX_FEE_PER_GAS_GWEI` leaves no room for the pool's replacement bump.
+ */
+async function assertOutbiddable(ctx: AppContext, rows: readonly TxRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const model = await ctx.engine.fees.detect();
+  const outbid = (row: TxRow) => {
+    const last = [...row.attempts].reverse().find(isLiveAttempt);
+    return (
+      last !== undefined &&
+      cancelFees(feesOf(last), feesOf(last), ctx.config.maxFeePerGasWei) !== undefined
+    );
+  };
+  if (model.source !== "free" && rows.every(outbid)) return;
+  throw new TransactionStateError(
+    model.source === "free"
+      ? "Transaction already sent: on a chain without fees no replacement can outbid it, so it cannot be cancelled"
+      : "Transaction already sent: MAX_FEE_PER_GAS_GWEI leaves no room to outbid it, so it cannot be cancelled",
+    "sent",
+  );
+}
+
+/**
+ * A batch already partly sent (docs/api-decisions.md "Cancelling a write"): each item not yet
+ * mined is cancelled, the unsent ones at once, the sent ones raced on their nonces
+ * (`TxStore.cancelSentBatch`); 202 `cancelling` with what became of each item. 409 when
+ * nothing is left to cancel (every item mined or final), or when the sent items cannot be
+ * outbid (as a single write).
+ */
+async function cancelSentBatch(
+  ctx: AppContext,
+  orgId: string,
+  group: TxRow,
+): Promise<CancelOutcome> {
+  const store = ctx.engine.store;
+  const children = await store.children(group.id);
+  await assertOutbiddable(
+    ctx,
+    children.filter((c) => c.state === "sent" && c.nonce !== null && c.cancelRequestedAt === null),
+  );
+  const outcome = await store.cancelSentBatch(orgId, group.id);
+  if (outcome === undefined) {
+    // Ended meanwhile: answered as any write that ended.
+    const now = await store.get(group.id);
+    const state = now?.state ?? group.state;
+    if (state === "cancelled")
+      return { status: "final", read: await readTransactionStatus(ctx, orgId, group.id) };
+    throw new TransactionStateError(refusal(state), state);
+  }
+  const items: BatchItemCancel[] = outcome.items.map((item) => ({
+    index: item.index,
+    status: item.state,
+    cancel: item.state === "cancelled" ? "cancelled" : item.cancelAsked ? "cancelling" : "too-late",
+  }));
+  // The sequencer sends the self-transfers, and ends the batch once its last item has ended.
+  ctx.engine.submit(outcome.walletId);
+  if (items.every((i) => i.cancel === "too-late"))
+    throw new TransactionStateError(
+      "Transaction already mined: no item of the batch is left to cancel",
+      "sent",
+    );
+  return { status: "cancelling", transactionId: group.id, items };
 }
 
 /** Why a write in `state` cannot be cancelled, in words. */

@@ -2,10 +2,12 @@ import type { AppContext } from "../context.js";
 import { isFinal, type TxAttempt } from "../engine/tx-lifecycle.js";
 import { isGroupRow } from "../engine/tx-rows.js";
 import type { TxRow } from "../engine/tx-store.js";
-import type {
-  TransactionAttempt,
-  TransactionState,
-  TransactionStatus,
+import {
+  STUCK_REASONS,
+  type StuckReason,
+  type TransactionAttempt,
+  type TransactionState,
+  type TransactionStatus,
 } from "../domain/transaction.js";
 import { NotFoundError, type BaseError } from "../errors.js";
 import { writeResponse } from "./kinds/index.js";
@@ -96,9 +98,16 @@ export async function readTransactionStatus(
       // Only while it is still out: a write that ended is no longer stuck.
       stuck:
         row.stuckSince !== null && (row.state === "sent" || row.state === "mined")
-          ? { since: row.stuckSince.toISOString(), reason: "fee-cap" }
+          ? { since: row.stuckSince.toISOString(), reason: stuckReasonOf(row.stuckReason) }
           : null,
     },
     failure,
   };
+}
+
+/** The stored reason of a stuck mark (rows marked before the reasons were stored say `fee-cap`). */
+function stuckReasonOf(stored: string | null): StuckReason {
+  return (STUCK_REASONS as readonly string[]).includes(stored ?? "")
+    ? (stored as StuckReason)
+    : "fee-cap";
 }

@@ -117,6 +117,7 @@ describe("RPC fault proxy (in front of a real anvil, automine)", () => {
       forwarded: { eth_chainId: 2, eth_blockNumber: 1 },
       batches: 1,
       batchesRefused: 0,
+      peakHanging: 0,
     });
   });
 

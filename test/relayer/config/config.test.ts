@@ -7,6 +7,7 @@ import {
   DEFAULT_CONFIRMATIONS,
   DEFAULT_PORT,
   DEFAULT_RPC_MAX_BATCH,
+  DEFAULT_STUCK_AFTER_BLOCKS,
   loadConfig,
   missingDevSecrets,
   parseEnv,
@@ -366,6 +367,15 @@ describe("resolveConfig", () => {
     assert.equal(loadConfig({ ...FULL, CONFIRMATIONS: "12" }).confirmations, 12);
     for (const bad of ["-1", "1.5", "two", "1001"])
       assertConfigError(() => parseEnv({ CONFIRMATIONS: bad }), "CONFIRMATIONS");
+  });
+
+  test("STUCK_AFTER_BLOCKS is a whole number of blocks (0: never), default 20", () => {
+    assert.equal(loadConfig(FULL).stuckAfterBlocks, DEFAULT_STUCK_AFTER_BLOCKS);
+    assert.equal(DEFAULT_STUCK_AFTER_BLOCKS, 20);
+    assert.equal(loadConfig({ ...FULL, STUCK_AFTER_BLOCKS: "0" }).stuckAfterBlocks, 0);
+    assert.equal(loadConfig({ ...FULL, STUCK_AFTER_BLOCKS: "50" }).stuckAfterBlocks, 50);
+    for (const bad of ["-1", "1.5", "ten", "100001"])
+      assertConfigError(() => parseEnv({ STUCK_AFTER_BLOCKS: bad }), "STUCK_AFTER_BLOCKS");
   });
 
   test("INDEXER_CONFIRMATIONS refuses to start and names CONFIRMATIONS", () => {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { toQuantity } from "ethers";
 import {
   startWebhookWorkers,
   type WebhookWorkersHandle,
@@ -393,5 +394,143 @@ describe("cancelling a write (anvil + PostgreSQL + engine)", () => {
     } finally {
       await stack.ctx.engine.store.releaseLeases(owner);
     }
+  });
+
+  /** A batch's items, in item order, as the engine stored them. */
+  const itemsOf = async (batch: string) =>
+    (
+      await stack.ctx.database.pool.query<{
+        state: string;
+        gas_limit: string | null;
+        attempts: Array<{ hash: string; cancel?: boolean }>;
+      }>(
+        "SELECT state, gas_limit, attempts FROM transactions WHERE parent_id = $1 ORDER BY item_index",
+        [batch],
+      )
+    ).rows;
+  const batchOf = async (count: number) => {
+    const res = await org.api("POST", "/api/v1/write/batch-issue", {
+      body: { assets: Array.from({ length: count }, () => assetBody()) },
+      headers: ASYNC,
+    });
+    assert.equal(res.status, 202, res.text);
+    return res.body.transactionId as string;
+  };
+  /** Waits until every item of `batch` passes `check`. */
+  const itemsUntil = async (
+    batch: string,
+    check: (item: Awaited<ReturnType<typeof itemsOf>>[number]) => boolean,
+  ) => {
+    for (let i = 0; i < 400; i++) {
+      const items = await itemsOf(batch);
+      if (items.length > 0 && items.every(check)) return items;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.fail(`batch ${batch}: items never got there: ${JSON.stringify(await itemsOf(batch))}`);
+  };
+
+  it("a batch partly mined: each item not yet mined is cancelled on its nonce, the mined one stays; the answer says which", async () => {
+    const startNonce = await nonceOf(org);
+    const tokensBefore = await stack.token.balanceOf(org.walletAddress);
+    const batch = await stack.withoutAutomine(async () => {
+      const batch = await batchOf(3);
+      try {
+        const sent = await itemsUntil(batch, (i) => i.state === "sent");
+        // Blocks with room for one item only: the next block mines the first item alone.
+        const gas = BigInt(sent[0]!.gas_limit!);
+        await stack.rpc("evm_setBlockGasLimit", [toQuantity(gas + gas / 2n)]);
+        await stack.rpc("evm_mine");
+        for (let i = 0; i < 400 && (await itemsOf(batch))[0]!.state !== "confirmed"; i++)
+          await new Promise((r) => setTimeout(r, 50));
+        assert.deepEqual(
+          (await itemsOf(batch)).map((i) => i.state),
+          ["confirmed", "sent", "sent"],
+          "the first item alone was mined",
+        );
+        const res = await cancel(org, batch);
+        assert.equal(res.status, 202, res.text);
+        const expected = {
+          transactionId: batch,
+          status: "cancelling",
+          items: [
+            { index: 0, status: "confirmed", cancel: "too-late" },
+            { index: 1, status: "sent", cancel: "cancelling" },
+            { index: 2, status: "sent", cancel: "cancelling" },
+          ],
+        };
+        assert.deepEqual(res.body, expected);
+        // Each unmined item gets its self-transfer, recorded and in the pool.
+        const raced = (await itemsUntil(batch, (i) => i.state !== "sent" || i.attempts.length >= 2))
+          .slice(1)
+          .map((i) => i.attempts.at(-1)!);
+        assert.ok(raced.every((a) => a.cancel === true));
+        for (let i = 0; i < 200; i++) {
+          const pool = Object.values(await pooled(org)).map((t) => t.hash);
+          if (raced.every((a) => pool.includes(a.hash))) break;
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        const again = await cancel(org, batch);
+        assert.deepEqual([again.status, again.body], [202, expected], "the first's answer again");
+        return batch;
+      } finally {
+        await stack.rpc("evm_setBlockGasLimit", [toQuantity(30_000_000)]);
+        await stack.rpc("evm_mine");
+      }
+    });
+    const status = await waitForStatus(org, batch, (b) => b.status === "confirmed");
+    const result = status.result as {
+      issued: number;
+      failed: number;
+      results: Array<{ index: number; success: boolean; error?: string }>;
+    };
+    assert.deepEqual([result.issued, result.failed], [1, 2]);
+    assert.deepEqual(
+      result.results.map((r) => [r.index, r.success, r.error ?? null]),
+      [
+        [0, true, null],
+        [1, false, "Transaction cancelled"],
+        [2, false, "Transaction cancelled"],
+      ],
+    );
+    assert.deepEqual(
+      (await itemsOf(batch)).map((i) => i.state),
+      ["confirmed", "cancelled", "cancelled"],
+    );
+    assert.equal(await nonceOf(org), startNonce + 3, "one nonce per item, two to self-transfers");
+    assert.equal(
+      await stack.token.balanceOf(org.walletAddress),
+      tokensBefore + 1n,
+      "one token: the item mined before the cancel",
+    );
+    const late = await cancel(org, batch);
+    assert.deepEqual(
+      [late.status, late.body],
+      [409, { error: "Transaction already confirmed", status: "confirmed" }],
+    );
+  });
+
+  it("a sent batch whose every item is cancelled on its nonce ends cancelled; cancelling it again answers that", async () => {
+    const tokensBefore = await stack.token.balanceOf(org.walletAddress);
+    const batch = await stack.withoutAutomine(async () => {
+      const batch = await batchOf(2);
+      try {
+        await itemsUntil(batch, (i) => i.state === "sent");
+        const res = await cancel(org, batch);
+        assert.equal(res.status, 202, res.text);
+        assert.deepEqual(
+          res.body.items.map((i: { cancel: string }) => i.cancel),
+          ["cancelling", "cancelling"],
+        );
+        await itemsUntil(batch, (i) => i.attempts.some((a) => a.cancel === true));
+        return batch;
+      } finally {
+        await stack.rpc("evm_mine");
+      }
+    });
+    const status = await waitForStatus(org, batch, (b) => b.status === "cancelled");
+    assert.equal(status.error, "Transaction cancelled");
+    assert.equal(await stack.token.balanceOf(org.walletAddress), tokensBefore, "nothing minted");
+    const again = await cancel(org, batch);
+    assert.deepEqual([again.status, again.body.status], [200, "cancelled"]);
   });
 });

@@ -6,12 +6,78 @@ import { useEffect } from "react";
 import { api } from "../../lib/api";
 import { formatTime, gweiOf } from "../../lib/format";
 import type { AnyTransactionStatus, TransactionStatus } from "../../lib/types";
+import { useAction } from "../../lib/use-action";
 import { useResource } from "../../lib/use-resource";
+import { ConfirmButton } from "../common/confirm-button";
 import { Hex } from "../common/hex";
-import { ErrorState, Loading, StatusPill, type Tone } from "../common/states";
+import { ErrorState, Loading, ResultNotice, StatusPill, type Tone } from "../common/states";
 import { LIVE_REFRESH_MS, LIVE_STATES, STATUS_TONES } from "./tx-states";
 
 type Attempt = TransactionStatus["attempts"][number];
+type Stuck = NonNullable<TransactionStatus["stuck"]>;
+
+/** Why the engine marked a write stuck, in words (docs/api-decisions.md "Stuck writes"). */
+const STUCK_WORDS: Record<Stuck["reason"], string> = {
+  "fee-cap": "at its fee cap: the chain's fees rose above what it may pay",
+  "not-mined": "not mined after many blocks",
+  "nonce-gap": "waiting behind an earlier write of the wallet that is not mined",
+};
+
+/**
+ * The stuck marker of a write still out: the reason and since when, with the two ways out: a
+ * cancel (a self-transfer on its nonce races it, in two steps) and a speed-up (its fee cap
+ * raised to the current quote's and re-sent). Both go through the session, with its CSRF token.
+ */
+function StuckMarker({
+  tx,
+  stuck,
+  onDone,
+}: {
+  tx: TransactionStatus;
+  stuck: Stuck;
+  onDone: () => void;
+}) {
+  const action = useAction(onDone);
+  const path = `/api/v1/transactions/${encodeURIComponent(tx.transactionId)}`;
+  return (
+    <section className="card" aria-labelledby="stuck-title" data-testid="tx-stuck">
+      <h2 id="stuck-title">
+        <StatusPill tone="bad" testId="tx-stuck-badge" title={stuck.reason}>
+          stuck: {stuck.reason}
+        </StatusPill>
+      </h2>
+      <p data-testid="tx-stuck-text">
+        Stuck since {formatTime(stuck.since)}: {STUCK_WORDS[stuck.reason]}.
+      </p>
+      <ResultNotice result={action.result} />
+      <span className="row-actions">
+        {tx.status === "sent" && (
+          <button
+            type="button"
+            className="button button-small button-primary"
+            onClick={() =>
+              void action.run("Speed-up sent: the write was re-sent with a higher fee cap.", () =>
+                api("POST", `${path}/speed-up`, {}),
+              )
+            }
+          >
+            Speed up
+          </button>
+        )}
+        <ConfirmButton
+          label="Cancel"
+          confirmLabel="Yes, cancel it"
+          question="Cancel this write? A zero-value transfer races it on its nonce; the chain decides."
+          onConfirm={() =>
+            action.run("Cancel sent: the chain decides which transaction is mined.", () =>
+              api("POST", `${path}/cancel`),
+            )
+          }
+        />
+      </span>
+    </section>
+  );
+}
 
 /** The fees an attempt offered, in the words of its transaction type. */
 function feeOf(attempt: Attempt): string {
@@ -127,6 +193,7 @@ export function TransactionDetailPanel() {
           <dd>{t.nonce ?? "—"}</dd>
         </dl>
       </section>
+      {t.stuck !== null && live && <StuckMarker tx={t} stuck={t.stuck} onDone={reload} />}
       <section className="card" aria-labelledby="timeline-title">
         <h2 id="timeline-title">Timeline</h2>
         <ol className="timeline">
@@ -221,14 +288,20 @@ function FinalStep({ tx }: { tx: TransactionStatus }) {
     case "cancelled":
       return (
         <Step title="Cancelled" at={tx.updatedAt} tone="bad" testId="tx-final">
-          <p data-testid="tx-error">Cancelled before it was sent: nothing reached the chain.</p>
+          <p data-testid="tx-error">
+            {tx.receipt === null
+              ? "Cancelled before it was sent: nothing reached the chain."
+              : "Cancelled: its nonce went to a zero-value self-transfer; nothing of the write happened."}
+          </p>
         </Step>
       );
     case "expired":
       return (
         <Step title="Expired" at={tx.updatedAt} tone="bad" testId="tx-final">
           <p data-testid="tx-error">
-            Its deadline passed before it was sent: nothing reached the chain.
+            {tx.receipt === null
+              ? "Its deadline passed before it was sent: nothing reached the chain."
+              : "Its deadline passed before it was mined: its nonce went to a zero-value self-transfer."}
           </p>
         </Step>
       );

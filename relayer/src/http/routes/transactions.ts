@@ -72,7 +72,11 @@ export const cancelTransactionRoute = defineRoute({
       "it and for the next block, within `MAX_FEE_PER_GAS_GWEI`: 202 `cancelling`. It ends " +
       "`cancelled` if the self-transfer is mined, or in its normal final state if the original " +
       "is: the chain decides, `GET` and the webhooks follow. On a chain without fees, or when " +
-      "the ceiling leaves no room to outbid it, 409 with the reason.\n\nA write mined or " +
+      "the ceiling leaves no room to outbid it, 409 with the reason.\n\nA batch already " +
+      "partly sent: each item not yet mined is cancelled (unsent ones at once, sent ones " +
+      "raced as above) and the 202 lists every item with `cancel` (`cancelled`, `cancelling`, " +
+      "`too-late`); the batch ends `cancelled` if every item was, else with its items' " +
+      "results. Nothing left to cancel: 409.\n\nA write mined or " +
       "final (another state than `cancelled`) answers 409 with its `status`. Only the calling " +
       "organization's writes (another's: 404).",
     errors: {
@@ -92,6 +96,21 @@ export const cancelTransactionRoute = defineRoute({
     202: z.object({
       transactionId: z.string(),
       status: z.literal("cancelling").describe("the replacement is out; the chain decides"),
+      items: z
+        .array(
+          z.object({
+            index: z.number().int().describe("the item's place in the request's `assets`"),
+            status: z.enum(TRANSACTION_STATES).describe("the item's state after the cancel"),
+            cancel: z
+              .enum(["cancelled", "cancelling", "too-late"])
+              .describe(
+                "cancelled: not sent, ended at once; cancelling: sent, raced by a self-transfer " +
+                  "on its nonce (the chain decides); too-late: already mined or final",
+              ),
+          }),
+        )
+        .optional()
+        .describe("a batch only: what became of each item, in item order"),
     }),
     ...apiKeyErrors,
     404: errorBody,
@@ -106,7 +125,11 @@ export const cancelTransactionRoute = defineRoute({
     );
     if (outcome.status === "cancelling") {
       res.status(202).setHeader("Location", `/api/v1/transactions/${outcome.transactionId}`);
-      res.json({ transactionId: outcome.transactionId, status: "cancelling" });
+      res.json({
+        transactionId: outcome.transactionId,
+        status: "cancelling",
+        ...(outcome.items === undefined ? {} : { items: outcome.items }),
+      });
       return undefined;
     }
     const { status, failure } = outcome.read;
