@@ -63,6 +63,8 @@ export const DEFAULT_WEBHOOK_BACKOFF_BASE_MS = 10_000;
 export const DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS = 86_400;
 /** Default WEBHOOK_MANUAL_PER_MINUTE: test, redeliver and replay calls per organization per minute. */
 export const DEFAULT_WEBHOOK_MANUAL_PER_MINUTE = 30;
+/** Default APPROVAL_EXPIRY_SECONDS: how long held writes and operator requests wait (24 h). */
+export const DEFAULT_APPROVAL_EXPIRY_SECONDS = 86_400;
 /** Default COIN_PRICE_TTL_SECONDS: how long a price fetched from COIN_PRICE_URL is served. */
 export const DEFAULT_COIN_PRICE_TTL_SECONDS = 60;
 
@@ -133,6 +135,10 @@ export interface EnvSettings {
   ipfs: IpfsSettings;
   /** CONFIRMATIONS; undefined when unset (`resolveConfig` applies `DEFAULT_CONFIRMATIONS`). */
   confirmations: number | undefined;
+  /** APPROVAL_EXPIRY_SECONDS in ms: how long held writes and operator requests wait. */
+  approvalExpiryMs: number;
+  /** OPERATOR_FOUR_EYES: `on` (default) or `off` (refused in production). */
+  operatorFourEyes: boolean;
   /** RPC_MAX_BATCH: the largest JSON-RPC batch sent to the node. */
   rpcMaxBatch: number;
   /** WEBHOOK_BACKOFF_BASE_MS: first retry delay of a webhook delivery. */
@@ -339,6 +345,8 @@ const variables = {
     DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS,
   ),
   WEBHOOK_MANUAL_PER_MINUTE: positiveInt(10_000).default(DEFAULT_WEBHOOK_MANUAL_PER_MINUTE),
+  APPROVAL_EXPIRY_SECONDS: positiveInt(30 * 86_400).default(DEFAULT_APPROVAL_EXPIRY_SECONDS),
+  OPERATOR_FOUR_EYES: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
   COIN_PRICE_USD: z
     .string()
     .regex(/^\d+(\.\d+)?$/, "must be a decimal number (e.g. 2.50)")
@@ -445,6 +453,8 @@ export function parseEnv(
     webhookBackoffBaseMs: get("WEBHOOK_BACKOFF_BASE_MS"),
     webhookSecretGraceSeconds: get("WEBHOOK_SECRET_GRACE_SECONDS"),
     webhookManualPerMinute: get("WEBHOOK_MANUAL_PER_MINUTE"),
+    approvalExpiryMs: get("APPROVAL_EXPIRY_SECONDS") * 1000,
+    operatorFourEyes: get("OPERATOR_FOUR_EYES") === "on",
     coinPrice: {
       fixedUsd: get("COIN_PRICE_USD"),
       url: get("COIN_PRICE_URL"),
@@ -575,6 +585,12 @@ export function resolveConfig(settings: EnvSettings, devSecrets: DevSecrets = {}
         { details: { variables: missing } },
       );
     }
+    if (!settings.operatorFourEyes) {
+      throw new ConfigError(
+        "Invalid OPERATOR_FOUR_EYES: a second operator person's approval cannot be turned off in production",
+        { details: { variable: "OPERATOR_FOUR_EYES" } },
+      );
+    }
     if (settings.webhookAllowLocal) {
       throw new ConfigError(
         "Invalid WEBHOOK_ALLOW_LOCAL: local and private webhook targets are refused in production " +
@@ -654,6 +670,8 @@ export function resolveConfig(settings: EnvSettings, devSecrets: DevSecrets = {}
     webhookManualPerMinute: settings.webhookManualPerMinute,
     coinPrice: settings.coinPrice,
     signer: settings.signer,
+    approvalExpiryMs: settings.approvalExpiryMs,
+    operatorFourEyes: settings.operatorFourEyes,
   };
 }
 

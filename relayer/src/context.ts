@@ -95,6 +95,18 @@ export interface Config {
   coinPrice: CoinPriceSettings;
   /** Where custodial keys are made and kept; absent means SIGNER=local and no PKCS#11 token. */
   signer?: SignerSettings | undefined;
+  /**
+   * APPROVAL_EXPIRY_SECONDS in ms: how long a held write (docs/policy.md "Approvals") or an
+   * operator request (docs/people.md "Operator four-eyes") waits for its approvals; absent means
+   * `DEFAULT_APPROVAL_EXPIRY_MS` (24 h, `domain/approval-expiry.ts`).
+   */
+  approvalExpiryMs?: number | undefined;
+  /**
+   * OPERATOR_FOUR_EYES: a forced transfer, freeze or unfreeze waits for a second operator person
+   * (docs/people.md "Operator four-eyes"). Absent or true: on; false (refused in production):
+   * carried out at once, for a development chain with one operator.
+   */
+  operatorFourEyes?: boolean | undefined;
 }
 
 /** The IPFS target of metadata documents (`metadata/ipfs-target.ts`). */

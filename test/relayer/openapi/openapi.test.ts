@@ -104,6 +104,8 @@ describe("OpenAPI document, Postman collection", () => {
       "listAllowlist",
       "addToAllowlist",
       "removeFromAllowlist",
+      "listOperatorRequests",
+      "getOperatorRequest",
     ];
     const operatorPrototype = RwaOperatorClient.prototype as unknown as Record<string, unknown>;
     assert.deepEqual(
@@ -131,6 +133,9 @@ describe("OpenAPI document, Postman collection", () => {
       "endOwnSession",
       "approveTransaction",
       "rejectTransaction",
+      // An operator person's (console session) decisions: never the admin token's.
+      "approveOperatorRequest",
+      "rejectOperatorRequest",
       "getConsole",
       "getMetrics",
       "getOpenApiDocument",

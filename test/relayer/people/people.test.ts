@@ -106,7 +106,11 @@ describe("people: invitations, sign-in, roles (PostgreSQL)", () => {
     // The replay sends the very same code: one computed again later could belong to the next
     // 30 s step, which is a new code and rightly accepted.
     const code = totpCode(ownerEnrolled.secret, ownerEmail);
-    owner = await signInWithCode(stack, { ...ownerEnrolled, email: ownerEmail.toUpperCase() }, code);
+    owner = await signInWithCode(
+      stack,
+      { ...ownerEnrolled, email: ownerEmail.toUpperCase() },
+      code,
+    );
     assert.equal(owner.role, "owner");
     const who = await owner.api("GET", "/api/console/session");
     assert.equal(who.status, 200, who.text);

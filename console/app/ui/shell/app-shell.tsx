@@ -30,6 +30,7 @@ const OPERATOR_NAV = [
   { href: "/operator/marketplace/", label: "Marketplace" },
   { href: "/operator/audit/", label: "Audit log" },
   { href: "/operator/compliance/", label: "Compliance" },
+  { href: "/operator/requests/", label: "Requests" },
 ] as const;
 
 /** The first screen after sign-in, by session kind. */

@@ -10,3 +10,4 @@ export * from "./wallet-alerts.js";
 export * from "./policy.js";
 export * from "./people.js";
 export * from "./held-writes.js";
+export * from "./operator-requests.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ORG_ROLES } from "../../domain/person.js";
+import { PERSON_ROLES } from "../../domain/person.js";
 import { signInPerson } from "../../people/people.js";
 import { adminTokenMatches } from "../../auth/require-admin-token.js";
 import {
@@ -55,9 +55,11 @@ export const sessionResponse = z.object({
   scopes: z.array(z.string()),
   expiresAt: timestampSchema,
   person: z
-    .object({ userId: z.string(), email: z.string(), role: z.enum(ORG_ROLES) })
+    .object({ userId: z.string(), email: z.string(), role: z.enum(PERSON_ROLES) })
     .nullable()
-    .describe("the signed-in person; null for a session opened with an API key or the admin token"),
+    .describe(
+      "the signed-in person (an operator role in an operator session); null for a session opened with an API key or the admin token",
+    ),
   csrfToken: z.string().describe("send as X-CSRF-Token on POST/PUT/PATCH/DELETE"),
 });
 
@@ -132,7 +134,10 @@ export const signInRoute = defineRoute({
     let owner: Parameters<typeof createSession>[1];
     if ("email" in body) {
       const person = await signInPerson(ctx, body, origin.sourceAddress ?? "unknown");
-      owner = { kind: "org", orgId: person.orgId, userId: person.userId };
+      owner =
+        person.orgId === null
+          ? { kind: "operator", userId: person.userId }
+          : { kind: "org", orgId: person.orgId, userId: person.userId };
     } else if ("apiKey" in body) {
       const principal = await authenticateApiKey(ctx, body.apiKey);
       // A key bound to addresses opens a console session only from one of them.
@@ -222,13 +227,14 @@ export const listOwnSessionsRoute = defineRoute({
   summary: "The signed-in person's own active sessions",
   docs: { operationId: "listOwnSessions", tag: "Console" },
   auth: "person",
-  roles: ORG_ROLES,
+  roles: PERSON_ROLES,
   scopes: [],
   request: {},
   responses: { 200: z.object({ sessions: z.array(ownSession) }), 401: errorBody, 403: errorBody },
-  handler: async ({ ctx, res, person }) => {
+  handler: async ({ ctx, res, person, operator }) => {
     res.setHeader("Cache-Control", "no-store");
-    return { sessions: await listPersonSessions(ctx, person!.userId, person!.sessionId) };
+    const me = (person ?? operator)!;
+    return { sessions: await listPersonSessions(ctx, me.userId, me.sessionId) };
   },
 });
 
@@ -239,7 +245,7 @@ export const endOwnSessionRoute = defineRoute({
   summary: "End one of the signed-in person's own sessions",
   docs: { operationId: "endOwnSession", tag: "Console", errors: notFoundErrors("Session") },
   auth: "person",
-  roles: ORG_ROLES,
+  roles: PERSON_ROLES,
   scopes: [],
   request: { params: z.object({ sessionId: z.string().min(1).max(64) }) },
   responses: {
@@ -248,8 +254,8 @@ export const endOwnSessionRoute = defineRoute({
     403: errorBody,
     404: errorBody,
   },
-  handler: async ({ ctx, person, params }) => {
-    if (!(await revokePersonSession(ctx, person!.userId, params.sessionId)))
+  handler: async ({ ctx, person, operator, params }) => {
+    if (!(await revokePersonSession(ctx, (person ?? operator)!.userId, params.sessionId)))
       throw new NotFoundError("Session not found");
     return { sessionId: params.sessionId, ended: true as const };
   },
