@@ -33,8 +33,6 @@ export function OperatorRequestsPanel() {
     return body.requests;
   });
   const action = useAction(requests.reload);
-  const path = (r: OperatorRequest, decision: string) =>
-    `/api/enterprise/operator-requests/${encodeURIComponent(r.requestId)}/${decision}`;
 
   const columns: ReadonlyArray<Column<OperatorRequest>> = [
     valueColumn("kind", "Act", (r) => `${r.kind} #${r.tokenId}`),
@@ -60,7 +58,10 @@ export function OperatorRequestsPanel() {
             question={`Approve the ${r.kind} of token #${r.tokenId}? It is carried out at once.`}
             onConfirm={() =>
               action.run(`${r.kind} of token #${r.tokenId} approved and carried out.`, () =>
-                api("POST", path(r, "approve")),
+                api(
+                  "POST",
+                  `/api/enterprise/operator-requests/${encodeURIComponent(r.requestId)}/approve`,
+                ),
               )
             }
           />
@@ -70,7 +71,10 @@ export function OperatorRequestsPanel() {
             question="Reject this request? Nothing is done."
             onConfirm={() =>
               action.run(`${r.kind} of token #${r.tokenId} rejected.`, () =>
-                api("POST", path(r, "reject")),
+                api(
+                  "POST",
+                  `/api/enterprise/operator-requests/${encodeURIComponent(r.requestId)}/reject`,
+                ),
               )
             }
           />
