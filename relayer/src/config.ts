@@ -86,6 +86,7 @@ export const SECRET_VARIABLES = new Set([
   "IPFS_PINNING_TOKEN",
   "PKCS11_PIN",
   "BACKUP_IDENTITY",
+  "SMTP_URL",
 ]);
 
 /**
@@ -139,6 +140,12 @@ export interface EnvSettings {
   approvalExpiryMs: number;
   /** OPERATOR_FOUR_EYES: `on` (default) or `off` (refused in production). */
   operatorFourEyes: boolean;
+  /** CONSOLE_KEY_SIGN_IN: `off` (default) or `on` (refused in production). */
+  consoleKeySignIn: boolean;
+  /** SMTP_URL: where invitations are mailed through; undefined: not mailed. */
+  smtpUrl: string | undefined;
+  /** SMTP_FROM: the sender of invitation mails. */
+  smtpFrom: string;
   /** RPC_MAX_BATCH: the largest JSON-RPC batch sent to the node. */
   rpcMaxBatch: number;
   /** WEBHOOK_BACKOFF_BASE_MS: first retry delay of a webhook delivery. */
@@ -347,6 +354,9 @@ const variables = {
   WEBHOOK_MANUAL_PER_MINUTE: positiveInt(10_000).default(DEFAULT_WEBHOOK_MANUAL_PER_MINUTE),
   APPROVAL_EXPIRY_SECONDS: positiveInt(30 * 86_400).default(DEFAULT_APPROVAL_EXPIRY_SECONDS),
   OPERATOR_FOUR_EYES: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
+  CONSOLE_KEY_SIGN_IN: z.enum(["on", "off"], { message: "must be on or off" }).default("off"),
+  SMTP_URL: url(["smtp:", "smtps:"]).optional(),
+  SMTP_FROM: z.string().trim().min(3).max(254).default("RWA Console <no-reply@localhost>"),
   COIN_PRICE_USD: z
     .string()
     .regex(/^\d+(\.\d+)?$/, "must be a decimal number (e.g. 2.50)")
@@ -455,6 +465,9 @@ export function parseEnv(
     webhookManualPerMinute: get("WEBHOOK_MANUAL_PER_MINUTE"),
     approvalExpiryMs: get("APPROVAL_EXPIRY_SECONDS") * 1000,
     operatorFourEyes: get("OPERATOR_FOUR_EYES") === "on",
+    consoleKeySignIn: get("CONSOLE_KEY_SIGN_IN") === "on",
+    smtpUrl: get("SMTP_URL"),
+    smtpFrom: get("SMTP_FROM"),
     coinPrice: {
       fixedUsd: get("COIN_PRICE_USD"),
       url: get("COIN_PRICE_URL"),
@@ -585,6 +598,12 @@ export function resolveConfig(settings: EnvSettings, devSecrets: DevSecrets = {}
         { details: { variables: missing } },
       );
     }
+    if (settings.consoleKeySignIn) {
+      throw new ConfigError(
+        "Invalid CONSOLE_KEY_SIGN_IN: the console signs in people only in production; unset it or use off",
+        { details: { variable: "CONSOLE_KEY_SIGN_IN" } },
+      );
+    }
     if (!settings.operatorFourEyes) {
       throw new ConfigError(
         "Invalid OPERATOR_FOUR_EYES: a second operator person's approval cannot be turned off in production",
@@ -672,6 +691,9 @@ export function resolveConfig(settings: EnvSettings, devSecrets: DevSecrets = {}
     signer: settings.signer,
     approvalExpiryMs: settings.approvalExpiryMs,
     operatorFourEyes: settings.operatorFourEyes,
+    consoleKeySignIn: settings.consoleKeySignIn,
+    smtpUrl: settings.smtpUrl,
+    smtpFrom: settings.smtpFrom,
   };
 }
 

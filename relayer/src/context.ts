@@ -107,6 +107,19 @@ export interface Config {
    * carried out at once, for a development chain with one operator.
    */
   operatorFourEyes?: boolean | undefined;
+  /**
+   * CONSOLE_KEY_SIGN_IN: the console's sign-in also takes an API key or the admin token
+   * (docs/people.md "Signing in with a key"). Absent or false: people only; true (refused in
+   * production): for development and the test stack.
+   */
+  consoleKeySignIn?: boolean | undefined;
+  /**
+   * SMTP_URL (`smtp://` or `smtps://`, credentials in it): invitations are mailed through it
+   * (docs/people.md "Mailed invitations"); absent: shown to the inviter only.
+   */
+  smtpUrl?: string | undefined;
+  /** SMTP_FROM: the sender of invitation mails. */
+  smtpFrom?: string | undefined;
 }
 
 /** The IPFS target of metadata documents (`metadata/ipfs-target.ts`). */

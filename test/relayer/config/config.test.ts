@@ -198,6 +198,16 @@ describe("parseEnv", () => {
     );
   });
 
+  test("CONSOLE_KEY_SIGN_IN is off unless on, and cannot be on in production", () => {
+    assert.equal(parseEnv({}).consoleKeySignIn, false);
+    assert.equal(parseEnv({ CONSOLE_KEY_SIGN_IN: "on" }).consoleKeySignIn, true);
+    assertConfigError(() => parseEnv({ CONSOLE_KEY_SIGN_IN: "true" }), "CONSOLE_KEY_SIGN_IN");
+    assertConfigError(
+      () => loadConfig({ ...FULL, NODE_ENV: "production", CONSOLE_KEY_SIGN_IN: "on" }),
+      "CONSOLE_KEY_SIGN_IN",
+    );
+  });
+
   test("COIN_SYMBOL is 1-11 letters or digits", () => {
     assert.equal(parseEnv({ COIN_SYMBOL: "ETH" }).coinSymbol, "ETH");
     assertConfigError(() => parseEnv({ COIN_SYMBOL: "A B" }), "COIN_SYMBOL");

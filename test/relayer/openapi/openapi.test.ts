@@ -131,6 +131,13 @@ describe("OpenAPI document, Postman collection", () => {
       "acceptInvitation",
       "listOwnSessions",
       "endOwnSession",
+      // Passkeys: a browser's (WebAuthn) and a signed-in person's.
+      "passkeySignInOptions",
+      "createConsoleSessionWithPasskey",
+      "listOwnPasskeys",
+      "passkeyRegistrationOptions",
+      "registerPasskey",
+      "removePasskey",
       "approveTransaction",
       "rejectTransaction",
       // An operator person's (console session) decisions: never the admin token's.

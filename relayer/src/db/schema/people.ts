@@ -72,3 +72,40 @@ export const signInFailures = pgTable(
   },
   (t) => [index("sign_in_failures_subject_at_idx").on(t.subject, t.at)],
 );
+
+/**
+ * A person's passkeys (WebAuthn credentials, `people/passkeys.ts`): the credential id
+ * (base64url), its COSE public key (base64url), the signature counter and transports. A passkey
+ * is the person's other second factor, and signs them in alone (docs/people.md "Passkeys").
+ */
+export const passkeys = pgTable(
+  "passkeys",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    publicKey: text("public_key").notNull(),
+    counter: bigint("counter", { mode: "number" }).notNull().default(0),
+    transports: text("transports")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    name: text("name").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+  },
+  (t) => [index("passkeys_user_id_idx").on(t.userId)],
+);
+
+/**
+ * WebAuthn challenges handed out (`people/passkeys.ts`): `register` (bound to the signed-in
+ * person) or `sign-in` (to nobody yet); used once, valid 5 minutes.
+ */
+export const webauthnChallenges = pgTable("webauthn_challenges", {
+  id: text("id").primaryKey(),
+  userId: text("user_id").references(() => users.id),
+  purpose: text("purpose").$type<"register" | "sign-in">().notNull(),
+  challenge: text("challenge").notNull(),
+  expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+});
