@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- <name>`: runs one benchmark by name (`writes`, `reads`, `webhooks`, `scale`,
- * `signers`, `rotation`), or all
+ * `signers`, `rotation`, `people`), or all
  * of them in turn without a name. Each benchmark prints its own figures and ratios.
  */
 const BENCHES: Record<string, () => Promise<void>> = {
@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   scale: async () => (await import("./scale.js")).runScaleBench(),
   signers: async () => (await import("./signers.js")).runSignersBench(),
   rotation: async () => (await import("./rotation.js")).runRotationBench(),
+  people: async () => (await import("./people.js")).runPeopleBench(),
 };
 
 const names = process.argv.slice(2).filter((arg) => !arg.startsWith("-"));
