@@ -1,7 +1,8 @@
 /**
  * `npm run bench -- <name>`: runs one benchmark by name (`writes`, `reads`, `webhooks`, `scale`,
- * `signers`, `rotation`, `recovery`, `cancel`, `soak`), or all of them in turn without a name
- * (`soak` runs 30 minutes: `BENCH_SOAK_MINUTES`). Each benchmark prints its own figures and ratios.
+ * `signers`, `rotation`, `recovery`, `cancel`, `people`, `soak`), or all of them in turn without
+ * a name (`soak` runs 30 minutes: `BENCH_SOAK_MINUTES`). Each benchmark prints its own figures
+ * and ratios.
  */
 const BENCHES: Record<string, () => Promise<void>> = {
   writes: async () => (await import("./writes.js")).runWritesBench(),
@@ -12,6 +13,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   rotation: async () => (await import("./rotation.js")).runRotationBench(),
   recovery: async () => (await import("./recovery.js")).runRecoveryBench(),
   cancel: async () => (await import("./cancel.js")).runCancelBench(),
+  people: async () => (await import("./people.js")).runPeopleBench(),
   soak: async () => (await import("./long-run.js")).runLongRunBench(),
 };
 

@@ -15,6 +15,8 @@ import type {
   OperatorAssetTypeInput,
   OperatorAssetTypeResult,
   OperatorAuditLogParams,
+  OperatorRequest,
+  OperatorRequestList,
   OrgKeyList,
   OrgList,
   OrgOverview,
@@ -168,13 +170,16 @@ export class RwaOperatorClient {
   }
 
   // ---- compliance controls (docs/contracts.md "Compliance controls"): each answers once mined ----
+  // Freeze, unfreeze and forced transfer wait for a second operator person (docs/people.md
+  // "Operator four-eyes"): with four-eyes on they answer the `OperatorRequest` (`status`
+  // `pending_approval`), whose `result` is the act's answer once a person approves it.
 
   /** `POST /api/enterprise/assets/{tokenId}/freeze`: the asset can no longer move. */
   async freezeAsset(
     tokenId: string | number | bigint,
     input: ReasonInput,
     options?: RequestOptions,
-  ): Promise<FreezeResult> {
+  ): Promise<FreezeResult | OperatorRequest> {
     const path = `/api/enterprise/assets/${idText(tokenId)}/freeze`;
     return this.send("POST", path, input, false, options);
   }
@@ -184,7 +189,7 @@ export class RwaOperatorClient {
     tokenId: string | number | bigint,
     input: ReasonInput,
     options?: RequestOptions,
-  ): Promise<FreezeResult> {
+  ): Promise<FreezeResult | OperatorRequest> {
     const path = `/api/enterprise/assets/${idText(tokenId)}/unfreeze`;
     return this.send("POST", path, input, false, options);
   }
@@ -197,7 +202,7 @@ export class RwaOperatorClient {
     tokenId: string | number | bigint,
     input: ForceTransferInput,
     options?: RequestOptions,
-  ): Promise<ForceTransferResult> {
+  ): Promise<ForceTransferResult | OperatorRequest> {
     const path = `/api/enterprise/assets/${idText(tokenId)}/forced-transfer`;
     return this.send("POST", path, input, false, options);
   }
@@ -223,6 +228,23 @@ export class RwaOperatorClient {
   ): Promise<AssetTypeRestrictionResult> {
     const path = `/api/enterprise/asset-types/${idText(name)}`;
     return this.send("PATCH", path, input, false, options);
+  }
+
+  /** `GET /api/enterprise/operator-requests`: the operator requests waiting for a second person. */
+  listOperatorRequests(options?: RequestOptions): Promise<OperatorRequestList> {
+    return this.transport.get("/api/enterprise/operator-requests", undefined, options);
+  }
+
+  /**
+   * `GET /api/enterprise/operator-requests/{requestId}`: one operator request (approving and
+   * rejecting are a signed-in operator person's, in the console: never the admin token's).
+   */
+  getOperatorRequest(requestId: string, options?: RequestOptions): Promise<OperatorRequest> {
+    return this.transport.get(
+      `/api/enterprise/operator-requests/${idText(requestId)}`,
+      undefined,
+      options,
+    );
   }
 
   /** `GET /api/enterprise/allowlist`: addresses allowed to hold restricted types, as indexed. */

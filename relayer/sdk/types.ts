@@ -40,6 +40,7 @@ import type {
   updateOrgResponse,
 } from "../src/http/routes/enterprise-orgs.js";
 import type { registerRequest, registerResponse } from "../src/http/routes/enterprise-register.js";
+import type { operatorRequestSchema } from "../src/http/routes/operator-requests.js";
 import type {
   operatorAssetTypeRequest,
   operatorAssetTypeResponse,
@@ -250,6 +251,13 @@ export type PauseResult = z.output<typeof pauseResponse>;
 export type ForceTransferInput = z.input<typeof forcedTransferRequest>;
 /** Result of `forceTransferAsset`. */
 export type ForceTransferResult = z.output<typeof forcedTransferResponse>;
+/**
+ * An operator request (docs/people.md "Operator four-eyes"): what `freezeAsset`, `unfreezeAsset`
+ * and `forceTransferAsset` answer (202) while four-eyes is on, and `getOperatorRequest` reads.
+ */
+export type OperatorRequest = z.output<typeof operatorRequestSchema>;
+/** Result of `listOperatorRequests`. */
+export type OperatorRequestList = { requests: OperatorRequest[] };
 /** Body of `setAssetTypeRestricted`. */
 export type AssetTypeRestrictionInput = z.input<typeof assetTypePatchRequest>;
 /** Result of `setAssetTypeRestricted`. */

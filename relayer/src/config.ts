@@ -69,6 +69,8 @@ export const DEFAULT_WEBHOOK_BACKOFF_BASE_MS = 10_000;
 export const DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS = 86_400;
 /** Default WEBHOOK_MANUAL_PER_MINUTE: test, redeliver and replay calls per organization per minute. */
 export const DEFAULT_WEBHOOK_MANUAL_PER_MINUTE = 30;
+/** Default APPROVAL_EXPIRY_SECONDS: how long held writes and operator requests wait (24 h). */
+export const DEFAULT_APPROVAL_EXPIRY_SECONDS = 86_400;
 /** Default COIN_PRICE_TTL_SECONDS: how long a price fetched from COIN_PRICE_URL is served. */
 export const DEFAULT_COIN_PRICE_TTL_SECONDS = 60;
 
@@ -90,6 +92,7 @@ export const SECRET_VARIABLES = new Set([
   "IPFS_PINNING_TOKEN",
   "PKCS11_PIN",
   "BACKUP_IDENTITY",
+  "SMTP_URL",
 ]);
 
 /**
@@ -141,6 +144,16 @@ export interface EnvSettings {
   confirmations: number | undefined;
   /** STUCK_AFTER_BLOCKS: blocks a sent write may go unmined before it is marked stuck (0: never). */
   stuckAfterBlocks: number | undefined;
+  /** APPROVAL_EXPIRY_SECONDS in ms: how long held writes and operator requests wait. */
+  approvalExpiryMs: number;
+  /** OPERATOR_FOUR_EYES: `on` (default) or `off` (refused in production). */
+  operatorFourEyes: boolean;
+  /** CONSOLE_KEY_SIGN_IN: `off` (default) or `on` (refused in production). */
+  consoleKeySignIn: boolean;
+  /** SMTP_URL: where invitations are mailed through; undefined: not mailed. */
+  smtpUrl: string | undefined;
+  /** SMTP_FROM: the sender of invitation mails. */
+  smtpFrom: string;
   /** RPC_MAX_BATCH: the largest JSON-RPC batch sent to the node. */
   rpcMaxBatch: number;
   /**
@@ -364,6 +377,11 @@ const variables = {
     DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS,
   ),
   WEBHOOK_MANUAL_PER_MINUTE: positiveInt(10_000).default(DEFAULT_WEBHOOK_MANUAL_PER_MINUTE),
+  APPROVAL_EXPIRY_SECONDS: positiveInt(30 * 86_400).default(DEFAULT_APPROVAL_EXPIRY_SECONDS),
+  OPERATOR_FOUR_EYES: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
+  CONSOLE_KEY_SIGN_IN: z.enum(["on", "off"], { message: "must be on or off" }).default("off"),
+  SMTP_URL: url(["smtp:", "smtps:"]).optional(),
+  SMTP_FROM: z.string().trim().min(3).max(254).default("RWA Console <no-reply@localhost>"),
   COIN_PRICE_USD: z
     .string()
     .regex(/^\d+(\.\d+)?$/, "must be a decimal number (e.g. 2.50)")
@@ -477,6 +495,11 @@ export function parseEnv(
     webhookBackoffBaseMs: get("WEBHOOK_BACKOFF_BASE_MS"),
     webhookSecretGraceSeconds: get("WEBHOOK_SECRET_GRACE_SECONDS"),
     webhookManualPerMinute: get("WEBHOOK_MANUAL_PER_MINUTE"),
+    approvalExpiryMs: get("APPROVAL_EXPIRY_SECONDS") * 1000,
+    operatorFourEyes: get("OPERATOR_FOUR_EYES") === "on",
+    consoleKeySignIn: get("CONSOLE_KEY_SIGN_IN") === "on",
+    smtpUrl: get("SMTP_URL"),
+    smtpFrom: get("SMTP_FROM"),
     coinPrice: {
       fixedUsd: get("COIN_PRICE_USD"),
       url: get("COIN_PRICE_URL"),
@@ -607,6 +630,18 @@ export function resolveConfig(settings: EnvSettings, devSecrets: DevSecrets = {}
         { details: { variables: missing } },
       );
     }
+    if (settings.consoleKeySignIn) {
+      throw new ConfigError(
+        "Invalid CONSOLE_KEY_SIGN_IN: the console signs in people only in production; unset it or use off",
+        { details: { variable: "CONSOLE_KEY_SIGN_IN" } },
+      );
+    }
+    if (!settings.operatorFourEyes) {
+      throw new ConfigError(
+        "Invalid OPERATOR_FOUR_EYES: a second operator person's approval cannot be turned off in production",
+        { details: { variable: "OPERATOR_FOUR_EYES" } },
+      );
+    }
     if (settings.webhookAllowLocal) {
       throw new ConfigError(
         "Invalid WEBHOOK_ALLOW_LOCAL: local and private webhook targets are refused in production " +
@@ -688,6 +723,11 @@ export function resolveConfig(settings: EnvSettings, devSecrets: DevSecrets = {}
     webhookManualPerMinute: settings.webhookManualPerMinute,
     coinPrice: settings.coinPrice,
     signer: settings.signer,
+    approvalExpiryMs: settings.approvalExpiryMs,
+    operatorFourEyes: settings.operatorFourEyes,
+    consoleKeySignIn: settings.consoleKeySignIn,
+    smtpUrl: settings.smtpUrl,
+    smtpFrom: settings.smtpFrom,
   };
 }
 

@@ -103,6 +103,31 @@ export interface Config {
   coinPrice: CoinPriceSettings;
   /** Where custodial keys are made and kept; absent means SIGNER=local and no PKCS#11 token. */
   signer?: SignerSettings | undefined;
+  /**
+   * APPROVAL_EXPIRY_SECONDS in ms: how long a held write (docs/policy.md "Approvals") or an
+   * operator request (docs/people.md "Operator four-eyes") waits for its approvals; absent means
+   * `DEFAULT_APPROVAL_EXPIRY_MS` (24 h, `domain/approval-expiry.ts`).
+   */
+  approvalExpiryMs?: number | undefined;
+  /**
+   * OPERATOR_FOUR_EYES: a forced transfer, freeze or unfreeze waits for a second operator person
+   * (docs/people.md "Operator four-eyes"). Absent or true: on; false (refused in production):
+   * carried out at once, for a development chain with one operator.
+   */
+  operatorFourEyes?: boolean | undefined;
+  /**
+   * CONSOLE_KEY_SIGN_IN: the console's sign-in also takes an API key or the admin token
+   * (docs/people.md "Signing in with a key"). Absent or false: people only; true (refused in
+   * production): for development and the test stack.
+   */
+  consoleKeySignIn?: boolean | undefined;
+  /**
+   * SMTP_URL (`smtp://` or `smtps://`, credentials in it): invitations are mailed through it
+   * (docs/people.md "Mailed invitations"); absent: shown to the inviter only.
+   */
+  smtpUrl?: string | undefined;
+  /** SMTP_FROM: the sender of invitation mails. */
+  smtpFrom?: string | undefined;
 }
 
 /** The IPFS target of metadata documents (`metadata/ipfs-target.ts`). */

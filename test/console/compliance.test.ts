@@ -42,7 +42,8 @@ describe("compliance controls in the console", { timeout: 300_000 }, () => {
     if (CHROMIUM === undefined) throw new Error(missingChromiumMessage());
     const build = await ensureConsoleBuilt({ print: (line) => process.stderr.write(`${line}\n`) });
     assert.notEqual(build.status, "failed", build.status === "failed" ? build.message : "");
-    stack = await startTestStack({ logLevel: "warn" });
+    // The freeze itself, at once (OPERATOR_FOUR_EYES=off); four-eyes has its own tests.
+    stack = await startTestStack({ logLevel: "warn", config: { operatorFourEyes: false } });
     engine = stack.ctx.engine;
     await engine.start();
     indexer = await startIndexer(stack.ctx, { pollIntervalMs: 100, lockPollMs: 200 });

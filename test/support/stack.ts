@@ -278,6 +278,10 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       // Production uses 60; tests make many calls per key. Lower it per test through
       // `stack.ctx.config.apiKeyRateLimitPerMinute` (read on every request) to test the limit.
       apiKeyRateLimitPerMinute: 100_000,
+      // The development setting (docs/people.md "Signing in with a key"): many console tests
+      // sign in with a key to reach an organization's screens quickly; people's sign-in has its
+      // own tests, and test/relayer/people/people.test.ts checks the setting's default (off).
+      consoleKeySignIn: true,
       bodyLimitBytes: 256 * 1024,
       confirmations: DEFAULT_CONFIRMATIONS,
       rpcMaxBatch: DEFAULT_RPC_MAX_BATCH,

@@ -1,5 +1,6 @@
 "use client";
 
+import { startAuthentication } from "@simplewebauthn/browser";
 import { createContext, useCallback, useContext, useEffect, useMemo, useState } from "react";
 import { api, ApiError, setCsrfToken, setUnauthorizedHandler } from "./api";
 import type { SessionInfo } from "./types";
@@ -17,6 +18,8 @@ interface SessionContextValue {
    * API key or the admin token. Nothing of it is kept anywhere.
    */
   signIn: (credential: SignInCredential) => Promise<void>;
+  /** Signs in with a passkey (docs/people.md "Passkeys"): the browser asks the authenticator. */
+  signInWithPasskey: () => Promise<void>;
   signOut: () => Promise<void>;
 }
 
@@ -80,6 +83,23 @@ export function SessionProvider({ children }: { children: React.ReactNode }) {
     [apply],
   );
 
+  const signInWithPasskey = useCallback(async () => {
+    const { challengeId, options } = await api<{ challengeId: string; options: unknown }>(
+      "POST",
+      "/api/console/session/passkey/options",
+    );
+    const response = await startAuthentication({
+      optionsJSON: options as Parameters<typeof startAuthentication>[0]["optionsJSON"],
+    });
+    const session = await api<SessionInfo>(
+      "POST",
+      "/api/console/session/passkey",
+      { challengeId, response },
+      { quiet401: true },
+    );
+    apply(session);
+  }, [apply]);
+
   const signOut = useCallback(async () => {
     try {
       await api("DELETE", "/api/console/session", undefined, { quiet401: true });
@@ -88,7 +108,10 @@ export function SessionProvider({ children }: { children: React.ReactNode }) {
     }
   }, [apply]);
 
-  const value = useMemo(() => ({ state, signIn, signOut }), [state, signIn, signOut]);
+  const value = useMemo(
+    () => ({ state, signIn, signInWithPasskey, signOut }),
+    [state, signIn, signInWithPasskey, signOut],
+  );
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }
 

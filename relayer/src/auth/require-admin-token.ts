@@ -2,7 +2,10 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import type { AppContext } from "../context.js";
 import { ForbiddenError, UnauthorizedError } from "../errors.js";
+import { sessionOperator, setOperatorPerson } from "./require-person.js";
+import { operatorRoleAllowsRequest } from "./roles.js";
 import { hasApiKeyHeaders, sessionOf, sessionTokenOf } from "./session-auth.js";
+import type { ConsoleSession } from "./session-store.js";
 
 /**
  * Constant-time check of a presented admin token against the configured one. Both are hashed
@@ -15,13 +18,33 @@ export function adminTokenMatches(presented: string, expected: string): boolean 
 }
 
 /**
+ * Admits an operator session to an operator route: one opened with the admin token passes; an
+ * operator person's passes when their role allows the request (`operatorRoleAllowsRequest`:
+ * `support` reads only, `compliance` the compliance controls), else 403 `Not allowed for role
+ * <role>`, and is remembered (`operatorPersonOf`) so the audit log names them.
+ */
+function admitOperatorSession(req: Request, res: Response, session: ConsoleSession): void {
+  const operator = sessionOperator(session);
+  if (operator !== undefined) {
+    const route = (res.locals as { routeTemplate?: string }).routeTemplate ?? req.path;
+    if (!operatorRoleAllowsRequest(operator.role, req.method, route))
+      throw new ForbiddenError(`Not allowed for role ${operator.role}`, {
+        details: { role: operator.role, route },
+      });
+    setOperatorPerson(res, operator);
+  }
+  (res.locals as { admin?: boolean }).admin = true;
+}
+
+/**
  * Middleware for operator-staff endpoints: `X-Admin-Token` must equal `config.adminToken`.
  * A missing, malformed or wrong token is 403 `Admin token required` (the spec's string for
  * "the endpoint needs X-Admin-Token"); a wrong token is not distinguished from a missing one.
  * Sets `res.locals.admin = true`.
  *
  * Without the header, an operator console session cookie is accepted instead (CSRF-checked on
- * unsafe methods, see `session-auth.ts`).
+ * unsafe methods, see `session-auth.ts`): the admin token's, or an operator person's whose role
+ * allows the request (docs/people.md "Operator staff").
  */
 export function requireAdminToken(ctx: AppContext) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
@@ -32,7 +55,7 @@ export function requireAdminToken(ctx: AppContext) {
         throw error;
       });
       if (session !== undefined) {
-        (res.locals as { admin?: boolean }).admin = true;
+        admitOperatorSession(req, res, session);
         next();
         return;
       }
@@ -63,7 +86,7 @@ export function adminIfPresented(ctx: AppContext) {
     }
     if (!hasApiKeyHeaders(req) && sessionTokenOf(req) !== undefined) {
       const session = await sessionOf(ctx, req, res);
-      if (session?.kind === "operator") (res.locals as { admin?: boolean }).admin = true;
+      if (session?.kind === "operator") admitOperatorSession(req, res, session);
     }
     next();
   };

@@ -1,4 +1,4 @@
-import type { OrgRole } from "../domain/person.js";
+import type { OperatorRole, OrgRole, PersonRole } from "../domain/person.js";
 
 /**
  * What a person's role lets them do through the routes an API key can call (docs/people.md
@@ -35,9 +35,33 @@ const DEVELOPER_PATHS = /^\/api\/enterprise\/(keys|webhooks)(\/|$)/;
  * template): reads for every role; `owner` and `admin` anything; `developer` keys and webhooks;
  * `approver` and `viewer` nothing else.
  */
-export function roleAllowsRequest(role: OrgRole, method: string, path: string): boolean {
+export function roleAllowsRequest(role: PersonRole, method: string, path: string): boolean {
   if (SAFE_METHODS.has(method.toUpperCase())) return true;
   if (role === "owner" || role === "admin") return true;
   if (role === "developer") return DEVELOPER_PATHS.test(path);
+  return false;
+}
+
+/**
+ * The operator routes compliance staff may change: the compliance controls (freeze, forced
+ * transfer, pause, restricted types, the allowlist) and the operator requests they decide.
+ */
+const COMPLIANCE_PATHS =
+  /^\/api\/enterprise\/(assets\/|marketplace\/(pause|resume)$|asset-types\/|allowlist$|operator-requests(\/|$))/;
+
+/**
+ * Whether an operator person with `role` may make this request to an operator route (`auth:
+ * "admin"` or `apiKeyOrAdmin`; `path`: the route's template), docs/people.md "Operator staff":
+ * reads for every role (`support` is read-only); `operator-admin` anything; `compliance` the
+ * compliance controls and operator requests.
+ */
+export function operatorRoleAllowsRequest(
+  role: OperatorRole,
+  method: string,
+  path: string,
+): boolean {
+  if (SAFE_METHODS.has(method.toUpperCase())) return true;
+  if (role === "operator-admin") return true;
+  if (role === "compliance") return COMPLIANCE_PATHS.test(path);
   return false;
 }

@@ -3,7 +3,7 @@ import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../context.js";
 import { apiKeys, orgs, sessions, users, wallets } from "../db/schema/index.js";
 import { roleScopes } from "./roles.js";
-import type { OrgRole } from "../domain/person.js";
+import { isOperatorRole, type PersonRole } from "../domain/person.js";
 import { expandScopes } from "./scopes.js";
 
 /**
@@ -32,7 +32,10 @@ export const SESSION_MAX_MS = 24 * 60 * 60 * 1000;
  */
 const SLIDE_RESOLUTION_MS = 5 * 60 * 1000;
 
-/** `org`: an org admin signed in with an API key; `operator`: staff signed in with the admin token. */
+/**
+ * `org`: an organization's person, or an org admin signed in with an API key; `operator`: an
+ * operator person (docs/people.md "Operator staff"), or staff signed in with the admin token.
+ */
 export type SessionKind = "org" | "operator";
 
 /** A valid, unexpired, unrevoked session as resolved from a cookie. */
@@ -54,10 +57,13 @@ export interface ConsoleSession {
   grantedScopes: ReadonlySet<string>;
   createdAt: Date;
   expiresAt: Date;
-  /** A person's session (docs/people.md): the person, their email and role; else null. */
+  /**
+   * A person's session (docs/people.md): the person, their email and role (an organization's
+   * for `org` sessions, an operator role for `operator` ones); else null.
+   */
   userId: string | null;
   email: string | null;
-  role: OrgRole | null;
+  role: PersonRole | null;
 }
 
 /** A freshly generated session token: `token` goes into the cookie, `id` into the database. */
@@ -126,19 +132,20 @@ export async function createSession(
   owner:
     | { kind: "org"; orgId: string; apiKeyId: string; scopes: string[] }
     | { kind: "org"; orgId: string; userId: string }
-    | { kind: "operator" },
+    | { kind: "operator"; userId?: string },
 ): Promise<{ token: string; expiresAt: Date }> {
+  const person = "userId" in owner && owner.userId !== undefined;
+  // Only the admin token's operator sessions are bound to the token; a person's are the person's.
   const { token, id } = generateSessionToken(
-    owner.kind === "operator" ? ctx.config.adminToken : undefined,
+    owner.kind === "operator" && !person ? ctx.config.adminToken : undefined,
   );
-  const person = "userId" in owner;
   const expiresAt = new Date(Date.now() + (person ? PERSON_SESSION_IDLE_MS : SESSION_IDLE_MS));
   await ctx.database.db.insert(sessions).values({
     id,
     kind: owner.kind,
     orgId: owner.kind === "org" ? owner.orgId : null,
     apiKeyId: "apiKeyId" in owner ? owner.apiKeyId : null,
-    userId: person ? owner.userId : null,
+    userId: "userId" in owner ? (owner.userId ?? null) : null,
     scopes: "scopes" in owner ? owner.scopes : [],
     expiresAt,
   });
@@ -199,7 +206,9 @@ export async function findSession(
     return undefined;
   if (row.keyExpiresAt !== null && row.keyExpiresAt.getTime() <= now) return undefined;
   if (row.kind !== "org" && row.kind !== "operator") return undefined;
-  if (row.kind === "operator" && !operatorTokenValid(token, ctx.config.adminToken)) {
+  // A person's role must fit the session's kind (an operator role in an operator session).
+  if (person && (row.kind === "operator") !== isOperatorRole(row.userRole!)) return undefined;
+  if (row.kind === "operator" && !person && !operatorTokenValid(token, ctx.config.adminToken)) {
     await revokeSession(ctx, id);
     return undefined;
   }
@@ -218,16 +227,26 @@ export async function findSession(
     walletAddress: row.walletAddress,
     apiKeyId: row.apiKeyId,
     suspended: row.orgSuspendedAt !== null,
-    scopes: person ? roleScopes(row.userRole!, row.orgScopes ?? []) : row.scopes,
-    grantedScopes: expandScopes(
-      person ? roleScopes(row.userRole!, row.orgScopes ?? []) : row.scopes,
-    ),
+    scopes: scopesOf(row.kind, row.userRole, row.orgScopes, row.scopes),
+    grantedScopes: expandScopes(scopesOf(row.kind, row.userRole, row.orgScopes, row.scopes)),
     createdAt: row.createdAt,
     expiresAt,
     userId: row.userId,
     email: row.userEmail,
     role: row.userRole,
   };
+}
+
+/** A session's scopes: a key's as stored, a person's by role, none for operator people. */
+function scopesOf(
+  kind: SessionKind,
+  role: PersonRole | null,
+  orgScopes: string[] | null,
+  keyScopes: string[],
+): string[] {
+  if (role === null) return keyScopes;
+  if (kind === "operator" || isOperatorRole(role)) return [];
+  return roleScopes(role, orgScopes ?? []);
 }
 
 /** Revokes a session (sign-out). Revoking an unknown or already revoked session is a no-op. */

@@ -34,7 +34,14 @@ export const AUDIT_ACTIONS = {
   userInvitationAccepted: "user.invitation_accepted",
   userRoleChanged: "user.role_changed",
   userRemoved: "user.removed",
+  userPasskeyAdded: "user.passkey_added",
+  userPasskeyRemoved: "user.passkey_removed",
   marketplaceTokenRescued: "marketplace.token_rescued",
+  // Operator four-eyes (docs/people.md "Operator four-eyes"): a forced transfer, freeze or
+  // unfreeze asked for, then approved (and carried out: its own row follows) or rejected.
+  operatorRequestCreated: "operator_request.created",
+  operatorRequestApproved: "operator_request.approved",
+  operatorRequestRejected: "operator_request.rejected",
   // The operator's compliance controls (docs/contracts.md "Compliance controls"), once mined.
   assetFrozen: "asset.frozen",
   assetUnfrozen: "asset.unfrozen",

@@ -1,4 +1,4 @@
-import type { OrgRole } from "./person.ts";
+import type { PersonRole } from "./person.ts";
 
 /**
  * A console session as `GET`/`POST /api/console/session` describe it (console/README.md "Sign-in
@@ -19,7 +19,7 @@ export interface SessionInfo {
   scopes: string[];
   expiresAt: string;
   /** The signed-in person; null for a session opened with an API key or the admin token. */
-  person: { userId: string; email: string; role: OrgRole } | null;
+  person: { userId: string; email: string; role: PersonRole } | null;
   /** Sent back as `X-CSRF-Token` on POST, PUT, PATCH and DELETE. */
   csrfToken: string;
 }

@@ -196,6 +196,19 @@ const EVENTS = {
       reason: z.literal("Transaction expired"),
     }),
   },
+  "transaction.approval_required": {
+    description:
+      "A write of the organization is held by an approval rule of its policy (docs/policy.md " +
+      '"Approvals"): nothing was signed; it waits for `approvalsRequired` people with role ' +
+      "`approver` or `owner` until `expiresAt`. `txHash` and `blockNumber` are null; `timestamp` " +
+      "is when it was held.",
+    data: transactionOutcome.extend({
+      status: z.literal("pending_approval"),
+      approvalsRequired: z.number().int().describe("1 or 2"),
+      requestedBy: z.string().describe("the key id, or `usr_… (email)` of the person who asked"),
+      expiresAt: z.string().describe("ISO 8601: when it ends `expired` unless decided"),
+    }),
+  },
   "transaction.stuck": {
     description:
       "A sent write of the organization is stuck: re-priced up to the fee cap it reserved and " +
@@ -225,6 +238,7 @@ const TRANSACTION_KINDS: ReadonlySet<string> = new Set([
   "transaction.cancelled",
   "transaction.expired",
   "transaction.stuck",
+  "transaction.approval_required",
 ]);
 
 /** An on-chain event kind a webhook can subscribe to. */

@@ -8,8 +8,9 @@ import { requestIdOf } from "./request-context.js";
 export const ANONYMOUS_ACTOR = "anonymous";
 
 /**
- * Who made this request, for the audit log: `admin` after the admin token or an operator
- * session, `usr_… (email)` after a person's console session, the API key id after a key (a
+ * Who made this request, for the audit log: `admin` after the admin token or its operator
+ * session, `usr_… (email)` after a person's console session (an organization's or operator
+ * staff's), the API key id after a key (a
  * console session opened with a key acts as that key),
  * else `anonymous`; its request id; and the address it came from (`req.ip`, which follows
  * Express's `trust proxy` when an operator sets it; IPv4 without the `::ffff:` prefix).
@@ -22,11 +23,12 @@ export function auditOriginOf(req: Request, res: Response): AuditOrigin {
   };
   // A person (console session) is named by user id and their email at the time.
   const person = locals.session?.userId ?? null;
+  // An operator person is named too: only the admin token (or its session) is `admin`.
   const actor =
-    locals.admin === true
-      ? ADMIN_ACTOR
-      : person !== null
-        ? `${person} (${locals.session?.email ?? ""})`
+    person !== null
+      ? `${person} (${locals.session?.email ?? ""})`
+      : locals.admin === true
+        ? ADMIN_ACTOR
         : (locals.auth?.keyId ?? ANONYMOUS_ACTOR);
   const ip = req.ip ?? req.socket.remoteAddress;
   return {

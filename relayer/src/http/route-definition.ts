@@ -6,10 +6,12 @@ import { adminIfPresented, requireAdminToken } from "../auth/require-admin-token
 import { principalOf, requireApiKey } from "../auth/require-api-key.js";
 import { requireScope } from "../auth/require-scope.js";
 import {
+  operatorPersonOf,
   personOf,
   requirePerson,
-  type OrgRole,
+  type OperatorPrincipal,
   type PersonPrincipal,
+  type PersonRole,
 } from "../auth/require-person.js";
 import type { Scope } from "../domain/scope.js";
 import type { OperationMetadata } from "./openapi/operation-metadata.js";
@@ -39,8 +41,14 @@ export interface RouteInput<TBody, TParams, TQuery> {
    * (undefined there means the admin token).
    */
   principal: ApiKeyPrincipal | undefined;
-  /** Set for `auth: "person"` routes: the signed-in person. */
+  /** Set for `auth: "person"` routes signed in to by an organization's person. */
   person: PersonPrincipal | undefined;
+  /**
+   * The signed-in operator person: on `auth: "person"` routes whose roles include operator
+   * roles, and on operator routes (`admin`, `apiKeyOrAdmin`) called with an operator person's
+   * session; undefined for the admin token.
+   */
+  operator: OperatorPrincipal | undefined;
   /** Who made the request and from where, for the audit log (`appendAudit`). */
   origin: AuditOrigin;
   ctx: AppContext;
@@ -74,7 +82,7 @@ export interface RouteDefinition<
   /** With `auth: "apiKey"`: the key needs at least one of these (after `write:all` expansion). */
   scopes: readonly Scope[];
   /** With `auth: "person"`: the signed-in person's role must be one of these. */
-  roles?: readonly OrgRole[];
+  roles?: readonly PersonRole[];
   request: {
     body?: z.ZodType<TBody>;
     params?: z.ZodType<TParams>;
@@ -166,6 +174,7 @@ export function mountRoutes(ctx: AppContext, definitions: readonly AnyRouteDefin
             ? principalOf(res)
             : undefined,
         person: definition.auth === "person" ? personOf(res) : undefined,
+        operator: operatorPersonOf(res),
         origin: auditOriginOf(req, res),
         ctx,
         requestId: requestIdOf(res),

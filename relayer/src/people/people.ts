@@ -5,7 +5,7 @@ import type { DbTransaction } from "../db/client.js";
 import { invitations, sessions, users } from "../db/schema/index.js";
 import { appendAudit, type AuditOrigin } from "../audit/audit-writer.js";
 import { AUDIT_ACTIONS } from "../domain/audit.js";
-import type { OrgRole } from "../domain/person.js";
+import { isOperatorRole, type OrgRole, type PersonRole } from "../domain/person.js";
 import {
   ConflictError,
   ForbiddenError,
@@ -43,10 +43,10 @@ export interface PersonSummary {
 }
 
 /** A new person and their invitation link (shown once). */
-export interface InvitedPerson {
+export interface InvitedPerson<Role extends PersonRole = OrgRole> {
   userId: string;
   email: string;
-  role: OrgRole;
+  role: Role;
   invitation: { url: string; expiresAt: string };
 }
 
@@ -79,28 +79,31 @@ function summarize(row: typeof users.$inferSelect): PersonSummary {
   return {
     userId: row.id,
     email: row.email,
-    role: row.role,
+    role: row.role as OrgRole,
     status: row.passwordHash === null ? "invited" : "active",
     createdAt: row.createdAt.toISOString(),
   };
 }
 
 /**
- * Invites a person into `orgId` with `role`, in `tx` (registration passes its own transaction):
+ * Invites a person into `orgId` (null: operator staff, with an operator role) with `role`, in `tx` (registration passes its own transaction):
  * a user row without password, and a single-use invitation valid 72 h whose token only the
  * returned URL holds (the database keeps its SHA-256). Appends `user.invited`.
  *
  * @throws ForbiddenError when an admin invites an owner; ConflictError when an active person
  *   already has the email
  */
-export async function invitePersonIn(
+export async function invitePersonIn<Role extends PersonRole>(
   tx: DbTransaction,
-  orgId: string,
-  input: { email: string; role: OrgRole },
+  orgId: string | null,
+  input: { email: string; role: Role },
   inviter: Inviter,
   origin: AuditOrigin,
   baseUrl: string,
-): Promise<InvitedPerson> {
+): Promise<InvitedPerson<Role>> {
+  // Operator staff belong to no organization, and nobody else holds an operator role.
+  if ((orgId === null) !== isOperatorRole(input.role))
+    throw new Error(`role ${input.role} does not fit organization ${orgId ?? "(none)"}`);
   if (inviter !== "operator" && inviter.role !== "owner" && input.role === "owner")
     throw new ForbiddenError("Only an owner can invite an owner");
   const email = normalizeEmail(input.email);
@@ -217,12 +220,12 @@ export function personOrigin(origin: AuditOrigin, userId: string, email: string)
   return { ...origin, actor: `${userId} (${email})` };
 }
 
-/** A person who signed in. */
+/** A person who signed in: an organization's (`orgId`) or operator staff (`orgId` null). */
 export interface SignedInPerson {
   userId: string;
-  orgId: string;
+  orgId: string | null;
   email: string;
-  role: OrgRole;
+  role: PersonRole;
 }
 
 /**

@@ -13,11 +13,10 @@ import { parseCoin } from "../shared/coin-amount.js";
  * signed. People with role `approver` or `owner` approve or reject it (never the person who asked
  * for it; with `approvers: 2`, two different people); once enough approve, the caller records it
  * as a transaction under the same id (`http/routes/transactions.ts`). A write left pending
- * `APPROVAL_TTL_MS` is expired (read from `expires_at`: no worker needed).
+ * `APPROVAL_EXPIRY_SECONDS` (24 h by default) is expired (read from `expires_at`: no worker
+ * needed). Holding one writes `transaction.approval_required` into the webhook outbox in the same
+ * transaction.
  */
-
-/** How long a held write waits for its approvals. */
-export const APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** What an approval rule looks at. */
 export interface ApprovalQuestion {
@@ -88,6 +87,47 @@ function heldOf(row: Row): HeldWrite {
   };
 }
 
+/**
+ * SQL: the `transaction.approval_required` webhook event of a held write, into the outbox in the
+ * hold's own transaction (it commits with the hold or not at all), on the terms of the other
+ * `transaction.*` events: only while an enabled webhook of the organization subscribes to it,
+ * `pending` (released at the indexer's next step, then signed and retried like every event), its
+ * id the write's and the kind's (written once).
+ */
+function approvalRequiredEventSql(
+  write: {
+    id: string;
+    orgId: string;
+    kind: string;
+    idempotencyKey: string | undefined;
+    requestedBy: string;
+    approvers: number;
+  },
+  expiresAt: Date,
+) {
+  const data = {
+    transactionId: write.id,
+    kind: write.kind,
+    status: "pending_approval",
+    ...(write.idempotencyKey === undefined ? {} : { idempotencyKey: write.idempotencyKey }),
+    approvalsRequired: write.approvers,
+    requestedBy: write.requestedBy,
+    expiresAt: expiresAt.toISOString(),
+  };
+  const kind = "transaction.approval_required";
+  return sql`INSERT INTO webhook_events (id, org_id, kind, block_number, block_hash, tx_hash, payload, status)
+    SELECT 'evt_' || md5(${write.id} || '|' || ${kind} || '|'), ${write.orgId}, ${kind}, NULL, NULL, NULL,
+           jsonb_build_object('event', ${kind}::text,
+                              'timestamp', (extract(epoch FROM now()) * 1000)::bigint,
+                              'orgId', ${write.orgId}::text, 'txHash', NULL, 'blockNumber', NULL,
+                              'data', ${JSON.stringify(data)}::jsonb),
+           'pending'
+     WHERE EXISTS (SELECT 1 FROM webhooks w
+                    WHERE w.org_id = ${write.orgId} AND w.enabled AND w.deleted_at IS NULL
+                      AND ${kind} = ANY(w.events))
+    ON CONFLICT (id) DO NOTHING`;
+}
+
 /** Holds a write; returns its id (the existing one for an `Idempotency-Key` seen before). */
 export async function holdWrite(
   database: Pick<Database, "db">,
@@ -100,9 +140,12 @@ export async function holdWrite(
     requestedBy: string;
     requesterUserId: string | undefined;
     approvers: number;
+    /** How long it waits for its approvals (`APPROVAL_EXPIRY_SECONDS`). */
+    expiresInMs: number;
   },
   origin: AuditOrigin,
 ): Promise<string> {
+  const expiresAt = new Date(Date.now() + write.expiresInMs);
   return database.db.transaction(async (tx) => {
     if (write.idempotencyKey !== undefined) {
       const seen = await tx
@@ -126,8 +169,9 @@ export async function holdWrite(
       requestedBy: write.requestedBy,
       requesterUserId: write.requesterUserId ?? null,
       approvers: write.approvers,
-      expiresAt: new Date(Date.now() + APPROVAL_TTL_MS),
+      expiresAt,
     });
+    await tx.execute(approvalRequiredEventSql(write, expiresAt));
     await appendAudit(tx, origin, {
       orgId: write.orgId,
       action: AUDIT_ACTIONS.transactionHeld,

@@ -20,6 +20,7 @@ import type { DbTransaction } from "../db/client.js";
 import type { AuditOrigin } from "../audit/audit-writer.js";
 import { appendWriteAudit } from "../audit/write-audit.js";
 import { approvalsNeeded, holdWrite } from "../policy/approvals.js";
+import { approvalExpiryMsOf } from "../domain/approval-expiry.js";
 import { readPolicy } from "../policy/org-policy.js";
 import {
   enforceAtRecord,
@@ -329,6 +330,7 @@ async function holdIfRuled(ctx: AppContext, request: WriteRequest): Promise<stri
       requestedBy: request.origin.actor,
       requesterUserId: request.requesterUserId,
       approvers: needed,
+      expiresInMs: approvalExpiryMsOf(ctx.config),
     },
     request.origin,
   );

@@ -43,7 +43,8 @@ describe("operator transactions whose outcome the relayer cannot see (fault prox
   /** The attempt the receipt-lost freeze left with only `operator_tx.unconfirmed`. */
   let lostSight: { attemptId: string; txHash: string; tokenId: string } | undefined;
   before(async () => {
-    proxied = await startProxiedWriteStack([{}]);
+    // The acts themselves, at once (OPERATOR_FOUR_EYES=off); four-eyes: operator-people.test.ts.
+    proxied = await startProxiedWriteStack([{}], { config: { operatorFourEyes: false } });
     ({ stack, chain } = proxied);
     proxy = proxied.proxies[0]!;
     alice = await stack.registerOrg();

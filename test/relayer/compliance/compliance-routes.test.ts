@@ -22,7 +22,14 @@ const RESTRICTED_TYPE = "Carbon Credit";
 
 describe("compliance controls (anvil + PostgreSQL)", () => {
   let stack: WriteStack, alice: TestOrg, bob: TestOrg;
-  before(async () => ([stack, alice, bob] = await startWriteStackWithOrgs(2)));
+  before(
+    async () =>
+      ([stack, alice, bob] = await startWriteStackWithOrgs(2, {
+        // The acts themselves, carried out at once (OPERATOR_FOUR_EYES=off); four-eyes is
+        // test/relayer/people/operator-people.test.ts's.
+        config: { operatorFourEyes: false },
+      })),
+  );
   after(() => stack?.stop());
 
   const outsider = Wallet.createRandom().address;

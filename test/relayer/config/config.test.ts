@@ -170,6 +170,45 @@ describe("parseEnv", () => {
     assertConfigError(() => parseEnv({ WEBHOOK_ALLOW_LOCAL: "yes" }), "WEBHOOK_ALLOW_LOCAL");
   });
 
+  test("APPROVAL_EXPIRY_SECONDS is 24 h unless set, 1 s to 30 days", () => {
+    assert.equal(parseEnv({}).approvalExpiryMs, 86_400_000);
+    assert.equal(parseEnv({ APPROVAL_EXPIRY_SECONDS: "3600" }).approvalExpiryMs, 3_600_000);
+    assertConfigError(() => parseEnv({ APPROVAL_EXPIRY_SECONDS: "0" }), "APPROVAL_EXPIRY_SECONDS");
+    assertConfigError(
+      () => parseEnv({ APPROVAL_EXPIRY_SECONDS: String(30 * 86_400 + 1) }),
+      "APPROVAL_EXPIRY_SECONDS",
+    );
+    assertConfigError(() => parseEnv({ APPROVAL_EXPIRY_SECONDS: "1h" }), "APPROVAL_EXPIRY_SECONDS");
+    assert.equal(
+      resolveConfig(parseEnv({ APPROVAL_EXPIRY_SECONDS: "60" }), DEV_SECRETS).approvalExpiryMs,
+      60_000,
+    );
+  });
+
+  test("OPERATOR_FOUR_EYES is on unless off, and cannot be off in production", () => {
+    assert.equal(parseEnv({}).operatorFourEyes, true);
+    assert.equal(parseEnv({ OPERATOR_FOUR_EYES: "off" }).operatorFourEyes, false);
+    assertConfigError(() => parseEnv({ OPERATOR_FOUR_EYES: "no" }), "OPERATOR_FOUR_EYES");
+    assert.equal(
+      resolveConfig(parseEnv({ OPERATOR_FOUR_EYES: "off" }), DEV_SECRETS).operatorFourEyes,
+      false,
+    );
+    assertConfigError(
+      () => loadConfig({ ...FULL, NODE_ENV: "production", OPERATOR_FOUR_EYES: "off" }),
+      "OPERATOR_FOUR_EYES",
+    );
+  });
+
+  test("CONSOLE_KEY_SIGN_IN is off unless on, and cannot be on in production", () => {
+    assert.equal(parseEnv({}).consoleKeySignIn, false);
+    assert.equal(parseEnv({ CONSOLE_KEY_SIGN_IN: "on" }).consoleKeySignIn, true);
+    assertConfigError(() => parseEnv({ CONSOLE_KEY_SIGN_IN: "true" }), "CONSOLE_KEY_SIGN_IN");
+    assertConfigError(
+      () => loadConfig({ ...FULL, NODE_ENV: "production", CONSOLE_KEY_SIGN_IN: "on" }),
+      "CONSOLE_KEY_SIGN_IN",
+    );
+  });
+
   test("COIN_SYMBOL is 1-11 letters or digits", () => {
     assert.equal(parseEnv({ COIN_SYMBOL: "ETH" }).coinSymbol, "ETH");
     assertConfigError(() => parseEnv({ COIN_SYMBOL: "A B" }), "COIN_SYMBOL");

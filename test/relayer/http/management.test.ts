@@ -321,7 +321,7 @@ describe("management endpoints: API keys and webhooks", () => {
       [
         "an event is unknown",
         { url: "https://a.example", events: ["asset.burned"] },
-        "Invalid field: events.0 (must be one of asset.issued, asset.transferred, asset.listed, asset.sold, asset.delisted, asset.redeemed, wallet.low_balance, wallet.funded, asset.frozen, asset.unfrozen, asset.forced_transfer, market.paused, market.resumed, transaction.confirmed, transaction.failed, transaction.cancelled, transaction.expired, transaction.stuck)",
+        "Invalid field: events.0 (must be one of asset.issued, asset.transferred, asset.listed, asset.sold, asset.delisted, asset.redeemed, wallet.low_balance, wallet.funded, asset.frozen, asset.unfrozen, asset.forced_transfer, market.paused, market.resumed, transaction.confirmed, transaction.failed, transaction.cancelled, transaction.expired, transaction.approval_required, transaction.stuck)",
       ],
       ...badUrls.map(([when, url, reason]): [string, unknown, string] => [
         when,

@@ -104,6 +104,8 @@ describe("OpenAPI document, Postman collection", () => {
       "listAllowlist",
       "addToAllowlist",
       "removeFromAllowlist",
+      "listOperatorRequests",
+      "getOperatorRequest",
     ];
     const operatorPrototype = RwaOperatorClient.prototype as unknown as Record<string, unknown>;
     assert.deepEqual(
@@ -129,8 +131,18 @@ describe("OpenAPI document, Postman collection", () => {
       "acceptInvitation",
       "listOwnSessions",
       "endOwnSession",
+      // Passkeys: a browser's (WebAuthn) and a signed-in person's.
+      "passkeySignInOptions",
+      "createConsoleSessionWithPasskey",
+      "listOwnPasskeys",
+      "passkeyRegistrationOptions",
+      "registerPasskey",
+      "removePasskey",
       "approveTransaction",
       "rejectTransaction",
+      // An operator person's (console session) decisions: never the admin token's.
+      "approveOperatorRequest",
+      "rejectOperatorRequest",
       "getConsole",
       "getMetrics",
       "getOpenApiDocument",

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Wallet } from "ethers";
+import { startWebhookWorkers } from "../../../relayer/src/webhooks/index.js";
 import { startWriteStack, type WriteStack } from "../writes/helpers.js";
+import { startReceiver, verifyDelivery } from "../webhooks/receiver.js";
 import {
   accept,
   addPerson,
@@ -226,5 +228,87 @@ describe("approvals (anvil + PostgreSQL)", () => {
       apiKey: other.apiKey,
     });
     assert.equal(read.status, 404, read.text);
+  });
+
+  it("a held write sends transaction.approval_required, signed, to a webhook subscribed to it by name", async () => {
+    await setRules([{ kinds: ["transfer"], when: "always", approvers: 2 }]);
+    const receiver = await startReceiver();
+    const workers = await startWebhookWorkers(stack.ctx, {
+      backoffBaseMs: 200,
+      backoffMaxMs: 1_000,
+    });
+    try {
+      const hook = await keyApi("POST", "/api/enterprise/webhooks", {
+        url: receiver.url("/held"),
+        events: ["transaction.approval_required"],
+      });
+      assert.equal(hook.status, 200, hook.text);
+      const res = await stack.api("POST", "/api/v1/write/transfer", {
+        apiKey: org.apiKey,
+        headers: { "idempotency-key": "held-hook-1" },
+        body: { tokenId: tokens[7]!, toAddress: stranger },
+      });
+      assert.equal(res.status, 202, res.text);
+      const id = res.body.transactionId as string;
+      const shown = await keyApi("GET", `/api/v1/transactions/${id}`);
+      await receiver.waitFor(
+        () => receiver.accepted("/held").some((d) => d.json.data.transactionId === id),
+        20_000,
+        "transaction.approval_required",
+      );
+      const pushed = receiver.accepted("/held").filter((d) => d.json.data.transactionId === id);
+      assert.equal(pushed.length, 1);
+      verifyDelivery(pushed[0]!, hook.body.secret as string);
+      assert.equal(pushed[0]!.json.event, "transaction.approval_required");
+      assert.equal(pushed[0]!.json.orgId, org.orgId);
+      assert.equal(pushed[0]!.json.txHash, null);
+      assert.equal(pushed[0]!.json.blockNumber, null);
+      assert.deepEqual(pushed[0]!.json.data, {
+        transactionId: id,
+        kind: "transfer",
+        status: "pending_approval",
+        idempotencyKey: "held-hook-1",
+        approvalsRequired: 2,
+        requestedBy: shown.body.requestedBy,
+        expiresAt: shown.body.expiresAt,
+      });
+      // The same request again answers the same held write and sends nothing more.
+      const again = await stack.api("POST", "/api/v1/write/transfer", {
+        apiKey: org.apiKey,
+        headers: { "idempotency-key": "held-hook-1" },
+        body: { tokenId: tokens[7]!, toAddress: stranger },
+      });
+      assert.equal(again.body.transactionId, id);
+      const { rows } = await stack.database.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM webhook_events
+          WHERE kind = 'transaction.approval_required' AND payload->'data'->>'transactionId' = $1`,
+        [id],
+      );
+      assert.deepEqual(rows, [{ n: 1 }]);
+    } finally {
+      await workers.stop();
+      await receiver.close();
+    }
+  });
+
+  it("APPROVAL_EXPIRY_SECONDS sets how long a held write waits: held under a 1 ms expiry, it is expired", async () => {
+    await setRules([{ kinds: ["transfer"], when: "always", approvers: 1 }]);
+    stack.ctx.config.approvalExpiryMs = 1;
+    let id: string;
+    try {
+      id = await held(tokens[6]!);
+    } finally {
+      delete stack.ctx.config.approvalExpiryMs;
+    }
+    const shown = await keyApi("GET", `/api/v1/transactions/${id}`);
+    assert.equal(shown.body.status, "expired");
+    // (approver was removed above; approver2 decides)
+    const late = await approver2.api("POST", `/api/v1/transactions/${id}/approve`);
+    assert.equal(late.status, 409, late.text);
+    assert.equal(late.body.error, "Transaction is expired");
+    // Back to the default: 24 hours after it was held.
+    const fresh = await keyApi("GET", `/api/v1/transactions/${await held(tokens[6]!)}`);
+    const waits = Date.parse(fresh.body.expiresAt) - Date.parse(fresh.body.createdAt);
+    assert.ok(Math.abs(waits - 86_400_000) < 60_000, `waits ${waits} ms`);
   });
 });

@@ -323,6 +323,28 @@ describe("people: invitations, sign-in, roles (PostgreSQL)", () => {
     });
   });
 
+  it("signing in to the console with an API key or the admin token is off unless CONSOLE_KEY_SIGN_IN=on", async () => {
+    // The test stack turns the development setting on; production's default is off.
+    stack.ctx.config.consoleKeySignIn = undefined;
+    try {
+      for (const body of [{ apiKey: org.apiKey }, { adminToken: stack.adminToken }]) {
+        const res = await stack.api("POST", "/api/console/session", { body });
+        assert.equal(res.status, 403, res.text);
+        assert.equal(
+          res.body.error,
+          "Signing in with an API key or the admin token is off: sign in as a person",
+        );
+        assert.equal(res.headers.get("set-cookie"), null);
+      }
+    } finally {
+      stack.ctx.config.consoleKeySignIn = true;
+    }
+    const withKey = await stack.api("POST", "/api/console/session", {
+      body: { apiKey: org.apiKey },
+    });
+    assert.equal(withKey.status, 200, withKey.text);
+  });
+
   it("an expired invitation answers 410", async () => {
     const address = email("late");
     const res = await owner.api("POST", "/api/enterprise/users", {

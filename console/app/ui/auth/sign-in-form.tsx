@@ -1,5 +1,6 @@
 "use client";
 
+import { useState } from "react";
 import { messageOf } from "../../lib/api";
 import { personSignInSchema, signInSchema } from "../../lib/schemas";
 import { useSession } from "../../lib/session";
@@ -10,8 +11,8 @@ import { TextField } from "../common/text-field";
 
 /**
  * The sign-in screen. People sign in with their email, password and the current code of their
- * authenticator app (docs/people.md). Below, for machines' owners and operator staff until they
- * are people too: an API key or the admin token, exchanged once for the session cookie.
+ * authenticator app, or with a passkey (docs/people.md). Below, for development only
+ * (CONSOLE_KEY_SIGN_IN=on): an API key or the admin token, exchanged once for the session cookie.
  *
  * Secrets are cleared from the fields before the request leaves, whatever it answers; afterwards
  * the browser holds only an httpOnly session cookie (no localStorage, no sessionStorage, no
@@ -26,6 +27,7 @@ export function SignInForm() {
           state.status === "signed-out" && state.reason !== undefined ? state.reason : undefined
         }
       />
+      <PasskeySignIn />
       <CredentialSignInForm />
     </div>
   );
@@ -95,6 +97,46 @@ function PersonSignInForm({ notice }: { notice: string | undefined }) {
   );
 }
 
+/**
+ * Sign-in with a passkey alone (docs/people.md "Passkeys"): the browser asks the authenticator
+ * (with its PIN or biometric) for a passkey of this site.
+ */
+function PasskeySignIn() {
+  const { signInWithPasskey } = useSession();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  return (
+    <section className="card">
+      <h2>With a passkey</h2>
+      <p className="muted">
+        A passkey you added on your Account screen: your device asks for its PIN or fingerprint.
+      </p>
+      <button
+        type="button"
+        className="button"
+        disabled={busy}
+        onClick={() => {
+          setBusy(true);
+          setError(undefined);
+          signInWithPasskey()
+            .catch((cause: unknown) => {
+              const message = messageOf(cause);
+              setError(
+                message === "Invalid credentials"
+                  ? "That passkey was not accepted."
+                  : `No passkey sign-in: ${message}`,
+              );
+            })
+            .finally(() => setBusy(false));
+        }}
+      >
+        {busy ? "Waiting for the passkey…" : "Sign in with a passkey"}
+      </button>
+      {error !== undefined && <Notice kind="error">{error}</Notice>}
+    </section>
+  );
+}
+
 function CredentialSignInForm() {
   const { signIn } = useSession();
   const form = useForm(signInSchema, { credential: "" }, (data) => signIn(data.credential), {
@@ -105,12 +147,13 @@ function CredentialSignInForm() {
   });
   return (
     <FormCard
-      title="With an API key or the admin token"
+      title="Development: with an API key or the admin token"
       intro={
         <p className="muted">
-          Operator staff: the admin token (<code>ent_admin_…</code>). For development, an
-          organization&apos;s API key (<code>rwa_live_…</code>). It is exchanged for a session
-          cookie and not kept in the browser.
+          Only where the relayer runs with <code>CONSOLE_KEY_SIGN_IN=on</code> (never in
+          production): an organization&apos;s API key (<code>rwa_live_…</code>) or the admin token (
+          <code>ent_admin_…</code>), exchanged for a session cookie and not kept in the browser.
+          Everyone else signs in as a person above.
         </p>
       }
       form={form}

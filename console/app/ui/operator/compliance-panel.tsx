@@ -19,6 +19,9 @@ type AllowlistEntry = ResponseBody<"/api/enterprise/allowlist", "get">["addresse
 const TOKEN_ID = /^\d{1,78}$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
+/** What freeze, unfreeze and forced transfer answer under four-eyes (docs/people.md). */
+type WaitingRequest = ResponseBody<"/api/enterprise/operator-requests/{requestId}", "get">;
+
 /** The inputs of the controls; `check` knows what each must hold. */
 type FieldName = "tokenId" | "toAddress" | "reason" | "typeName";
 
@@ -42,8 +45,11 @@ interface ControlAction<F extends FieldName> {
   label: string;
   confirmLabel: string;
   question: (values: Record<F, string>) => string;
-  /** Sends the request; every control's answer carries the transaction that made the state. */
-  send: (values: Record<F, string>) => Promise<{ txHash: string | null }>;
+  /**
+   * Sends the request; every control's answer carries the transaction that made the state, or
+   * (freeze, unfreeze, forced transfer under four-eyes) the operator request left waiting.
+   */
+  send: (values: Record<F, string>) => Promise<{ txHash: string | null } | WaitingRequest>;
   /** What the screen says once done; `tx` is ` (tx 0x12…cdef)`, or empty without a hash. */
   done: (values: Record<F, string>, tx: string) => string;
 }
@@ -194,7 +200,8 @@ const ALLOWLIST_ADD: Control<"toAddress"> = {
 /**
  * Operator: the compliance controls (README "Compliance controls"). Every control asks for a
  * reason and a confirmation (`ConfirmButton`) before it sends anything; the relayer answers once
- * the operator account's transaction is mined.
+ * the operator account's transaction is mined, or (freeze, unfreeze, forced transfer) with the
+ * request that waits for a second operator person on the Requests screen.
  */
 export function CompliancePanel() {
   const allowlist = useResource("allowlist", async () => {
@@ -289,8 +296,15 @@ function ControlForm<F extends FieldName>({
       return;
     }
     try {
-      const { txHash } = await action.send(trimmed);
-      setResult({ kind: "ok", text: action.done(trimmed, txText(txHash)) });
+      const answer = await action.send(trimmed);
+      if ("requestId" in answer) {
+        setResult({
+          kind: "ok",
+          text: `Request ${answer.requestId} waits for a second operator person (Requests).`,
+        });
+        return;
+      }
+      setResult({ kind: "ok", text: action.done(trimmed, txText(answer.txHash)) });
       onDone?.();
     } catch (error) {
       setResult({ kind: "error", text: messageOf(error) });

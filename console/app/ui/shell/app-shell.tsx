@@ -21,6 +21,9 @@ const ORG_NAV = [
   { href: "/approvals/", label: "Approvals" },
 ] as const;
 
+/** A person's own sessions and factors: for every signed-in person, of an org or the operator. */
+const ACCOUNT_NAV = { href: "/account/", label: "Account" } as const;
+
 /** People: for a signed-in owner or admin (a key's session has no people to manage). */
 const PEOPLE_NAV = { href: "/people/", label: "People" } as const;
 
@@ -30,6 +33,7 @@ const OPERATOR_NAV = [
   { href: "/operator/marketplace/", label: "Marketplace" },
   { href: "/operator/audit/", label: "Audit log" },
   { href: "/operator/compliance/", label: "Compliance" },
+  { href: "/operator/requests/", label: "Requests" },
 ] as const;
 
 /** The first screen after sign-in, by session kind. */
@@ -56,13 +60,17 @@ export function AppShell({ children }: { children: React.ReactNode }) {
   // An invitation's link opens signed out or signed in alike.
   const isInvitation = pathname === "/accept-invitation/";
   const isOperatorPath = pathname.startsWith("/operator/");
+  // A person's own account screen serves organization and operator sessions alike.
+  const isAccount = pathname === "/account/";
 
   const redirect = isInvitation
     ? undefined
     : state.status === "signed-out" && !isSignIn
       ? "/"
       : state.status === "signed-in" &&
-          (isSignIn || isOperatorPath !== (state.session.kind === "operator"))
+          (isSignIn ||
+            (!isAccount && isOperatorPath !== (state.session.kind === "operator")) ||
+            (isAccount && state.session.person === null))
         ? homeOf(state.session.kind)
         : undefined;
 
@@ -105,12 +113,13 @@ export function AppShell({ children }: { children: React.ReactNode }) {
 
   const session = state.session;
   const role = session.person?.role;
-  const nav =
+  const base =
     session.kind === "operator"
       ? OPERATOR_NAV
       : role === "owner" || role === "admin"
         ? [...ORG_NAV, PEOPLE_NAV]
         : ORG_NAV;
+  const nav = session.person === null ? base : [...base, ACCOUNT_NAV];
   return (
     <div className="shell">
       <a className="skip-link" href="#content">

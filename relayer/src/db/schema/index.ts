@@ -11,3 +11,4 @@ export * from "./policy.js";
 export * from "./people.js";
 export * from "./held-writes.js";
 export * from "./recovery.js";
+export * from "./operator-requests.js";

@@ -35,7 +35,7 @@ export const heldTransactionStatus = z.object({
     .describe("what the write asks for: its request body, without any password or secret field"),
   error: z.string().nullable().describe("why an approved write could not be recorded"),
   createdAt: timestampSchema,
-  expiresAt: timestampSchema.describe("24 hours after it was held"),
+  expiresAt: timestampSchema.describe("APPROVAL_EXPIRY_SECONDS (24 h) after it was held"),
 });
 
 /** Body fields an approver never needs to see (an asset's password). */

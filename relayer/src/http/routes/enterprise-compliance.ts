@@ -9,6 +9,7 @@ import {
   setMarketPaused,
 } from "../../operator/compliance.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
+import { answerOperatorRequest, fourEyesOn, operatorRequestSchema } from "./operator-requests.js";
 import { addressSchema, errorBody, sentErrorBody, timestampSchema } from "./schemas.js";
 
 /**
@@ -20,6 +21,10 @@ import { addressSchema, errorBody, sentErrorBody, timestampSchema } from "./sche
  * transaction that made it, or null while the indexer has not read it). Each act is audited by
  * its service (`operator/compliance.ts`; docs/audit-log.md "Acts on chain"); a failure once the
  * transaction is sent answers with its `txHash` too.
+ *
+ * Freeze, unfreeze and forced transfer wait for a second operator person (docs/people.md
+ * "Operator four-eyes"): they answer 202 with the operator request, carried out when approved;
+ * with OPERATOR_FOUR_EYES=off (development only) they are carried out at once.
  */
 
 const reasonField = z
@@ -118,6 +123,13 @@ const writeResponses = {
   503: sentErrorBody,
 } as const;
 
+/** What the reference says of the acts that wait for a second operator person. */
+const FOUR_EYES_NOTE =
+  " Four-eyes (on unless OPERATOR_FOUR_EYES=off): the act is not carried out here; it answers " +
+  "202 with an operator request (`Location`: `/api/enterprise/operator-requests/{requestId}`) " +
+  "that a second operator person (role `compliance` or `operator-admin`, not the one who asked) " +
+  "approves; the 200 answer below is then the request's `result`.";
+
 const reasonErrors = [
   "Missing required field: reason",
   "Invalid field: reason (must be at most 500 characters)",
@@ -132,19 +144,29 @@ function assetFreezeRoute(frozen: boolean) {
     docs: {
       operationId: frozen ? "freezeAsset" : "unfreezeAsset",
       tag: "Compliance",
-      description: frozen
-        ? "The asset can no longer be transferred, listed, bought or redeemed; listed, it can " +
-          "only go back to its seller. Sends `asset.frozen`. A second freeze sends nothing and " +
-          "answers the same."
-        : "Sends `asset.unfrozen`. Unfreezing an asset that is not frozen sends nothing.",
+      description:
+        (frozen
+          ? "The asset can no longer be transferred, listed, bought or redeemed; listed, it can " +
+            "only go back to its seller. Sends `asset.frozen`. A second freeze sends nothing and " +
+            "answers the same."
+          : "Sends `asset.unfrozen`. Unfreezing an asset that is not frozen sends nothing.") +
+        FOUR_EYES_NOTE,
       errors: { 400: reasonErrors, 404: ["Asset not found"] },
     },
     auth: "admin",
     scopes: [],
     request: { params: tokenIdParams, body: reasonRequest },
-    responses: { 200: freezeResponse, ...writeResponses },
-    handler: async ({ ctx, params, body, origin }) =>
-      setAssetFrozen(ctx, { tokenId: params.tokenId, frozen, reason: body.reason }, origin),
+    responses: { 200: freezeResponse, 202: operatorRequestSchema, ...writeResponses },
+    handler: async ({ ctx, res, params, body, origin, operator }) =>
+      fourEyesOn(ctx)
+        ? answerOperatorRequest(
+            ctx,
+            res,
+            { kind: frozen ? "freeze" : "unfreeze", tokenId: params.tokenId, reason: body.reason },
+            origin,
+            operator,
+          )
+        : setAssetFrozen(ctx, { tokenId: params.tokenId, frozen, reason: body.reason }, origin),
   });
 }
 
@@ -165,7 +187,8 @@ export const forcedTransferRoute = defineRoute({
     description:
       "ERC-7943 `forcedTransfer`, for a court order or a lost key: works on a frozen asset and " +
       "while paused; a listed asset's listing ends cancelled first; the asset arrives unfrozen. " +
-      "Sends `asset.forced_transfer` to both sides.",
+      "Sends `asset.forced_transfer` to both sides." +
+      FOUR_EYES_NOTE,
     errors: {
       400: [
         "Invalid field: toAddress (the zero address cannot hold tokens)",
@@ -178,17 +201,30 @@ export const forcedTransferRoute = defineRoute({
   auth: "admin",
   scopes: [],
   request: { params: tokenIdParams, body: forcedTransferRequest },
-  responses: { 200: forcedTransferResponse, ...writeResponses },
-  handler: async ({ ctx, params, body, origin }) =>
-    forceTransferAsset(
-      ctx,
-      {
-        tokenId: params.tokenId,
-        toAddress: body.toAddress,
-        reason: body.reason,
-      },
-      origin,
-    ),
+  responses: { 200: forcedTransferResponse, 202: operatorRequestSchema, ...writeResponses },
+  handler: async ({ ctx, res, params, body, origin, operator }) =>
+    fourEyesOn(ctx)
+      ? answerOperatorRequest(
+          ctx,
+          res,
+          {
+            kind: "forced-transfer",
+            tokenId: params.tokenId,
+            toAddress: body.toAddress,
+            reason: body.reason,
+          },
+          origin,
+          operator,
+        )
+      : forceTransferAsset(
+          ctx,
+          {
+            tokenId: params.tokenId,
+            toAddress: body.toAddress,
+            reason: body.reason,
+          },
+          origin,
+        ),
 });
 
 /** `POST /api/enterprise/marketplace/pause` (`paused`) or `/resume`. */

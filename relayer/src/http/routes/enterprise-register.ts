@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { PLANS } from "../../domain/org.js";
 import { registerOrganization } from "../../orgs/registration.js";
+import { mailInvitation } from "../../people/invitation-mail.js";
 import { defineRoute } from "../route-definition.js";
 import { publicBaseUrlOf } from "../public-base-url.js";
 import { addressSchema, emailSchema, errorBody, scopeSchema, timestampSchema } from "./schemas.js";
@@ -73,6 +74,15 @@ export const registerRoute = defineRoute({
       ownerEmail === undefined
         ? undefined
         : { email: ownerEmail, baseUrl: publicBaseUrlOf(ctx, req) };
-    return registerOrganization(ctx, { ...rest, owner }, origin);
+    const registered = await registerOrganization(ctx, { ...rest, owner }, origin);
+    // With SMTP_URL the first owner's link is mailed too (the answer carries it either way).
+    if (ownerEmail !== undefined && registered.ownerInvitation !== undefined)
+      await mailInvitation(ctx, {
+        email: ownerEmail,
+        role: "owner",
+        orgName: rest.orgName,
+        ...registered.ownerInvitation,
+      });
+    return registered;
   },
 });

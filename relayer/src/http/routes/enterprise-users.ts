@@ -9,6 +9,7 @@ import {
 } from "../../people/people.js";
 import { assertSameOrigin } from "../../auth/session-auth.js";
 import { publicBaseUrlOf } from "../public-base-url.js";
+import { mailInvitation } from "../../people/invitation-mail.js";
 import { defineRoute } from "../route-definition.js";
 import { emailSchema, errorBody, timestampSchema } from "./schemas.js";
 
@@ -69,7 +70,17 @@ export const invitePersonRoute = defineRoute({
   responses: { 200: invitedPersonResponse, ...personErrors, 409: errorBody },
   handler: async ({ ctx, req, res, person, body, origin }) => {
     res.setHeader("Cache-Control", "no-store");
-    return invitePerson(ctx, person!.orgId, body, person!, origin, publicBaseUrlOf(ctx, req));
+    const invited = await invitePerson(
+      ctx,
+      person!.orgId,
+      body,
+      person!,
+      origin,
+      publicBaseUrlOf(ctx, req),
+    );
+    // With SMTP_URL the link is mailed too; the inviter is answered it once either way.
+    await mailInvitation(ctx, { ...invited, ...invited.invitation });
+    return invited;
   },
 });
 

@@ -28,6 +28,7 @@ import {
   updateWebhookRoute,
 } from "./enterprise-webhooks.js";
 import { healthRoute } from "./health.js";
+import { OPERATOR_REQUEST_ROUTES } from "./operator-requests.js";
 import { ORG_READ_ROUTES } from "./org-reads.js";
 import { READ_ROUTES } from "./read.js";
 import { rootRoute } from "./root.js";
@@ -65,6 +66,7 @@ export const MANAGEMENT_ROUTES: readonly AnyRouteDefinition[] = [
   ...ORG_CONTROL_ROUTES,
   auditLogRoute,
   ...COMPLIANCE_ROUTES,
+  ...OPERATOR_REQUEST_ROUTES,
 ];
 
 /** `/api/console` routes: session sign-in/out and the operator console's own endpoints. */
