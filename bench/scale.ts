@@ -968,11 +968,22 @@ async function plainClientPhases(
     `\nA plain client (global fetch, one process), ${orgs.length} orgs, ${SECONDS} s per phase; answers are 202/200 and 429 alike:`,
   );
   const run = async (name: string, load: Parameters<typeof plainPhase>[4]) => {
+    // The server's own view beside the client's: its request histogram's p99 bucket per status.
+    const statuses = [200, 202, 429];
+    const before = await Promise.all(statuses.map((s) => serverBuckets(cluster, [baseUrl], s)));
     const phase: PlainPhase = await plainPhase(provider, name, limit, SECONDS, load);
+    const after = await Promise.all(statuses.map((s) => serverBuckets(cluster, [baseUrl], s)));
     for (const a of phase.answers)
       if ((a.status === 200 || a.status === 202) && a.transactionId !== undefined)
         answered.add(a.transactionId);
     reportPlain(phase);
+    const server = statuses
+      .map((s, i) => [s, bucketP99(before[i]!, after[i]!)] as const)
+      .filter(([, p99]) => p99 !== undefined)
+      .map(([s, p99]) => `${s} ≤ ${p99!.toFixed(0)} ms`);
+    console.log(
+      `${"".padEnd(36)}the server's own p99 (its histogram's bucket): ${server.join(", ")}`,
+    );
     await drainAll(cluster);
   };
   if (PHASES.has("cold")) {

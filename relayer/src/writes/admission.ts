@@ -164,8 +164,8 @@ export interface WriteAdmissionSettings {
 /** The defaults of SYNC_WRITE_DEADLINE_SECONDS, WRITE_ACCEPT_CONCURRENCY, WRITE_QUEUE_DRAIN_SECONDS. */
 export const DEFAULT_WRITE_ADMISSION: WriteAdmissionSettings = {
   syncDeadlineMs: 30_000,
-  acceptConcurrency: 256,
-  queueDrainSeconds: 60,
+  acceptConcurrency: 1024,
+  queueDrainSeconds: 10,
   queueMax: undefined,
 };
 
