@@ -183,7 +183,7 @@ interface RawHeader {
 
 /**
  * The backlog bound: WRITE_QUEUE_MAX when set, else the chain's capacity (its latest block's gas
- * limit in issuances, over its block interval measured across the last 20 blocks) times
+ * limit in issuances, over its median block interval of the last 20 blocks) times
  * WRITE_QUEUE_DRAIN_SECONDS. Measured in the background; undefined (no bound) until the first
  * measurement, and kept when a later one fails.
  */
@@ -200,18 +200,26 @@ export function backlogBound(
     if (latest === null) return;
     const head = Number(BigInt(latest.number));
     const span = Math.min(20, head);
-    let seconds = 1;
-    if (span > 0) {
-      const earlier = await rpc.call<RawHeader | null>("eth_getBlockByNumber", [
-        `0x${(head - span).toString(16)}`,
-        false,
-      ]);
-      if (earlier !== null) {
-        const elapsed = Number(BigInt(latest.timestamp) - BigInt(earlier.timestamp));
-        // An automining chain makes many blocks a second: count it as one a second.
-        seconds = Math.max(1, elapsed / span);
-      }
-    }
+    const headers = await Promise.all(
+      Array.from({ length: span }, (_, i) =>
+        rpc.call<RawHeader | null>("eth_getBlockByNumber", [
+          `0x${(head - span + i).toString(16)}`,
+          false,
+        ]),
+      ),
+    );
+    const times = [...headers, latest]
+      .filter((h): h is RawHeader => h !== null)
+      .map((h) => Number(BigInt(h.timestamp)));
+    // The median interval: a quiet spell (a dev chain mines only when asked, a saved chain was
+    // loaded minutes after its blocks) is one long interval among short ones, not the pace. An
+    // automining chain makes many blocks a second: counted as one a second.
+    const intervals = times
+      .slice(1)
+      .map((t, i) => t - times[i]!)
+      .sort((a, b) => a - b);
+    const median = intervals[Math.floor(intervals.length / 2)] ?? 1;
+    const seconds = Math.max(1, median);
     const perSecond = chainCapacity(BigInt(latest.gasLimit), seconds, ISSUANCE_GAS);
     const drainSeconds = settingsOf().queueDrainSeconds;
     bound = Math.max(1, Math.round(perSecond * drainSeconds));

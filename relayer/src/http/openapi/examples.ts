@@ -19,6 +19,7 @@ export const FIELD_EXAMPLES: Readonly<Record<string, unknown>> = {
   role: "admin",
   token: "p3Xv9kQm2Lr8Tz1Wc6Yb4Nd7Hf0Js5Ag2Ue8Io1Ks4M",
   totp: "492039",
+  challengeId: "wac_5f2b9c1e7a3d4b6c8e0f1a2b",
   mode: "allowlist",
   address: BUYER,
   transfersPerDay: 20,

@@ -305,13 +305,29 @@ export const endOwnSessionRoute = defineRoute({
 });
 
 /** A WebAuthn credential as the browser answers it (checked by SimpleWebAuthn). */
-const credentialJson = z.looseObject({
-  id: z.string().min(1, "must not be empty").max(1024, "too long"),
-  rawId: z.string().min(1, "must not be empty").max(1024, "too long"),
-  type: z.literal("public-key"),
-  response: z.record(z.string(), z.unknown()),
-  clientExtensionResults: z.record(z.string(), z.unknown()).optional(),
-});
+const credentialJson = z
+  .looseObject({
+    id: z.string().min(1, "must not be empty").max(1024, "too long"),
+    rawId: z.string().min(1, "must not be empty").max(1024, "too long"),
+    type: z.literal("public-key"),
+    response: z.record(z.string(), z.unknown()),
+    clientExtensionResults: z.record(z.string(), z.unknown()).optional(),
+  })
+  .meta({
+    // What `@simplewebauthn/browser` answers (shortened): the OpenAPI document's example.
+    examples: [
+      {
+        id: "Gs3Rt0mN2Vx8Qk1Lp9Yc4Wd7Hf",
+        rawId: "Gs3Rt0mN2Vx8Qk1Lp9Yc4Wd7Hf",
+        type: "public-key",
+        response: {
+          clientDataJSON: "eyJ0eXBlIjoid2ViYXV0aG4uZ2V0In0",
+          authenticatorData: "SZYN5YgO",
+        },
+        clientExtensionResults: {},
+      },
+    ],
+  });
 const challengeId = z.string().min(1, "must not be empty").max(64, "too long");
 const webauthnOptions = z.object({
   challengeId: z.string().describe("send it back with the browser's answer"),
