@@ -31,13 +31,13 @@ const STUCK_WORDS: Record<Stuck["reason"], string> = {
 function StuckMarker({
   tx,
   stuck,
-  onDone,
+  action,
 }: {
   tx: TransactionStatus;
   stuck: Stuck;
-  onDone: () => void;
+  /** The page's action: its notice stays when a speed-up or a cancel ends the marker. */
+  action: ReturnType<typeof useAction>;
 }) {
-  const action = useAction(onDone);
   const path = `/api/v1/transactions/${encodeURIComponent(tx.transactionId)}`;
   return (
     <section className="card" aria-labelledby="stuck-title" data-testid="tx-stuck">
@@ -49,7 +49,6 @@ function StuckMarker({
       <p data-testid="tx-stuck-text">
         Stuck since {formatTime(stuck.since)}: {STUCK_WORDS[stuck.reason]}.
       </p>
-      <ResultNotice result={action.result} />
       <span className="row-actions">
         {tx.status === "sent" && (
           <button
@@ -150,6 +149,9 @@ export function TransactionDetailPanel() {
   );
   const live = tx.data !== undefined && LIVE_STATES.includes(tx.data.status);
   const { reload } = tx;
+  // The stuck marker's speed-up and cancel: held here, so that their notice stays on screen when
+  // the reload it asks for shows the write no longer stuck (the marker goes; the notice does not).
+  const stuckAction = useAction(reload);
   useEffect(() => {
     if (!live) return;
     const timer = setInterval(reload, LIVE_REFRESH_MS);
@@ -193,7 +195,8 @@ export function TransactionDetailPanel() {
           <dd>{t.nonce ?? "—"}</dd>
         </dl>
       </section>
-      {t.stuck !== null && live && <StuckMarker tx={t} stuck={t.stuck} onDone={reload} />}
+      <ResultNotice result={stuckAction.result} />
+      {t.stuck !== null && live && <StuckMarker tx={t} stuck={t.stuck} action={stuckAction} />}
       <section className="card" aria-labelledby="timeline-title">
         <h2 id="timeline-title">Timeline</h2>
         <ol className="timeline">
