@@ -18,11 +18,12 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { JsonRpcProvider, parseEther, toBeHex, Wallet, ZeroHash } from "ethers";
+import { JsonRpcProvider, parseEther, toBeHex } from "ethers";
 import { loadDeployment } from "../deploy/deployment-file.js";
 import { REPO_ROOT } from "../relayer/src/config.js";
 import { readDevSecrets } from "../relayer/src/infra/dev-secrets.js";
 import { AssetToken__factory } from "../typechain-types/index.js";
+import { chainLimit } from "./support/chain-limit.js";
 import { percentile } from "./support/percentile.js";
 
 const MINUTES = Number(process.env.BENCH_SOAK_MINUTES ?? 30);
@@ -95,52 +96,6 @@ async function post(url: string, headers: Record<string, string>, body: unknown)
   return { status: res.status, body: (await res.json().catch(() => undefined)) as never };
 }
 
-/** Mints per second the chain takes from 100 raw wallets, signed in advance and sent at once. */
-async function chainLimit(provider: JsonRpcProvider, assetToken: string): Promise<number> {
-  const wallets = Array.from({ length: 100 }, () => Wallet.createRandom());
-  const token = AssetToken__factory.createInterface();
-  const cid = { digest: "0x" + "11".repeat(32), version: 1, codec: 0x0200, hashCode: 0x12 };
-  const data = token.encodeFunctionData("mint", ["Bond", cid, ZeroHash]);
-  await Promise.all(
-    wallets.map((w) => provider.send("anvil_setBalance", [w.address, toBeHex(parseEther("1000"))])),
-  );
-  const gas = BigInt(
-    (await provider.send("eth_estimateGas", [
-      { from: wallets[0]!.address, to: assetToken, data, value: toBeHex(parseEther("0.1")) },
-    ])) as string,
-  );
-  const fee = await provider.getFeeData();
-  const raw: string[] = [];
-  for (let nonce = 0; nonce < 20; nonce++)
-    for (const w of wallets)
-      raw.push(
-        await w.signTransaction({
-          type: 2,
-          chainId: 1236,
-          nonce,
-          to: assetToken,
-          data,
-          value: parseEther("0.1"),
-          gasLimit: (gas * 125n) / 100n,
-          maxFeePerGas: (fee.maxFeePerGas ?? 10n ** 10n) * 4n,
-          maxPriorityFeePerGas: fee.maxPriorityFeePerGas ?? 10n ** 9n,
-        }),
-      );
-  const start = await provider.getBlockNumber();
-  for (let i = 0; i < raw.length; i += 200)
-    await Promise.all(
-      raw.slice(i, i + 200).map((tx) => provider.send("eth_sendRawTransaction", [tx])),
-    );
-  while ((await provider.getTransactionCount(wallets.at(-1)!.address, "latest")) < 20)
-    await new Promise((r) => setTimeout(r, 250));
-  const end = await provider.getBlockNumber();
-  const perBlock: number[] = [];
-  for (let n = start + 1; n <= end; n++)
-    perBlock.push((await provider.getBlock(n))?.transactions.length ?? 0);
-  const full = perBlock.length > 2 ? perBlock.slice(1, -1) : perBlock;
-  return full.reduce((a, b) => a + b, 0) / Math.max(1, full.length);
-}
-
 export async function runLongRunBench(): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "rwa-soak-"));
   const [port, anvilPort, pgPort] = [await freePort(), await freePort(), await freePort()];
@@ -174,7 +129,11 @@ export async function runLongRunBench(): Promise<void> {
     const deployment = await loadDeployment(path.join(dataDir, "deployments", "1236.json"));
     const anvilPid = pidsMatching(`anvil.*--port ${anvilPort}`)[0];
     console.log("Chain limit (100 raw wallets, signed in advance, sent at once):");
-    const limit = await chainLimit(provider, deployment.addresses.assetToken);
+    const limit = await chainLimit(
+      provider,
+      `http://127.0.0.1:${anvilPort}`,
+      deployment.addresses.assetToken,
+    );
     const rate = Math.max(1, Math.round(limit * LOAD));
     console.log(`  ${limit.toFixed(1)} mints/s; the run offers ${rate}/s (${LOAD}×)`);
 
