@@ -343,7 +343,7 @@ async function blockStats(provider: JsonRpcProvider, from: number, to: number) {
 }
 
 /** Registers `count` organizations and gives each wallet plenty of coin. */
-async function registerOrgs(
+export async function registerOrgs(
   cluster: Cluster,
   provider: JsonRpcProvider,
   count: number,

@@ -35,6 +35,12 @@ import { ConfigError } from "./errors.js";
 /** The chain the service targets. Not configurable: contracts, docs and SDK assume it. */
 export const TARGET_CHAIN_ID: number = LOCAL_CHAIN_ID;
 
+/**
+ * Default HTTP_LISTENERS: listening sockets sharing the port, so a busy event loop still accepts
+ * many new connections per turn (`http/listeners.ts`); SO_REUSEPORT spreads them on Linux only.
+ */
+export const DEFAULT_HTTP_LISTENERS = process.platform === "linux" ? 64 : 1;
+
 /** Default HTTP port (0 asks the OS for a free one). */
 export const DEFAULT_PORT = 8080;
 /** Default port of the embedded anvil. */
@@ -103,6 +109,8 @@ export interface EnvSettings {
   nodeEnv: Config["nodeEnv"];
   host: string;
   port: number;
+  /** HTTP_LISTENERS: listening sockets sharing the port (`http/listeners.ts`). */
+  httpListeners: number;
   dataDir: string;
   rpcUrl: string | undefined;
   databaseUrl: string | undefined;
@@ -285,6 +293,7 @@ const variables = {
     .regex(/^[0-9A-Za-z.:\-[\]]+$/, "must be a host name or IP address")
     .default("127.0.0.1"),
   PORT: port(true).default(DEFAULT_PORT),
+  HTTP_LISTENERS: positiveInt(1_024).default(DEFAULT_HTTP_LISTENERS),
   DATA_DIR: z.string().min(1).optional(),
   // One node URL, or several separated by commas: the RPC client fails over between them.
   RPC_URL: z
@@ -456,6 +465,7 @@ export function parseEnv(
     nodeEnv,
     host: get("HOST"),
     port: get("PORT"),
+    httpListeners: get("HTTP_LISTENERS"),
     dataDir,
     rpcUrl: get("RPC_URL"),
     databaseUrl: get("DATABASE_URL"),
@@ -693,6 +703,7 @@ export function resolveConfig(settings: EnvSettings, devSecrets: DevSecrets = {}
     nodeEnv: settings.nodeEnv,
     host: settings.host,
     port: settings.port,
+    httpListeners: settings.httpListeners,
     dataDir: settings.dataDir,
     rpcUrl: settings.rpcUrl,
     databaseUrl: settings.databaseUrl,

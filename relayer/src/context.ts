@@ -30,6 +30,8 @@ export interface Config {
   nodeEnv: "development" | "production" | "test";
   host: string;
   port: number; // 0 = any free port
+  /** HTTP_LISTENERS: listening sockets sharing the port (`http/listeners.ts`). */
+  httpListeners: number;
   dataDir: string; // absolute path of `.data/`
   /**
    * Set when the operator gave RPC_URL (one URL, or several comma-separated for failover);

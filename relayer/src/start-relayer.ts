@@ -1,7 +1,5 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenShared } from "./http/listeners.js";
 import path from "node:path";
-import type express from "express";
 import { getAddress } from "ethers";
 import { PROJECT_ROOT } from "../../deploy/artifacts.js";
 import { deployAll } from "../../deploy/deploy.js";
@@ -20,7 +18,7 @@ import type { ContractAddresses } from "./chain/contracts/bindings.js";
 import type { AppContext, Config } from "./context.js";
 import { createDatabase, type Database } from "./db/client.js";
 import { runMigrations } from "./db/migrate.js";
-import { BaseError, ConfigError } from "./errors.js";
+import { BaseError } from "./errors.js";
 import { createLogger } from "./logger.js";
 import { startOperatorAttemptSettler } from "./audit/settle-operator-attempts.js";
 import { ensureConsoleBuilt } from "./console/build-console.js";
@@ -339,11 +337,15 @@ export async function startRelayer(options: StartRelayerOptions = {}): Promise<R
       await step("Checking the console build", () => ensureConsoleBuilt({ print }));
     }
 
-    const server = await step(`Listening on ${config.host}:${config.port}`, () =>
-      listen(app, config.port, config.host),
+    const listeners = await step(`Listening on ${config.host}:${config.port}`, () =>
+      listenShared(app, {
+        port: config.port,
+        host: config.host,
+        count: config.httpListeners,
+      }),
     );
-    cleanups.push({ label: "HTTP server", run: () => closeServer(server) });
-    const { port } = server.address() as AddressInfo;
+    cleanups.push({ label: "HTTP server", run: () => listeners.close() });
+    const { port } = listeners;
     const baseUrl = `http://${displayHost(config.host)}:${port}`;
 
     printBanner(print, {
@@ -501,51 +503,6 @@ async function locateContracts(args: {
 async function fetchCode(rpcUrl: string, address: string): Promise<string> {
   const { rpcRequest } = await import("../../deploy/rpc.js");
   return rpcRequest<string>(rpcUrl, "eth_getCode", [address, "latest"], 5_000);
-}
-
-/**
- * Connections the kernel holds for the server while its event loop is busy (`listen`'s backlog;
- * the kernel caps it at `net.core.somaxconn`). Node's default, 511, was too few for a plain client
- * that opens a connection per concurrent request: in a burst of 1,000 writers some waited out
- * their 10 s connect timeout.
- */
-const LISTEN_BACKLOG = 4_096;
-
-/**
- * How long an idle keep-alive connection stays open: longer than the 60 s idle timeout of the
- * common load balancers, so that the balancer (or a client's pool) closes it first and never
- * sends a request on a connection this server is closing (an ECONNRESET for the client). Node's
- * default is 5 s.
- */
-const KEEP_ALIVE_MS = 65_000;
-
-function listen(app: express.Express, port: number, host: string): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = createServer(app);
-    server.keepAliveTimeout = KEEP_ALIVE_MS;
-    // A request's headers may arrive at the end of a keep-alive wait: the bound must be longer.
-    server.headersTimeout = KEEP_ALIVE_MS + 1_000;
-    server.listen({ port, host, backlog: LISTEN_BACKLOG });
-    server.once("listening", () => resolve(server));
-    server.once("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "EADDRINUSE") {
-        reject(
-          new ConfigError(`Port ${host}:${port} is already in use: set PORT to a free port (or 0)`),
-        );
-      } else {
-        reject(error);
-      }
-    });
-  });
-}
-
-/** Stops accepting connections, lets requests in flight finish briefly, then cuts the rest. */
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-    setTimeout(() => server.closeAllConnections(), 2_000).unref();
-  });
 }
 
 /**

@@ -264,6 +264,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       nodeEnv: "test",
       host: "127.0.0.1",
       port: 0,
+      httpListeners: 1,
       dataDir: tmpDir,
       rpcUrl: relayerRpcUrl,
       databaseUrl: testDatabase.url,

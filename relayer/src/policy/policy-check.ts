@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Database, DbTransaction } from "../db/client.js";
 import type { OrgPolicy } from "../domain/policy.js";
 import { PolicyViolationError } from "../errors.js";
-import { readPolicy } from "./org-policy.js";
+import { readPolicyForWrite } from "./org-policy.js";
 
 /**
  * A write judged by its organization's policy (docs/policy.md). Twice: once before anything is
@@ -80,7 +80,7 @@ export async function precheckWrite(
   question: PolicyQuestion,
 ): Promise<void> {
   if (!policyApplies(question)) return;
-  const { policy } = await readPolicy(database, orgId);
+  const { policy } = await readPolicyForWrite(database, orgId);
   checkDestinations(policy, question.destinations);
   const limit = policy.limits.transfersPerDay;
   if (limit !== null && LIMITED_KINDS.has(question.kind)) {

@@ -21,7 +21,7 @@ import type { AuditOrigin } from "../audit/audit-writer.js";
 import { appendWriteAudit } from "../audit/write-audit.js";
 import { approvalsNeeded, holdWrite } from "../policy/approvals.js";
 import { approvalExpiryMsOf } from "../domain/approval-expiry.js";
-import { readPolicy } from "../policy/org-policy.js";
+import { readPolicyForWrite } from "../policy/org-policy.js";
 import {
   enforceAtRecord,
   policyApplies,
@@ -310,7 +310,7 @@ async function recordChecked(
  * or signed; its id, or undefined when no rule holds it.
  */
 async function holdIfRuled(ctx: AppContext, request: WriteRequest): Promise<string | undefined> {
-  const { policy } = await readPolicy(ctx.database, request.orgId);
+  const { policy } = await readPolicyForWrite(ctx.database, request.orgId);
   if (policy.approvals.length === 0) return undefined;
   const question = policyQuestionOf(request);
   const needed = approvalsNeeded(policy, {

@@ -28,6 +28,7 @@ const config: Config = {
   nodeEnv: "test",
   host: "127.0.0.1",
   port: 0,
+  httpListeners: 1,
   dataDir: "/tmp",
   rpcUrl: env("RPC_URL"),
   databaseUrl: env("DATABASE_URL"),
