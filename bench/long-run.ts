@@ -7,7 +7,8 @@
  * on its schedule whatever became of the ones before) for N minutes, and prints per minute:
  * - the 202's p50 and p99 (from each request's scheduled instant), 429s and socket errors;
  * - the writes minted in the minute and the backlog (writes accepted, not yet final);
- * - the resident memory of each process: the relayer, anvil, and PostgreSQL (all its processes).
+ * - the memory of each process (proportional set size): the relayer, anvil, and PostgreSQL (all
+ *   its processes).
  * At the end, every accepted write is checked to be minted exactly once.
  *
  * Environment: BENCH_SOAK_MINUTES (default 30), BENCH_SOAK_LOAD (share of the chain's limit,
@@ -42,11 +43,15 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Resident memory of a process in MB (0 once it is gone). */
-function rssMb(pid: number): number {
+/**
+ * A process's memory in MB (0 once it is gone): its proportional set size (`Pss` in
+ * `/proc/<pid>/smaps_rollup`), which splits pages shared between processes among them. PostgreSQL's
+ * backends all map its shared buffers: summed resident sizes counted those pages once per backend.
+ */
+function memoryMb(pid: number): number {
   try {
-    const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+    return Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) / 1024;
   } catch {
     return 0;
   }
@@ -211,7 +216,7 @@ export async function runLongRunBench(): Promise<void> {
         const mintedPerSecond = Number(supply - supplyAtMinute) / 60;
         supplyAtMinute = supply;
         const backlog = accepted.size - Number(supply - supplyBefore);
-        const postgres = postgresPids(dataDir).reduce((sum, pid) => sum + rssMb(pid), 0);
+        const postgres = postgresPids(dataDir).reduce((sum, pid) => sum + memoryMb(pid), 0);
         console.log(
           [
             String(minuteIndex).padStart(6),
@@ -221,8 +226,8 @@ export async function runLongRunBench(): Promise<void> {
             String(answers.filter((a) => a.status === 0).length).padStart(7),
             mintedPerSecond.toFixed(1).padStart(9),
             String(backlog).padStart(8),
-            rssMb(child.pid!).toFixed(0).padStart(11),
-            (anvilPid === undefined ? Number.NaN : rssMb(anvilPid)).toFixed(0).padStart(9),
+            memoryMb(child.pid!).toFixed(0).padStart(11),
+            (anvilPid === undefined ? Number.NaN : memoryMb(anvilPid)).toFixed(0).padStart(9),
             postgres.toFixed(0).padStart(12),
           ].join(" "),
         );

@@ -38,6 +38,17 @@ import { redactUrl } from "./shared/redact-url.js";
 /** A start-up step failed; the message says what to do. */
 /** Recent block states the embedded anvil keeps in memory (`--prune-history`). */
 export const EMBEDDED_CHAIN_STATES = 128;
+/**
+ * Recent blocks whose transactions and receipts the embedded anvil keeps
+ * (`--transaction-block-keeper`; only blocks that hold transactions count); older blocks keep
+ * their headers only. It bounds the state file anvil writes every 10 s: with every block's
+ * transactions it grew with the chain (287 MB after 5 minutes at half the chain's rate, and the
+ * 202's p99 rose to 2 s in the minutes it was written); with 256 it stays near 250 MB at that
+ * rate, and is far smaller when blocks hold a few transactions. What reads older history stops
+ * with `HistoryPrunedError` (`chain/history.ts`) instead of reading nothing: `npm run reindex`
+ * and the reconciliation after a restore (docs/scaling.md, "A long run").
+ */
+export const EMBEDDED_CHAIN_TX_BLOCKS = 256;
 
 export class StartupError extends BaseError {
   override name = "StartupError";
@@ -178,7 +189,12 @@ export async function startRelayer(options: StartRelayerOptions = {}): Promise<R
           // genesis: unpruned, a 15-minute run at half the chain's rate took anvil from 31 MB to
           // 11.7 GB (issue 45). A full geth node keeps 128; what reads state at a block reads
           // a recent one (docs/scaling.md, "A long run").
-          extraArgs: ["--prune-history", String(EMBEDDED_CHAIN_STATES)],
+          extraArgs: [
+            "--prune-history",
+            String(EMBEDDED_CHAIN_STATES),
+            "--transaction-block-keeper",
+            String(EMBEDDED_CHAIN_TX_BLOCKS),
+          ],
           // Ctrl-C reaches only the relayer, which stops anvil after its own work.
           ownProcessGroup: true,
           log: (line) => print(`  ${line}`),

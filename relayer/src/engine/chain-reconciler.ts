@@ -1,3 +1,4 @@
+import { bodyPruned, HistoryPrunedError } from "../chain/history.js";
 import { AbiCoder, getAddress } from "ethers";
 import type { Logger } from "pino";
 import type pg from "pg";
@@ -68,6 +69,7 @@ interface RpcTx {
 interface RpcBlock {
   number: string;
   timestamp: string;
+  transactionsRoot?: string;
   transactions: RpcTx[];
 }
 
@@ -145,6 +147,12 @@ export async function reconcileWithChain(deps: ReconcilerDeps): Promise<Reconcil
       for (const [i, answer] of blocks.entries()) {
         if (answer instanceof Error) throw answer;
         const block = answer as RpcBlock;
+        // A block whose transactions the node dropped would hide a write mined after the backup.
+        if (bodyPruned(block))
+          throw new HistoryPrunedError(
+            numbers[i]!,
+            "reconcile the restored wallets with the chain",
+          );
         const blockTime = new Date(Number(BigInt(block.timestamp)) * 1000);
         for (const tx of block.transactions) {
           const wallet = byAddress.get(tx.from.toLowerCase());

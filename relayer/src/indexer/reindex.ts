@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { createDatabase, type Database } from "../db/client.js";
 import type { ContractAddresses } from "../chain/contracts/bindings.js";
 import { ChainReader } from "../chain/chain-reader.js";
+import { assertHistoryAt } from "../chain/history.js";
 import type { RpcClient } from "../chain/rpc/rpc-client.js";
 import { nextBlockEvents, type ChainSyncOptions } from "./chain-sync.js";
 import { INDEXED_TOPICS } from "./decode-log.js";
@@ -103,6 +104,12 @@ export async function reindexReadModel(args: {
       confirmations: 0,
       maxReorgDepth: 1_000,
     };
+    // The deployment block has transactions: a node that dropped them cannot give the history.
+    await assertHistoryAt(
+      args.rpc,
+      contracts.deployBlock,
+      "rebuild the read model from the deployment block",
+    );
     const startNumber = Math.max(0, contracts.deployBlock - 1);
     const header = await reader.header(startNumber);
     if (header === undefined) throw new Error(`the deployment block ${startNumber} is not found`);

@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { Wallet } from "ethers";
 import type { AuditOrigin } from "../../../relayer/src/audit/audit-writer.js";
 import { orgPolicy, type OrgPolicy } from "../../../relayer/src/domain/policy.js";
-import { writePolicy } from "../../../relayer/src/policy/org-policy.js";
+import { readPolicyForWrite, writePolicy } from "../../../relayer/src/policy/org-policy.js";
 import { ValidationError } from "../../../relayer/src/errors.js";
 import type { TestOrg } from "../../support/stack.js";
 import { startWriteStackWithOrgs, type WriteStack } from "../writes/helpers.js";
@@ -156,6 +156,36 @@ describe("organization policy (anvil + PostgreSQL)", () => {
     const res = await transfer(bob, token!, stranger);
     assert.equal(res.status, 200, res.text);
     assert.equal((await bob.api("GET", "/api/enterprise/policy")).body.updatedAt, null);
+  });
+
+  it("the policy reads of one event-loop turn (one statement) give each organization its own policy", async () => {
+    // Asked in the same turn, these share one statement (`readPolicyForWrite`): alice has the
+    // allowlist set above, bob never set one, and the unknown org gets the default too.
+    const [forAlice, forBob, again, unknown] = await Promise.all([
+      readPolicyForWrite(stack.database, alice.orgId),
+      readPolicyForWrite(stack.database, bob.orgId),
+      readPolicyForWrite(stack.database, alice.orgId),
+      readPolicyForWrite(stack.database, "org_not_there"),
+    ]);
+    assert.equal(forAlice.policy.destinations.mode, "allowlist");
+    assert.deepEqual(
+      forAlice.policy.destinations.allowlist.map((e) => e.address),
+      [treasury],
+    );
+    assert.notEqual(forAlice.updatedAt, null);
+    assert.deepEqual(again, forAlice);
+    assert.equal(forBob.updatedAt, null);
+    assert.equal(forBob.policy.destinations.mode, "any");
+    assert.deepEqual(unknown, forBob);
+    // And through the API in one burst: alice's transfer to a stranger is refused, bob's is not.
+    const [a] = await tokens(alice, 1);
+    const [b] = await tokens(bob, 1);
+    const [refused, allowed] = await Promise.all([
+      transfer(alice, a!, stranger),
+      transfer(bob, b!, stranger),
+    ]);
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal(allowed.status, 200, allowed.text);
   });
 
   it("transfersPerDay: the transfers of the rolling 24 hours count, and one more answers 403 Policy: ...", async () => {
