@@ -793,6 +793,9 @@ describe("admin console in a browser", { timeout: 900_000 }, () => {
     // Enough coin for a speed-up priced in those blocks.
     await rpc("anvil_setBalance", [org.walletAddress, `0x${(10n ** 22n).toString(16)}`]);
     await rpc("evm_setAutomine", [false]);
+    // And no 1 s blocks either (an earlier test turned them on): one mined between the write's
+    // broadcast and `leaveOut` included it at the normal fee, and it was never stuck.
+    await rpc("evm_setIntervalMining", [0]);
     let id = "";
     try {
       const accepted = await org.api<{ transactionId: string }>(

@@ -34,7 +34,15 @@ describe("pruned chain history (anvil --transaction-block-keeper 2)", () => {
       const hash = await rpc.call<string>("eth_sendTransaction", [
         { from, to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", value: "0x1" },
       ]);
-      const receipt = await rpc.call<{ blockNumber: string }>("eth_getTransactionReceipt", [hash]);
+      // Automine: the receipt follows the send, on a busy machine a moment later.
+      let receipt: { blockNumber: string } | null = null;
+      for (let tries = 0; receipt === null && tries < 100; tries++) {
+        receipt = await rpc.call<{ blockNumber: string } | null>("eth_getTransactionReceipt", [
+          hash,
+        ]);
+        if (receipt === null) await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.ok(receipt !== null, `no receipt for ${hash}`);
       mined.push(Number(BigInt(receipt.blockNumber)));
     }
     await rpc.call("evm_mine", []);
