@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { backupCommand, restoreCommand } from "../relayer/src/recovery/recovery-commands.js";
-import { deployedChainState, writeDeploymentRecord } from "../test/support/chain-state.js";
+import { recoveryCommandEnv } from "../test/support/chain-state.js";
 import { startTestStack } from "../test/support/stack.js";
 import { assetBody, startWriteStack } from "../test/relayer/writes/helpers.js";
 import { runAsScript } from "./support/run-as-script.js";
@@ -63,15 +63,7 @@ export async function runRecoveryBench(): Promise<void> {
     );
     console.log(`seeded ${WRITES} writes in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
 
-    const deploymentFile = path.join(dir, "deployments", "1236.json");
-    writeDeploymentRecord(deploymentFile, (await deployedChainState()).deploymentJson);
-    const env = {
-      DATABASE_URL: first.testDatabase.url,
-      MASTER_KEY: first.ctx.config.masterKey,
-      RPC_URL: first.rpcUrl,
-      DEPLOYMENTS_FILE: deploymentFile,
-      DATA_DIR: path.join(dir, "data"),
-    };
+    const env = await recoveryCommandEnv(first, dir);
     const io = { print: () => undefined, printError: (l: string) => console.error(l) };
     const file = path.join(dir, "bench.backup");
     let t = Date.now();

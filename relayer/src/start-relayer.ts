@@ -1,4 +1,3 @@
-import { listenShared } from "./http/listeners.js";
 import path from "node:path";
 import { getAddress } from "ethers";
 import { PROJECT_ROOT } from "../../deploy/artifacts.js";
@@ -19,6 +18,7 @@ import type { AppContext, Config } from "./context.js";
 import { createDatabase, type Database } from "./db/client.js";
 import { runMigrations } from "./db/migrate.js";
 import { BaseError } from "./errors.js";
+import { listenShared } from "./http/listeners.js";
 import { createLogger } from "./logger.js";
 import { startOperatorAttemptSettler } from "./audit/settle-operator-attempts.js";
 import { ensureConsoleBuilt } from "./console/build-console.js";

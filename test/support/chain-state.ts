@@ -119,3 +119,23 @@ export function writeDeploymentRecord(file: string, deploymentJson: string): voi
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, deploymentJson);
 }
+
+/**
+ * The environment of a recovery command (`backupCommand`, `restoreCommand`, `reindexCommand`)
+ * pointed at a running test stack: its database, master key and node, and the saved chain's
+ * deployment record written to `dir/deployments/1236.json` (`DEPLOYMENTS_FILE`).
+ */
+export async function recoveryCommandEnv(
+  stack: { testDatabase: { url: string }; rpcUrl: string; ctx: { config: { masterKey: string } } },
+  dir: string,
+): Promise<Record<string, string>> {
+  const deploymentFile = path.join(dir, "deployments", "1236.json");
+  writeDeploymentRecord(deploymentFile, (await deployedChainState()).deploymentJson);
+  return {
+    DATABASE_URL: stack.testDatabase.url,
+    MASTER_KEY: stack.ctx.config.masterKey,
+    RPC_URL: stack.rpcUrl,
+    DEPLOYMENTS_FILE: deploymentFile,
+    DATA_DIR: path.join(dir, "data"),
+  };
+}

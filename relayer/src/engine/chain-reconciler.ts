@@ -1,7 +1,7 @@
-import { bodyPruned, HistoryPrunedError } from "../chain/history.js";
 import { AbiCoder, getAddress } from "ethers";
 import type { Logger } from "pino";
 import type pg from "pg";
+import { bodyPruned, HistoryPrunedError } from "../chain/history.js";
 import type { Database } from "../db/client.js";
 import type { ContractAddresses } from "../chain/contracts/bindings.js";
 import {

@@ -29,7 +29,11 @@ export async function readPolicy(
     .from(orgPolicies)
     .where(eq(orgPolicies.orgId, orgId))
     .limit(1);
-  const row = rows[0];
+  return storedPolicyOf(rows[0]);
+}
+
+/** A policy row as stored, or the default (no restriction) when the organization has none. */
+function storedPolicyOf(row: StoredPolicy | undefined): StoredPolicy {
   return row === undefined
     ? { policy: DEFAULT_POLICY, updatedAt: null }
     : { policy: row.policy, updatedAt: row.updatedAt };
@@ -62,12 +66,7 @@ export function readPolicyForWrite(
         .from(orgPolicies)
         .where(inArray(orgPolicies.orgId, [...new Set(orgIds)]));
       const byOrg = new Map(rows.map((row) => [row.orgId, row]));
-      return orgIds.map((orgId): StoredPolicy => {
-        const row = byOrg.get(orgId);
-        return row === undefined
-          ? { policy: DEFAULT_POLICY, updatedAt: null }
-          : { policy: row.policy, updatedAt: row.updatedAt };
-      });
+      return orgIds.map((orgId) => storedPolicyOf(byOrg.get(orgId)));
     });
     policyReads.set(database, batcher);
   }

@@ -9,7 +9,7 @@ import pg from "pg";
 import { backupCommand, restoreCommand } from "../../../relayer/src/recovery/recovery-commands.js";
 import { verifyAuditChain } from "../../../relayer/src/audit/verify-chain.js";
 import { findFreePort, startAnvil } from "../../../deploy/local-chain.js";
-import { deployedChainState, writeDeploymentRecord } from "../../support/chain-state.js";
+import { recoveryCommandEnv, writeDeploymentRecord } from "../../support/chain-state.js";
 import { createTestDatabase, type TestDatabase } from "../../support/postgres.js";
 import type { TestOrg } from "../../support/stack.js";
 import { orgSigner } from "../webhooks/chain-helpers.js";
@@ -111,14 +111,7 @@ describe("backup and restore", { timeout: 180_000 }, () => {
     // source can be compared row for row with what a restore writes.
     await stack.indexer.stop();
     await stack.ctx.engine.stop();
-    writeDeploymentRecord(deploymentFile, (await deployedChainState()).deploymentJson);
-    env = {
-      DATABASE_URL: stack.testDatabase.url,
-      MASTER_KEY: stack.ctx.config.masterKey,
-      RPC_URL: stack.rpcUrl,
-      DEPLOYMENTS_FILE: deploymentFile,
-      DATA_DIR: path.join(dir, "data"),
-    };
+    env = await recoveryCommandEnv(stack, dir);
   });
 
   after(async () => {

@@ -6,7 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { readWriteTag } from "../../../relayer/src/engine/write-tag.js";
 import { startIndexer } from "../../../relayer/src/indexer/start-indexer.js";
 import { backupCommand, restoreCommand } from "../../../relayer/src/recovery/recovery-commands.js";
-import { deployedChainState, writeDeploymentRecord } from "../../support/chain-state.js";
+import { recoveryCommandEnv } from "../../support/chain-state.js";
 import { startTestStack, type TestOrg, type TestStack } from "../../support/stack.js";
 import { assetBody, startWriteStack, waitForStatus, type WriteStack } from "../writes/helpers.js";
 
@@ -38,15 +38,7 @@ describe("reconciling a restored database with the chain", { timeout: 300_000 },
     assert.equal(queued.status, 202, queued.text);
     queuedId = queued.headers.get("x-transaction-id")!;
 
-    const deploymentFile = path.join(dir, "deployments", "1236.json");
-    writeDeploymentRecord(deploymentFile, (await deployedChainState()).deploymentJson);
-    const env = {
-      DATABASE_URL: first.testDatabase.url,
-      MASTER_KEY: first.ctx.config.masterKey,
-      RPC_URL: first.rpcUrl,
-      DEPLOYMENTS_FILE: deploymentFile,
-      DATA_DIR: path.join(dir, "data"),
-    };
+    const env = await recoveryCommandEnv(first, dir);
     const file = path.join(dir, "reconcile.backup");
     const io = { print: () => undefined, printError: () => undefined };
     assert.equal(await backupCommand({ argv: ["--out", file], env, ...io }), 0);

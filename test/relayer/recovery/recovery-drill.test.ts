@@ -7,7 +7,7 @@ import { after, describe, it } from "node:test";
 import { backupCommand, restoreCommand } from "../../../relayer/src/recovery/recovery-commands.js";
 import { readWriteTag } from "../../../relayer/src/engine/write-tag.js";
 import { startIndexer } from "../../../relayer/src/indexer/start-indexer.js";
-import { deployedChainState, writeDeploymentRecord } from "../../support/chain-state.js";
+import { recoveryCommandEnv } from "../../support/chain-state.js";
 import { startTestStack, type TestOrg, type TestStackOptions } from "../../support/stack.js";
 import { startSoftHsm, type SoftHsm } from "../../support/softhsm.js";
 import { eventually } from "../../support/eventually.js";
@@ -97,15 +97,7 @@ describe("recovery drill", { timeout: 600_000 }, () => {
 
     // Before the backup, and during it: a stream of sync and async writes.
     for (let i = 0; i < 4; i++) await write(org, sent, `before-${i}`, i % 2 === 1);
-    const deploymentFile = path.join(dir, "deployments", "1236.json");
-    writeDeploymentRecord(deploymentFile, (await deployedChainState()).deploymentJson);
-    const env = {
-      DATABASE_URL: stack.testDatabase.url,
-      MASTER_KEY: stack.ctx.config.masterKey,
-      RPC_URL: stack.rpcUrl,
-      DEPLOYMENTS_FILE: deploymentFile,
-      DATA_DIR: path.join(dir, "data"),
-    };
+    const env = await recoveryCommandEnv(stack, dir);
     const file = path.join(dir, `drill-${name}.backup`);
     const during = Promise.all(
       [0, 1, 2, 3].map((i) => write(org, sent, `during-${i}`, i % 2 === 0)),
