@@ -7,6 +7,7 @@ import {
   broadcastVerdict,
   confirmationVerdict,
   isStuck,
+  outbid,
   pickRound,
   pricedOut,
   rebroadcastDue,
@@ -216,6 +217,28 @@ describe("engine decisions: confirmations and re-broadcasts", () => {
       ],
     });
     assert.equal(pricedOut(refusedLow, 11n, 100n), false);
+  });
+
+  it("a sent row is outbid when the quote the newer writes go out at is above its fee, below its cap", () => {
+    const sent = (fee: string, extra: Partial<TxAttempt> = {}) =>
+      row({ state: "sent", nonce: 1, attempts: [attempt("0x1", { maxFeePerGas: fee, ...extra })] });
+    const quote = { type: 2 as const, maxFeePerGas: 12n, maxPriorityFeePerGas: 1n };
+    assert.equal(outbid(sent("10"), quote, 100n), true);
+    assert.equal(outbid(sent("12"), quote, 100n), false, "priced at the quote itself");
+    assert.equal(outbid(sent("13"), quote, 100n), false, "priced above it (the market fell)");
+    assert.equal(outbid(sent("10"), quote, 10n), false, "at its cap: nothing higher to send");
+    assert.equal(outbid(sent("10"), undefined, 100n), false, "no quote read");
+    assert.equal(outbid(sent("10", { type: 0 }), quote, 100n), false, "another fee model");
+    assert.equal(outbid(row({ state: "queued" }), quote, 100n), false);
+    const refusedLow = row({
+      state: "sent",
+      nonce: 1,
+      attempts: [
+        attempt("0x1", { maxFeePerGas: "20" }),
+        attempt("0x2", { maxFeePerGas: "5", refused: "x" }),
+      ],
+    });
+    assert.equal(outbid(refusedLow, quote, 100n), false, "only live attempts count");
   });
 
   it("a write left out of STUCK_AFTER_BLOCKS blocks is not-mined when its nonce is next, nonce-gap when a lower one holds it", () => {

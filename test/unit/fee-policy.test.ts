@@ -9,6 +9,7 @@ import {
   describeFeeModel,
   feeCapOf,
   feesOf,
+  keptQuote,
   MIN_TIP,
   nextFees,
   quoteFor,
@@ -100,6 +101,46 @@ describe("chooseFeeModel: the fee model from a node's answers", () => {
       describeFeeModel({ type: 0, source: "free" }),
       "legacy gasPrice (type 0), free gas (all prices 0)",
     );
+  });
+});
+
+describe("keptQuote: one price for a run of blocks", () => {
+  const quote = (maxFeePerGas: bigint, tip = GWEI) =>
+    ({ type: 2, maxFeePerGas, maxPriorityFeePerGas: tip }) as const;
+  const kept = quote(GWEI + 600_000n); // 2 × a base fee of 300,000 wei + a 1 gwei tip
+
+  it("keeps the last price while the base fee rises and it would still pay 90% of its tip", () => {
+    // A backlog's full blocks took the base fee from 300,000 wei to 1.8 million: each block's
+    // quote was a little higher; the kept one stays, so every write waits in the order it came.
+    for (const base of [300_000n, 900_000n, 1_800_000n])
+      assert.deepEqual(keptQuote(kept, quote(GWEI + 2n * base), base), kept);
+    // After two more full blocks (×81/64) the kept cap leaves the tip minus the base fee.
+    const limit = ((kept.maxFeePerGas - (GWEI * 9n) / 10n) * 64n) / 81n;
+    assert.deepEqual(keptQuote(kept, quote(GWEI + 2n * limit), limit), kept);
+    const past = limit + 2n;
+    assert.deepEqual(keptQuote(kept, quote(GWEI + 2n * past), past), quote(GWEI + 2n * past));
+  });
+
+  it("takes the market's price when the base fee passes it, the tip doubles or halves, or the market falls below half", () => {
+    const atBase = quote(14n * GWEI + GWEI);
+    assert.deepEqual(keptQuote(kept, atBase, 7n * GWEI), atBase, "a base fee of 7 gwei");
+    const dearTip = quote(3n * GWEI + 600_000n, 3n * GWEI);
+    assert.deepEqual(keptQuote(kept, dearTip, 300_000n), dearTip);
+    const cheapTip = quote(GWEI / 4n + 600_000n, GWEI / 4n);
+    assert.deepEqual(keptQuote(kept, cheapTip, 300_000n), cheapTip);
+    // Our own re-priced writes (+12.5% tips) move the market's median tip by less than 2×: kept.
+    assert.deepEqual(keptQuote(kept, quote(GWEI + 600_000n, (GWEI * 9n) / 8n), 300_000n), kept);
+    const high = quote(20n * GWEI + GWEI);
+    const fell = quote(2n * GWEI + GWEI);
+    assert.deepEqual(keptQuote(high, fell, GWEI), fell, "kept was more than twice the market's");
+  });
+
+  it("legacy and free quotes, and the first quote, are the market's", () => {
+    const legacy = { type: 0, maxFeePerGas: 5n * GWEI, maxPriorityFeePerGas: 5n * GWEI } as const;
+    assert.deepEqual(keptQuote(kept, legacy, 0n), legacy);
+    assert.deepEqual(keptQuote(undefined, kept, 300_000n), kept);
+    const free = quote(0n, 0n);
+    assert.deepEqual(keptQuote(free, quote(GWEI + 600_000n), 300_000n), quote(GWEI + 600_000n));
   });
 });
 

@@ -1,4 +1,5 @@
 import { classifyRpcFailure, isAnswerLost, isTxTypeUnsupported } from "../chain/rpc/rpc-errors.js";
+import type { FeeQuote } from "./fee-policy.js";
 import { isLiveAttempt, type TxAttempt } from "./tx-lifecycle.js";
 import { isGroupRow, isSentRow, type TxRow } from "./tx-rows.js";
 
@@ -228,6 +229,21 @@ export function pricedOut(row: TxRow, baseFee: bigint | undefined, cap: bigint):
   const fee = BigInt(last.maxFeePerGas);
   // One already at its cap waits for `stuckAfterMs` as before: a re-pricing cannot raise it.
   return fee < baseFee && fee < cap;
+}
+
+/**
+ * Whether a sent row is outbid by the writes sent after it: the fee cap of its newest live
+ * attempt is below the current quote's, and below `cap`. A quote holds for a run of blocks
+ * (`keptQuote`); when it moves up, the writes priced before would wait behind the newer ones on
+ * a pool that orders by fee cap (anvil's) and fall behind the rising base fee first. They are
+ * re-priced at the next look, so the oldest writes are priced at least as high as the newest.
+ */
+export function outbid(row: TxRow, quote: FeeQuote | undefined, cap: bigint): boolean {
+  if (!isSentRow(row) || quote === undefined) return false;
+  const last = [...row.attempts].reverse().find(isLiveAttempt);
+  if (last === undefined || (last.type ?? 2) !== (quote.type ?? 2)) return false;
+  const fee = BigInt(last.maxFeePerGas);
+  return fee < quote.maxFeePerGas && fee < cap;
 }
 
 /**

@@ -1,5 +1,6 @@
 import {
   chooseFeeModel,
+  keptQuote,
   quoteFor,
   type FeeMarket,
   type FeeModel,
@@ -22,7 +23,8 @@ export interface DetectedFeeModel extends FeeModel {
  * the first quote (or `detect()` at start), again after any failure to read a quote, after
  * `redetectMs`, and when the engine asks (`redetect()`, e.g. on `isTxTypeUnsupported`). A quote
  * is shared by every transaction of a block interval: one read per `ttlMs` (default 1 s, the
- * dev chain's block time) instead of one per transaction.
+ * dev chain's block time) instead of one per transaction; and the price it gives stays the same
+ * over a run of blocks while it still holds (`keptQuote`).
  *
  * @example
  * const fees = new FeeOracle(rpc);
@@ -43,6 +45,8 @@ export class FeeOracle {
         raced?: Promise<FeeQuote>;
       }
     | undefined;
+  /** The quote given out last (`keptQuote`: one price for a run of blocks). */
+  #kept: Required<FeeQuote> | undefined;
   /** The last quote read, and when it was asked for. */
   #answered: { at: number; quote: FeeQuote } | undefined;
   #model: Promise<DetectedFeeModel> | undefined;
@@ -73,6 +77,7 @@ export class FeeOracle {
     this.#model = undefined;
     this.#cached = undefined;
     this.#answered = undefined;
+    this.#kept = undefined;
   }
 
   /**
@@ -157,7 +162,8 @@ export class FeeOracle {
     try {
       const market = await this.#market(model);
       this.#baseFee = market.baseFeePerGas;
-      return quoteFor(model, market);
+      this.#kept = keptQuote(this.#kept, quoteFor(model, market), market.baseFeePerGas);
+      return this.#kept;
     } catch (error) {
       // The node no longer answers as the model expects (a method gone, an upgrade): look again.
       this.#model = undefined;

@@ -112,6 +112,39 @@ export function quoteFor(model: FeeModel, market: FeeMarket): Required<FeeQuote>
 }
 
 /**
+ * The quote new transactions are priced at: the one given out last (`kept`) for as long as it
+ * still holds, else the market's (`fresh`). It holds while, after two more full blocks (the base
+ * fee up by 12.5% each, from `baseFee`, the next block's), it would still pay 90% of its tip;
+ * while the market's tip is within half and twice its own; and while it is at most twice the
+ * market's fee cap (the base fee fell). Legacy and free quotes are the market's.
+ *
+ * Why (issue 45): a quote read each block rises with every full block under a backlog, so each
+ * write was priced a little above the writes waiting before it. A pool that orders by fee cap
+ * (anvil's) then mined the newest first and left the oldest for the 15 s re-pricing: the sync
+ * writes' p99 was 21 s. With one price for a run of blocks the pool takes them in the order they
+ * came (geth's orders by tip, equal too). A quote that moves leaves the writes sent at the old
+ * one behind the new ones: the engine re-prices those at once (`outbid` in `decisions.ts`).
+ *
+ * @example
+ * const kept = { type: 2, maxFeePerGas: 1_000_600n, maxPriorityFeePerGas: 1_000_000n } as const;
+ * keptQuote(kept, { ...kept, maxFeePerGas: 1_003_000n }, 1_500n) // kept: 600 wei still covers the base fee
+ */
+export function keptQuote(
+  kept: Required<FeeQuote> | undefined,
+  fresh: Required<FeeQuote>,
+  baseFee: bigint,
+): Required<FeeQuote> {
+  if (kept === undefined || kept.type !== 2 || fresh.type !== 2) return fresh;
+  const tip = kept.maxPriorityFeePerGas;
+  const marketTip = fresh.maxPriorityFeePerGas;
+  if (marketTip > tip * 2n || marketTip * 2n < tip) return fresh;
+  const inTwoFullBlocks = (baseFee * 81n + 63n) / 64n;
+  if (kept.maxFeePerGas - inTwoFullBlocks < (tip * 9n) / 10n) return fresh;
+  if (kept.maxFeePerGas > fresh.maxFeePerGas * 2n) return fresh;
+  return kept;
+}
+
+/**
  * The fees of a replacement: both caps raised by at least 12.5% (nodes refuse smaller bumps),
  * and never below the current quote. In the legacy representation (both caps equal) the two
  * stay equal. The replacement takes the current quote's type (a chain upgraded to London gets

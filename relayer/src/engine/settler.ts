@@ -11,6 +11,7 @@ import {
   blockStuckReason,
   confirmationVerdict,
   isStuck,
+  outbid,
   pricedOut,
   rebroadcastDue,
   receiptVerdict,
@@ -80,10 +81,10 @@ export async function checkSent(
   );
   if (due.length > 0) await rebroadcast(e, state, due, sign);
   if (open.length === 0) return;
-  // Stuck for `stuckAfterMs`, or priced out by a base fee that rose past its fee since it was
-  // sent (re-priced now: `pricedOut`). The quote is the oracle's (read at most once a second);
-  // when it cannot be read, only the rows stuck by time are looked at, and their re-pricing
-  // waits for a quote as before.
+  // Stuck for `stuckAfterMs`, priced out by a base fee that rose past its fee since it was
+  // sent, or outbid by the quote the newer writes go out at (both re-priced now: `pricedOut`,
+  // `outbid`). The quote is the oracle's (read at most once a second); when it cannot be read,
+  // only the rows stuck by time are looked at, and their re-pricing waits for a quote as before.
   const fresh = await e.d.fees.quote().then(
     (quote) => quote,
     () => undefined,
@@ -92,7 +93,8 @@ export async function checkSent(
   const stuck = open.filter(
     (r) =>
       isStuck(r, now, e.options.stuckAfterMs) ||
-      pricedOut(r, baseFee, feeCapOf(r, e.options.maxFeePerGasWei)),
+      pricedOut(r, baseFee, feeCapOf(r, e.options.maxFeePerGasWei)) ||
+      outbid(r, fresh, feeCapOf(r, e.options.maxFeePerGasWei)),
   );
   if (stuck.length === 0) return;
   const quote = fresh ?? (await e.d.fees.quote());
