@@ -6,7 +6,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ensureArtifacts, PROJECT_ROOT } from "./artifacts.js";
 import { DeployError } from "./errors.js";
-import { LOCAL_CHAIN_ID, probeNode, type NodeInfo } from "./rpc.js";
+import { LOCAL_CHAIN_ID, probeNode, rpcRequest, type NodeInfo } from "./rpc.js";
 
 /** Options of `startAnvil`. */
 export interface StartAnvilOptions {
@@ -47,6 +47,15 @@ export interface StartAnvilOptions {
    * their group, so an interrupted test run takes its anvils with it.
    */
   ownProcessGroup?: boolean;
+  /**
+   * Mine the `blockTime` blocks from this process (anvil `--no-mining`, and `evm_mine` on a
+   * timer) instead of by anvil's own interval; default false. anvil 1.7 keeps 1,500 blocks'
+   * states in memory, whatever `--prune-history N` says, when its own block time is under 3 s
+   * (`update_interval_mine_block_time` in its `mem/storage.rs`), and each kept state is a whole
+   * copy of the chain's state: a long run at volume then grows by gigabytes. Paced from outside,
+   * the `--prune-history` bound holds (docs/scaling.md, "A long run").
+   */
+  pacedBlocks?: boolean;
 }
 
 /** A running (or reused) anvil node. */
@@ -152,6 +161,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     log = () => {},
     verbose = false,
     ownProcessGroup = false,
+    pacedBlocks = false,
   } = options;
   const rpcUrl = `http://${host}:${port}`;
 
@@ -180,7 +190,9 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     });
   }
   const args = ["--chain-id", String(chainId), "--host", host, "--port", String(port)];
-  if (blockTime > 0) args.push("--block-time", String(blockTime));
+  const paced = pacedBlocks && blockTime > 0;
+  if (paced) args.push("--no-mining");
+  else if (blockTime > 0) args.push("--block-time", String(blockTime));
   if (hardfork !== undefined) args.push("--hardfork", hardfork);
   args.push(...extraArgs);
   if (stateFile !== undefined) {
@@ -234,7 +246,9 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     await sleep(100);
   }
 
-  const mining = blockTime > 0 ? `${blockTime} s blocks` : "automine";
+  const stopPacing = paced ? paceBlocks(rpcUrl, blockTime * 1000, log) : async () => {};
+  const mining =
+    blockTime > 0 ? `${blockTime} s blocks${paced ? ", paced by evm_mine" : ""}` : "automine";
   const state = stateFile === undefined ? "no state file" : `state ${stateFile}`;
   log(`anvil ${rpcUrl} (chain id ${chainId}, ${mining}, ${state}, pid ${child.pid})`);
   return {
@@ -242,7 +256,47 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     chainId,
     started: true,
     pid: child.pid,
-    stop: () => stopChild(child, exited),
+    stop: async () => {
+      await stopPacing();
+      await stopChild(child, exited);
+    },
+  };
+}
+
+/**
+ * Mines a block every `everyMs` with `evm_mine` on a fixed schedule (a tick late by less than an
+ * interval keeps the schedule; one later than that starts it again; ticks never overlap). A failed mine is logged once until one
+ * succeeds again. Returns the function that stops it (after the mine in flight).
+ */
+function paceBlocks(rpcUrl: string, everyMs: number, log: (line: string) => void) {
+  let stopped = false;
+  let failing = false;
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<void> = Promise.resolve();
+  let due = Date.now() + everyMs;
+  const tick = () => {
+    inFlight = rpcRequest(rpcUrl, "evm_mine", [], 10_000).then(
+      () => {
+        failing = false;
+      },
+      (error: unknown) => {
+        if (!failing && !stopped) log(`evm_mine failed: ${(error as Error).message}`);
+        failing = true;
+      },
+    );
+    void inFlight.then(() => {
+      if (stopped) return;
+      const now = Date.now();
+      due += everyMs;
+      if (due < now) due = now + everyMs; // a mine that took a whole interval: no catching up
+      timer = setTimeout(tick, due - now);
+    });
+  };
+  timer = setTimeout(tick, everyMs);
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await inFlight;
   };
 }
 

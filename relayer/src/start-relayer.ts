@@ -35,9 +35,13 @@ import { verifySignerBackends } from "./infra/signer-backend-check.js";
 import { createSigners } from "./wallets/create-signers.js";
 import { redactUrl } from "./shared/redact-url.js";
 
-/** A start-up step failed; the message says what to do. */
-/** Recent block states the embedded anvil keeps in memory (`--prune-history`). */
-export const EMBEDDED_CHAIN_STATES = 128;
+/**
+ * Recent block states the embedded anvil keeps in memory (`--prune-history`). anvil keeps each
+ * as a whole copy of the chain's state, about 220 bytes per mint: at half the chain's rate a
+ * copy is 51 MB after 30 minutes, so 16 copies are 0.8 GB where 128 would be 6.5 GB. What reads
+ * state at a block reads one within a few blocks of the head (docs/scaling.md, "A long run").
+ */
+export const EMBEDDED_CHAIN_STATES = 16;
 /**
  * Recent blocks whose transactions and receipts the embedded anvil keeps
  * (`--transaction-block-keeper`; only blocks that hold transactions count); older blocks keep
@@ -50,6 +54,7 @@ export const EMBEDDED_CHAIN_STATES = 128;
  */
 export const EMBEDDED_CHAIN_TX_BLOCKS = 256;
 
+/** A start-up step failed; the message says what to do. */
 export class StartupError extends BaseError {
   override name = "StartupError";
 }
@@ -187,8 +192,9 @@ export async function startRelayer(options: StartRelayerOptions = {}): Promise<R
           stateIntervalSeconds: 10,
           // The last EMBEDDED_CHAIN_STATES blocks' states in memory, not every block's since
           // genesis: unpruned, a 15-minute run at half the chain's rate took anvil from 31 MB to
-          // 11.7 GB (issue 45). A full geth node keeps 128; what reads state at a block reads
-          // a recent one (docs/scaling.md, "A long run").
+          // 11.7 GB (issue 45). Blocks paced from here, or anvil keeps 1,500 states whatever
+          // --prune-history says (`pacedBlocks`).
+          pacedBlocks: true,
           extraArgs: [
             "--prune-history",
             String(EMBEDDED_CHAIN_STATES),
