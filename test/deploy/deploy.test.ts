@@ -29,6 +29,7 @@ import {
   type AnvilHandle,
 } from "../../deploy/local-chain.js";
 import { ANVIL_DEV_PRIVATE_KEY } from "../../deploy/rpc.js";
+import { eventually } from "../support/eventually.js";
 
 const DEPLOYER = new Wallet(ANVIL_DEV_PRIVATE_KEY).address;
 const EXTRA_REGISTRAR = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"; // anvil account #1
@@ -272,6 +273,60 @@ describe("deploy errors and helpers", () => {
       await assert.rejects(startAnvil({ port, blockTime: 0 }), PortInUseError);
     } finally {
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  test("startAnvil with pacedBlocks mines on its schedule, and anvil then keeps only --prune-history states", async () => {
+    const rpc = (url: string) => new JsonRpcProvider(url, 1236, { staticNetwork: true });
+    const oldState = async (url: string) => {
+      const provider = rpc(url);
+      try {
+        const head = await provider.getBlockNumber();
+        return await provider
+          .send("eth_getBalance", [DEPLOYER, `0x${(head - 8).toString(16)}`])
+          .then(
+            () => "kept",
+            () => "pruned",
+          );
+      } finally {
+        provider.destroy();
+      }
+    };
+    // anvil's own 1 s interval: 1,500 states kept whatever --prune-history says (its
+    // `update_interval_mine_block_time`), so the state 8 blocks back is still there.
+    const own = await startAnvil({
+      port: await findFreePort(),
+      blockTime: 1,
+      extraArgs: ["--prune-history", "3"],
+    });
+    try {
+      await rpc(own.rpcUrl).send("anvil_mine", ["0xc"]);
+      assert.equal(await oldState(own.rpcUrl), "kept");
+    } finally {
+      await own.stop();
+    }
+    const paced = await startAnvil({
+      port: await findFreePort(),
+      blockTime: 0.2,
+      pacedBlocks: true,
+      extraArgs: ["--prune-history", "3"],
+    });
+    const provider = rpc(paced.rpcUrl);
+    try {
+      // A transaction waits for the next paced block (`--no-mining`), then is in it.
+      const wallet = new Wallet(ANVIL_DEV_PRIVATE_KEY, provider);
+      const sent = await wallet.sendTransaction({ to: DEPLOYER, value: 1n });
+      const receipt = await sent.wait(1, 10_000);
+      assert.equal(receipt?.status, 1);
+      const start = await provider.getBlockNumber();
+      await eventually(
+        async () => assert.ok((await provider.getBlockNumber()) >= start + 10),
+        15_000,
+      );
+      assert.equal(await oldState(paced.rpcUrl), "pruned");
+    } finally {
+      provider.destroy();
+      await paced.stop();
     }
   });
 
