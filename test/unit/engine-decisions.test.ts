@@ -156,6 +156,29 @@ describe("engine decisions: the evidence about a consumed nonce", () => {
       /header not found/,
     );
   });
+
+  it("asks only for recent states when the nonce was used recently (a node that keeps 16)", async () => {
+    // 10,000 blocks; the nonce 40 was used at block 9,995; states older than 16 blocks are gone.
+    const head = 10_000;
+    const asked: number[] = [];
+    const countAt = (b: number) => {
+      asked.push(b);
+      if (b < head - 16) return Promise.reject(new Error("state pruned"));
+      return Promise.resolve(b >= 9_995 ? 41 : 40);
+    };
+    assert.equal(await blockWhereNonceWasUsed(40, 0, head, countAt), 9_995);
+    assert.ok(Math.min(...asked) >= head - 16, `asked ${asked.join(", ")}`);
+    // Every answer of the bisection agrees with a linear scan, whatever the block and range.
+    const counts = [0, 0, 1, 1, 3, 3, 4, 6, 6, 7, 9, 9, 9, 12];
+    for (let nonce = 0; nonce < 12; nonce++)
+      for (let low = 0; low < counts.length; low++) {
+        const first = counts.findIndex((c, b) => b >= low && c > nonce);
+        const found = await blockWhereNonceWasUsed(nonce, low, counts.length - 1, (b) =>
+          Promise.resolve(counts[b]!),
+        );
+        assert.equal(found, first, `nonce ${nonce} from ${low}`);
+      }
+  });
 });
 
 describe("engine decisions: confirmations and re-broadcasts", () => {

@@ -146,9 +146,13 @@ export function takerVerdict(
 }
 
 /**
- * The smallest block in `[low, high]` at which `countAt(block) > nonce`, by bisection (the
- * sender's count only grows along one chain). `countAt` may throw: the search then fails and the
- * caller looks again later.
+ * The smallest block in `[low, high]` at which `countAt(block) > nonce` (the sender's count only
+ * grows along one chain): back from `high` by doubling steps until a block's count is at or
+ * below the nonce, then by bisection between the two. The nonce was most likely used in a recent
+ * block, and a node that keeps only recent states (a full node keeps 128; the embedded chain 16)
+ * answers only for those: a bisection from `low` asked for the state half the chain back first,
+ * and failed on every such node. `countAt` may throw: the search then fails and the caller looks
+ * again later.
  */
 export async function blockWhereNonceWasUsed(
   nonce: number,
@@ -159,6 +163,14 @@ export async function blockWhereNonceWasUsed(
   if ((await countAt(high)) <= nonce) return undefined;
   let lo = Math.max(0, low);
   let hi = high;
+  for (let step = 1; high - step > lo; step *= 2) {
+    const probe = high - step;
+    if ((await countAt(probe)) <= nonce) {
+      lo = probe + 1;
+      break;
+    }
+    hi = probe;
+  }
   while (lo < hi) {
     const mid = Math.floor((lo + hi) / 2);
     if ((await countAt(mid)) > nonce) hi = mid;
