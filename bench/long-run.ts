@@ -6,7 +6,9 @@
  * issue-asset at a share of that limit with Node's global `fetch` (a plain client, each request
  * on its schedule whatever became of the ones before) for N minutes, and prints per minute:
  * - the 202's p50 and p99 (from each request's scheduled instant), 429s and socket errors;
- * - the writes minted in the minute and the backlog (writes accepted, not yet final);
+ * - the 202's worst p99 of any second of the minute, and how many seconds had a p99 over 100 ms;
+ * - the writes minted in the minute, the blocks mined, and the backlog (writes accepted, not yet
+ *   final);
  * - the memory of each process (proportional set size): the relayer, anvil, and PostgreSQL (all
  *   its processes).
  * At the end, every accepted write is checked to be minted exactly once.
@@ -194,13 +196,14 @@ export async function runLongRunBench(): Promise<void> {
       `\n${MINUTES} min of open arrivals at ${rate}/s over ${ORGS} orgs (a plain fetch client):`,
     );
     console.log(
-      "minute   202 p50 ms  202 p99 ms    429  socket  minted/s  backlog  relayer MB  anvil MB  postgres MB",
+      "minute   202 p50 ms  202 p99 ms  worst second's p99 ms  seconds over 100 ms    429  socket  minted/s  blocks  backlog  relayer MB  anvil MB  postgres MB",
     );
     const t0 = performance.now();
     const total = Math.round(rate * MINUTES * 60);
     let sent = 0;
     let minuteIndex = 0;
     let supplyAtMinute = supplyBefore;
+    let blockAtMinute = await provider.getBlockNumber();
     let nextReport = t0 + 60_000;
     while (sent < total) {
       const now = performance.now();
@@ -212,7 +215,23 @@ export async function runLongRunBench(): Promise<void> {
         minuteIndex++;
         nextReport += 60_000;
         const ok = answers.filter((a) => a.status === 202).map((a) => a.ms);
+        // The p99 of each second of the minute, by when the request was due: one stall shows as
+        // a few dear seconds, a slow minute as many.
+        const bySecond = new Map<number, number[]>();
+        for (const a of answers) {
+          if (a.status !== 202) continue;
+          const second = Math.floor((a.at - t0) / 1000);
+          const list = bySecond.get(second) ?? [];
+          list.push(a.ms);
+          bySecond.set(second, list);
+        }
+        const secondP99s = [...bySecond.values()].map((ms) => percentile(ms, 99));
         const supply = await token.totalSupply();
+        // Blocks mined in the minute: anvil rebuilds its state root from all of its storage at
+        // every block, so its blocks slow down as a long run's mints pile up (docs/scaling.md).
+        const block = await provider.getBlockNumber();
+        const blocks = block - blockAtMinute;
+        blockAtMinute = block;
         const mintedPerSecond = Number(supply - supplyAtMinute) / 60;
         supplyAtMinute = supply;
         const backlog = accepted.size - Number(supply - supplyBefore);
@@ -222,9 +241,14 @@ export async function runLongRunBench(): Promise<void> {
             String(minuteIndex).padStart(6),
             percentile(ok, 50).toFixed(0).padStart(11),
             percentile(ok, 99).toFixed(0).padStart(11),
+            Math.max(0, ...secondP99s)
+              .toFixed(0)
+              .padStart(22),
+            String(secondP99s.filter((p) => p > 100).length).padStart(20),
             String(answers.filter((a) => a.status === 429).length).padStart(6),
             String(answers.filter((a) => a.status === 0).length).padStart(7),
             mintedPerSecond.toFixed(1).padStart(9),
+            String(blocks).padStart(7),
             String(backlog).padStart(8),
             memoryMb(child.pid!).toFixed(0).padStart(11),
             (anvilPid === undefined ? Number.NaN : memoryMb(anvilPid)).toFixed(0).padStart(9),
