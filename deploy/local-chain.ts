@@ -264,9 +264,10 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
 }
 
 /**
- * Mines a block every `everyMs` with `evm_mine` on a fixed schedule (a tick late by less than an
- * interval keeps the schedule; one later than that starts it again; ticks never overlap). A failed mine is logged once until one
- * succeeds again. Returns the function that stops it (after the mine in flight).
+ * Mines a block every `everyMs` with `evm_mine` on a fixed schedule: a tick late by less than an
+ * interval keeps the schedule, one later than that starts it again, and ticks never overlap. A
+ * failed mine is logged once until one succeeds again. Returns the function that stops it
+ * (after the mine in flight).
  */
 function paceBlocks(rpcUrl: string, everyMs: number, log: (line: string) => void) {
   let stopped = false;
