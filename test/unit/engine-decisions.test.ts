@@ -31,6 +31,21 @@ const attempt = (hash: string, extra: Partial<TxAttempt> = {}): TxAttempt => ({
   ...extra,
 });
 
+/** A sent row whose one attempt has fee cap `fee`. */
+const sentAtFee = (fee: string, extra: Partial<TxAttempt> = {}) =>
+  row({ state: "sent", nonce: 1, attempts: [attempt("0x1", { maxFeePerGas: fee, ...extra })] });
+
+/** A sent row whose newest attempt, priced lower, was refused: only the first is live. */
+const refusedLow = () =>
+  row({
+    state: "sent",
+    nonce: 1,
+    attempts: [
+      attempt("0x1", { maxFeePerGas: "20" }),
+      attempt("0x2", { maxFeePerGas: "5", refused: "x" }),
+    ],
+  });
+
 describe("engine decisions: which rows a round takes", () => {
   it("takes queued writes in order while the organization has free in-flight slots", () => {
     const sent = [1, 2].map((i) => row({ state: "sent", nonce: i }));
@@ -222,46 +237,30 @@ describe("engine decisions: confirmations and re-broadcasts", () => {
   });
 
   it("a sent row is priced out when the next base fee passes its last live attempt, unless it is at its cap", () => {
-    const sent = (fee: string, extra: Partial<TxAttempt> = {}) =>
-      row({ state: "sent", nonce: 1, attempts: [attempt("0x1", { maxFeePerGas: fee, ...extra })] });
-    assert.equal(pricedOut(sent("10"), 11n, 100n), true);
-    assert.equal(pricedOut(sent("10"), 10n, 100n), false, "a cap equal to the base fee is minable");
-    assert.equal(pricedOut(sent("10"), 11n, 10n), false, "at its cap: the timer re-sends it");
-    assert.equal(pricedOut(sent("10"), undefined, 100n), false, "no base fee read yet");
-    assert.equal(pricedOut(sent("0"), 0n, 100n), false, "a chain without a base fee");
+    assert.equal(pricedOut(sentAtFee("10"), 11n, 100n), true);
+    assert.equal(
+      pricedOut(sentAtFee("10"), 10n, 100n),
+      false,
+      "a cap equal to the base fee is minable",
+    );
+    assert.equal(pricedOut(sentAtFee("10"), 11n, 10n), false, "at its cap: the timer re-sends it");
+    assert.equal(pricedOut(sentAtFee("10"), undefined, 100n), false, "no base fee read yet");
+    assert.equal(pricedOut(sentAtFee("0"), 0n, 100n), false, "a chain without a base fee");
     assert.equal(pricedOut(row({ state: "queued" }), 11n, 100n), false);
     // Only live attempts count: a refused one, priced lower, does not make the row priced out.
-    const refusedLow = row({
-      state: "sent",
-      nonce: 1,
-      attempts: [
-        attempt("0x1", { maxFeePerGas: "20" }),
-        attempt("0x2", { maxFeePerGas: "5", refused: "x" }),
-      ],
-    });
-    assert.equal(pricedOut(refusedLow, 11n, 100n), false);
+    assert.equal(pricedOut(refusedLow(), 11n, 100n), false);
   });
 
   it("a sent row is outbid when the quote the newer writes go out at is above its fee, below its cap", () => {
-    const sent = (fee: string, extra: Partial<TxAttempt> = {}) =>
-      row({ state: "sent", nonce: 1, attempts: [attempt("0x1", { maxFeePerGas: fee, ...extra })] });
     const quote = { type: 2 as const, maxFeePerGas: 12n, maxPriorityFeePerGas: 1n };
-    assert.equal(outbid(sent("10"), quote, 100n), true);
-    assert.equal(outbid(sent("12"), quote, 100n), false, "priced at the quote itself");
-    assert.equal(outbid(sent("13"), quote, 100n), false, "priced above it (the market fell)");
-    assert.equal(outbid(sent("10"), quote, 10n), false, "at its cap: nothing higher to send");
-    assert.equal(outbid(sent("10"), undefined, 100n), false, "no quote read");
-    assert.equal(outbid(sent("10", { type: 0 }), quote, 100n), false, "another fee model");
+    assert.equal(outbid(sentAtFee("10"), quote, 100n), true);
+    assert.equal(outbid(sentAtFee("12"), quote, 100n), false, "priced at the quote itself");
+    assert.equal(outbid(sentAtFee("13"), quote, 100n), false, "priced above it (the market fell)");
+    assert.equal(outbid(sentAtFee("10"), quote, 10n), false, "at its cap: nothing higher to send");
+    assert.equal(outbid(sentAtFee("10"), undefined, 100n), false, "no quote read");
+    assert.equal(outbid(sentAtFee("10", { type: 0 }), quote, 100n), false, "another fee model");
     assert.equal(outbid(row({ state: "queued" }), quote, 100n), false);
-    const refusedLow = row({
-      state: "sent",
-      nonce: 1,
-      attempts: [
-        attempt("0x1", { maxFeePerGas: "20" }),
-        attempt("0x2", { maxFeePerGas: "5", refused: "x" }),
-      ],
-    });
-    assert.equal(outbid(refusedLow, quote, 100n), false, "only live attempts count");
+    assert.equal(outbid(refusedLow(), quote, 100n), false, "only live attempts count");
   });
 
   it("a write left out of STUCK_AFTER_BLOCKS blocks is not-mined when its nonce is next, nonce-gap when a lower one holds it", () => {

@@ -1,6 +1,6 @@
 import { classifyRpcFailure, isAnswerLost, isTxTypeUnsupported } from "../chain/rpc/rpc-errors.js";
 import type { FeeQuote } from "./fee-policy.js";
-import { isLiveAttempt, type TxAttempt } from "./tx-lifecycle.js";
+import { newestLiveAttempt, type TxAttempt } from "./tx-lifecycle.js";
 import { isGroupRow, isSentRow, type TxRow } from "./tx-rows.js";
 
 /**
@@ -205,7 +205,7 @@ export function confirmationVerdict(
 export function attemptToRebroadcast(attempts: readonly TxAttempt[]): TxAttempt | undefined {
   return (
     attempts.find((a) => a.reorgedFrom !== undefined && a.superseded === undefined) ??
-    [...attempts].reverse().find(isLiveAttempt) ??
+    newestLiveAttempt(attempts) ??
     attempts.at(-1)
   );
 }
@@ -236,7 +236,7 @@ export function rebroadcastDue(
  */
 export function pricedOut(row: TxRow, baseFee: bigint | undefined, cap: bigint): boolean {
   if (!isSentRow(row) || baseFee === undefined || baseFee === 0n) return false;
-  const last = [...row.attempts].reverse().find(isLiveAttempt);
+  const last = newestLiveAttempt(row.attempts);
   if (last === undefined) return false;
   const fee = BigInt(last.maxFeePerGas);
   // One already at its cap waits for `stuckAfterMs` as before: a re-pricing cannot raise it.
@@ -252,7 +252,7 @@ export function pricedOut(row: TxRow, baseFee: bigint | undefined, cap: bigint):
  */
 export function outbid(row: TxRow, quote: FeeQuote | undefined, cap: bigint): boolean {
   if (!isSentRow(row) || quote === undefined) return false;
-  const last = [...row.attempts].reverse().find(isLiveAttempt);
+  const last = newestLiveAttempt(row.attempts);
   if (last === undefined || (last.type ?? 2) !== (quote.type ?? 2)) return false;
   const fee = BigInt(last.maxFeePerGas);
   return fee < quote.maxFeePerGas && fee < cap;

@@ -1,7 +1,7 @@
 import pLimit from "p-limit";
 import { classifyRpcFailure } from "../chain/rpc/rpc-errors.js";
 import { newTxId } from "./tx-ids.js";
-import { isLiveAttempt, mayBeMined, type TxAttempt } from "./tx-lifecycle.js";
+import { isLiveAttempt, mayBeMined, newestLiveAttempt, type TxAttempt } from "./tx-lifecycle.js";
 import type { TxRow } from "./tx-rows.js";
 import type { FeeQuote } from "./fee-oracle.js";
 import type { TxSigner } from "../wallets/signer-backend.js";
@@ -83,7 +83,7 @@ export async function reprice(
   quote: FeeQuote,
   immediate: boolean,
 ): Promise<void> {
-  const last = [...row.attempts].reverse().find(isLiveAttempt) ?? row.attempts.at(-1);
+  const last = newestLiveAttempt(row.attempts) ?? row.attempts.at(-1);
   if (last === undefined || row.nonce === null) return;
   // A write being cancelled is re-priced as its cancelling self-transfer, never as the call
   // itself (which would race the cancel).
@@ -280,7 +280,7 @@ export async function sendCancels(
   const planned: Array<{ row: TxRow; attempt: TxAttempt; raw: string }> = [];
   for (const row of asked) {
     if (row.nonce === null) continue;
-    const last = [...row.attempts].reverse().find(isLiveAttempt);
+    const last = newestLiveAttempt(row.attempts);
     if (last === undefined) continue;
     const fees = cancelFees(feesOf(last), quote, cancelCap(row, e.options.maxFeePerGasWei));
     if (fees === undefined) {

@@ -90,12 +90,11 @@ export async function checkSent(
     () => undefined,
   );
   const baseFee = fresh === undefined ? undefined : e.d.fees.baseFee;
-  const stuck = open.filter(
-    (r) =>
-      isStuck(r, now, e.options.stuckAfterMs) ||
-      pricedOut(r, baseFee, feeCapOf(r, e.options.maxFeePerGasWei)) ||
-      outbid(r, fresh, feeCapOf(r, e.options.maxFeePerGasWei)),
-  );
+  const stuck = open.filter((r) => {
+    if (isStuck(r, now, e.options.stuckAfterMs)) return true;
+    const cap = feeCapOf(r, e.options.maxFeePerGasWei);
+    return pricedOut(r, baseFee, cap) || outbid(r, fresh, cap);
+  });
   if (stuck.length === 0) return;
   const quote = fresh ?? (await e.d.fees.quote());
   for (const row of stuck) {

@@ -133,3 +133,8 @@ export function mayBeMined(attempts: readonly TxAttempt[]): boolean {
 export function isLiveAttempt(attempt: TxAttempt): boolean {
   return attempt.refused === undefined && attempt.superseded === undefined;
 }
+
+/** The newest attempt that may still be mined (the one re-pricing and fee checks look at). */
+export function newestLiveAttempt(attempts: readonly TxAttempt[]): TxAttempt | undefined {
+  return attempts.findLast(isLiveAttempt);
+}

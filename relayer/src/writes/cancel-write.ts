@@ -2,7 +2,7 @@ import type { AppContext } from "../context.js";
 import type { Scope } from "../domain/scope.js";
 import { ForbiddenError, NotFoundError, TransactionStateError } from "../errors.js";
 import { cancelFees, feesOf } from "../engine/fee-policy.js";
-import { isFinal, isLiveAttempt, type TxState } from "../engine/tx-lifecycle.js";
+import { isFinal, newestLiveAttempt, type TxState } from "../engine/tx-lifecycle.js";
 import { isGroupRow } from "../engine/tx-rows.js";
 import type { TxRow } from "../engine/tx-store.js";
 import { writeKindOf } from "./kinds/index.js";
@@ -119,7 +119,7 @@ async function assertOutbiddable(ctx: AppContext, rows: readonly TxRow[]): Promi
   if (rows.length === 0) return;
   const model = await ctx.engine.fees.detect();
   const outbid = (row: TxRow) => {
-    const last = [...row.attempts].reverse().find(isLiveAttempt);
+    const last = newestLiveAttempt(row.attempts);
     return (
       last !== undefined &&
       cancelFees(feesOf(last), feesOf(last), ctx.config.maxFeePerGasWei) !== undefined
