@@ -282,7 +282,9 @@ describe("two relayer processes on one database and one chain", { timeout: 240_0
       30_000,
       20,
     );
-    const sender = workers.find((r) => localPortsOf(r.pid).has(first.remotePort));
+    const sender = workers.find((r) =>
+      localPortsOf(r.pid, Number(new URL(receiver.url("/")).port)).has(first.remotePort),
+    );
     assert.ok(sender !== undefined, `sender of port ${first.remotePort} found`);
     const killedAt = Date.now();
     sender.process.child.kill("SIGKILL");

@@ -13,6 +13,7 @@ import {
   call,
   indexerLockHolders,
   localPortsOf,
+  postgresPortOf,
   startCluster,
   type Cluster,
   type ClusterOrg,
@@ -183,7 +184,7 @@ describe("an API-only process and a worker process", { timeout: 240_000 }, () =>
         WHERE datname = current_database() AND client_port IS NOT NULL`,
     );
     const byName = (relayer: ClusterRelayer) => {
-      const ports = localPortsOf(relayer.pid);
+      const ports = localPortsOf(relayer.pid, postgresPortOf(cluster));
       const names = new Map<string, number>();
       for (const row of rows)
         if (ports.has(row.client_port))

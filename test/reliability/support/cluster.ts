@@ -251,10 +251,12 @@ export async function waitUntil<T>(
 }
 
 /**
- * Local TCP ports of the sockets process `pid` has open (Linux /proc): lets a test tell which
- * process owns a PostgreSQL backend (its `client_port` in pg_stat_activity).
+ * Local TCP ports of the sockets process `pid` has open to remote port `to` (Linux /proc): lets a
+ * test tell which process owns a PostgreSQL backend (its `client_port` in pg_stat_activity). The
+ * far end matters: Linux reuses an ephemeral port for connections to different servers, so one
+ * process's socket to anvil can share its local port with another's connection to PostgreSQL.
  */
-export function localPortsOf(pid: number): Set<number> {
+export function localPortsOf(pid: number, to: number): Set<number> {
   const inodes = new Set<string>();
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
     try {
@@ -275,9 +277,9 @@ export function localPortsOf(pid: number): Set<number> {
     }
     for (const line of text.split("\n").slice(1)) {
       const cols = line.trim().split(/\s+/);
-      const local = cols[1];
-      const inode = cols[9];
-      if (local === undefined || inode === undefined || !inodes.has(inode)) continue;
+      const [local, remote, inode] = [cols[1], cols[2], cols[9]];
+      if (local === undefined || remote === undefined || inode === undefined) continue;
+      if (!inodes.has(inode) || parseInt(remote.split(":")[1] ?? "0", 16) !== to) continue;
       ports.add(parseInt(local.split(":")[1] ?? "0", 16));
     }
   }
@@ -299,6 +301,13 @@ export async function indexerLockHolders(cluster: Cluster): Promise<string[]> {
     (r) => r.process.child.exitCode === null && !r.process.child.signalCode,
   );
   return rows.map(
-    (row) => alive.find((r) => localPortsOf(r.pid).has(row.client_port))?.name ?? "unknown",
+    (row) =>
+      alive.find((r) => localPortsOf(r.pid, postgresPortOf(cluster)).has(row.client_port))?.name ??
+      "unknown",
   );
+}
+
+/** The TCP port of the cluster's PostgreSQL server (the far end of every relayer's pool). */
+export function postgresPortOf(cluster: Cluster): number {
+  return Number(new URL(cluster.database.url).port || 5432);
 }
