@@ -378,7 +378,7 @@ const variables = {
     .optional(),
   RPC_MAX_BATCH: positiveInt(10_000).default(DEFAULT_RPC_MAX_BATCH),
   SYNC_WRITE_DEADLINE_SECONDS: positiveInt(600).default(30),
-  WRITE_ACCEPT_CONCURRENCY: positiveInt(100_000).default(1024),
+  WRITE_ACCEPT_CONCURRENCY: positiveInt(100_000).default(128),
   WRITE_QUEUE_DRAIN_SECONDS: positiveInt(86_400).default(10),
   WRITE_QUEUE_MAX: positiveInt(100_000_000).optional(),
   WEBHOOK_BACKOFF_BASE_MS: positiveInt(3_600_000).default(DEFAULT_WEBHOOK_BACKOFF_BASE_MS),

@@ -130,6 +130,7 @@ export function createAppContext(options: CreateAppContextOptions): AppContext {
     concurrency: () => admissionSettings().acceptConcurrency,
     queueMax: backlogBound(rpc, admissionSettings, logger),
     countLive: countLiveWrites(database),
+    drainSeconds: () => admissionSettings().queueDrainSeconds,
   });
   registerCountMetric(
     metrics.registry,

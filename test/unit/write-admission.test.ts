@@ -1,10 +1,19 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { RateLimitError } from "../../relayer/src/errors.js";
-import { chainCapacity, WriteAdmission } from "../../relayer/src/writes/admission.js";
+import {
+  chainCapacity,
+  ReturnSchedule,
+  WriteAdmission,
+} from "../../relayer/src/writes/admission.js";
 
 /** An admission with the given bounds; `live` is what the database count answers. */
-function admission(bounds: { perOrg?: number; concurrency?: number; queueMax?: number }) {
+function admission(bounds: {
+  perOrg?: number;
+  concurrency?: number;
+  queueMax?: number;
+  drainSeconds?: number;
+}) {
   const state = { live: 0, counts: 0 };
   const gate = new WriteAdmission({
     perOrg: bounds.perOrg ?? 100,
@@ -14,6 +23,7 @@ function admission(bounds: { perOrg?: number; concurrency?: number; queueMax?: n
       state.counts++;
       return Promise.resolve(state.live);
     },
+    drainSeconds: () => bounds.drainSeconds ?? 10,
   });
   return { gate, state };
 }
@@ -79,7 +89,7 @@ describe("write admission (the accept path's bounds)", () => {
       refused?.message,
       "Service busy: the write backlog is full; writes are accepted again as it drains",
     );
-    assert.equal(refused?.retryAfterSeconds, 5);
+    assert.equal(refused?.retryAfterSeconds, 1);
     // The database says the backlog drained: the next count (at most a second old) admits again.
     state.live = 0;
     await new Promise((r) => setTimeout(r, 1_100));
@@ -88,6 +98,35 @@ describe("write admission (the accept path's bounds)", () => {
     assert.ok(state.counts >= 2);
     assert.equal(gate.live, 0);
     assert.equal(refusal(gate, "org-b"), undefined);
+  });
+
+  it("tells the writes refused together to come back spread out, at the pace the bound frees room", () => {
+    // Busy: as many come back each second as the accept path holds at once (2 here).
+    const busy = admission({ concurrency: 2 }).gate;
+    busy.enter("org-a");
+    busy.enter("org-b");
+    const waits = Array.from({ length: 7 }, () => refusal(busy, "org-c")?.retryAfterSeconds);
+    assert.deepEqual(waits, [1, 1, 2, 2, 3, 3, 4]);
+    // Backlog: 20 writes drained in 10 s is 2 a second, told at most the 10 s of the whole drain.
+    const { gate: full } = admission({ queueMax: 20, drainSeconds: 10 });
+    for (let i = 0; i < 20; i++) full.enter("org-a").countRecorded(true);
+    const backlog = Array.from({ length: 22 }, () => refusal(full, "org-b")?.retryAfterSeconds);
+    assert.deepEqual(backlog.slice(0, 6), [1, 1, 2, 2, 3, 3]);
+    assert.deepEqual(backlog.slice(-4), [10, 10, 10, 10]);
+  });
+
+  it("a return schedule books each second up to its room, from the shortest wait on", () => {
+    const schedule = new ReturnSchedule();
+    const now = 1_000_500;
+    assert.deepEqual(
+      [1, 2, 3, 4].map(() => schedule.book(now, 2, 1, 3)),
+      [1, 1, 2, 2],
+    );
+    assert.equal(schedule.book(now, 2, 1, 3), 3); // every second before the longest is booked
+    // A second later the booked second is the next one: its room is what is left of it.
+    assert.equal(schedule.book(now + 1_000, 2, 1, 3), 2);
+    // Seconds gone by are forgotten.
+    assert.equal(schedule.book(now + 10_000, 2, 1, 3), 1);
   });
 
   it("without a backlog bound (not measured yet), admits whatever the count", () => {

@@ -18,7 +18,9 @@ import { RateLimitError } from "../errors.js";
  *   what the chain drains in `WRITE_QUEUE_DRAIN_SECONDS` (`chainCapacity`). A write over it
  *   would wait longer than that to be sent.
  * A refused write was not recorded: nothing of it exists; the client retries after
- * `Retry-After`.
+ * `Retry-After`. Refusals for the busy and backlog bounds are told different waits
+ * (`ReturnSchedule`), so that the clients refused in one burst come back spread out at the pace
+ * the bound frees room, not all in the same second.
  */
 export interface AdmissionOptions {
   /** Writes of one organization in the accept path at once. */
@@ -29,6 +31,39 @@ export interface AdmissionOptions {
   queueMax: () => number | undefined;
   /** Live writes of all organizations now (`countLiveWrites` on the database). */
   countLive: () => Promise<number>;
+  /** Seconds the chain takes to drain a full backlog (WRITE_QUEUE_DRAIN_SECONDS). */
+  drainSeconds: () => number;
+}
+
+/**
+ * When refused clients are told to come back (`Retry-After`): at most `perSecond` of them in any
+ * one second, each in the earliest second from `min` seconds on that has room, `max` at most.
+ * With one value for every refusal, a flood's 1,000 writers refused in the same second came back
+ * together five seconds later, found the same bound, and the answers of that wave took 2 s
+ * (issue 45); spread, they come back at the pace the bound frees room.
+ *
+ * @example
+ * const schedule = new ReturnSchedule();
+ * schedule.book(Date.now(), 2, 1, 5); // 1
+ * schedule.book(Date.now(), 2, 1, 5); // 1
+ * schedule.book(Date.now(), 2, 1, 5); // 2: the next second has room
+ */
+export class ReturnSchedule {
+  /** Returns booked per epoch second. */
+  readonly #booked = new Map<number, number>();
+
+  book(now: number, perSecond: number, min: number, max: number): number {
+    const second = Math.floor(now / 1000);
+    for (const booked of this.#booked.keys()) if (booked <= second) this.#booked.delete(booked);
+    for (let wait = min; wait < max; wait++) {
+      const booked = this.#booked.get(second + wait) ?? 0;
+      if (booked < perSecond) {
+        this.#booked.set(second + wait, booked + 1);
+        return wait;
+      }
+    }
+    return max;
+  }
 }
 
 /** Live writes (queued, sent or mined) of every organization, from the database. */
@@ -43,6 +78,9 @@ export function countLiveWrites(database: Database): () => Promise<number> {
 
 /** How often the live-write count is read again from the database while writes arrive. */
 const COUNT_EVERY_MS = 1_000;
+
+/** The longest `Retry-After` of a refusal for the busy bound. */
+const BUSY_RETRY_MAX_SECONDS = 5;
 
 /** A write's place in the accept path (`WriteAdmission.enter`). */
 export interface AdmissionTicket {
@@ -62,6 +100,8 @@ export class WriteAdmission {
   #counting: Promise<void> | undefined;
   /** Refusals by bound, for `/metrics`. */
   readonly refused = { org: 0, busy: 0, backlog: 0 };
+  readonly #busyReturns = new ReturnSchedule();
+  readonly #backlogReturns = new ReturnSchedule();
 
   constructor(private readonly options: AdmissionOptions) {}
 
@@ -80,15 +120,22 @@ export class WriteAdmission {
         `Too many concurrent write requests for this organization (at most ${this.options.perOrg})`,
       );
     }
-    if (this.#accepting >= this.options.concurrency()) {
+    const concurrency = this.options.concurrency();
+    if (this.#accepting >= concurrency) {
       this.refused.busy++;
-      throw new RateLimitError(1, "Service busy: too many write requests in progress");
+      // As many come back each second as the accept path holds at once.
+      const wait = this.#busyReturns.book(Date.now(), concurrency, 1, BUSY_RETRY_MAX_SECONDS);
+      throw new RateLimitError(wait, "Service busy: too many write requests in progress");
     }
     const max = this.options.queueMax();
     if (max !== undefined && this.#live + this.#recordedSince >= max) {
       this.refused.backlog++;
+      // As many come back each second as the chain drains, within the time it drains it all.
+      const drain = Math.max(1, this.options.drainSeconds());
+      const perSecond = Math.max(1, Math.floor(max / drain));
+      const wait = this.#backlogReturns.book(Date.now(), perSecond, 1, Math.ceil(drain));
       throw new RateLimitError(
-        5,
+        wait,
         "Service busy: the write backlog is full; writes are accepted again as it drains",
       );
     }
@@ -164,7 +211,7 @@ export interface WriteAdmissionSettings {
 /** The defaults of SYNC_WRITE_DEADLINE_SECONDS, WRITE_ACCEPT_CONCURRENCY, WRITE_QUEUE_DRAIN_SECONDS. */
 export const DEFAULT_WRITE_ADMISSION: WriteAdmissionSettings = {
   syncDeadlineMs: 30_000,
-  acceptConcurrency: 1024,
+  acceptConcurrency: 128,
   queueDrainSeconds: 10,
   queueMax: undefined,
 };

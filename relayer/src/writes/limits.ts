@@ -22,7 +22,7 @@ export const WRITE_LIMITS = {
    * Writes of one organization being accepted at once (checks and record; a sync write's wait for
    * its receipt does not count); one more is refused with 429 at once (`writes/admission.ts`), so
    * that one organization's flood cannot take the whole accept path (WRITE_ACCEPT_CONCURRENCY,
-   * default 1,024) from the others. The spec's 10 concurrent write transactions per organization
+   * default 128) from the others. The spec's 10 concurrent write transactions per organization
    * are the ones in flight on chain (`engine/decisions.ts`).
    */
   acceptingPerOrg: 64,
