@@ -28,15 +28,20 @@ function admission(bounds: {
   return { gate, state };
 }
 
-/** The refusal `enter` throws, or undefined when it admits. */
-function refusal(gate: WriteAdmission, orgId: string): RateLimitError | undefined {
+/** The refusal `admit` throws, or undefined when it admits. */
+function refusalOf(admit: () => unknown): RateLimitError | undefined {
   try {
-    gate.enter(orgId);
+    admit();
     return undefined;
   } catch (error) {
     assert.ok(error instanceof RateLimitError, String(error));
     return error;
   }
+}
+
+/** The refusal `enter` throws, or undefined when it admits. */
+function refusal(gate: WriteAdmission, orgId: string): RateLimitError | undefined {
+  return refusalOf(() => gate.enter(orgId));
 }
 
 describe("write admission (the accept path's bounds)", () => {
@@ -70,6 +75,31 @@ describe("write admission (the accept path's bounds)", () => {
     first.release();
     assert.equal(refusal(gate, "org-c"), undefined);
     assert.equal(gate.refused.busy, 1);
+  });
+
+  it("a write that took its place on arrival keeps it through enter, and gives it back once", () => {
+    const { gate } = admission({ concurrency: 2, perOrg: 1 });
+    const arrival = gate.arrive();
+    assert.equal(gate.accepting, 1);
+    const ticket = gate.enter("org-a", arrival);
+    assert.equal(gate.accepting, 1); // the same place, not a second one
+    // Refused by its organization's bound after arriving: its place is the arrival's to give back.
+    const second = gate.arrive();
+    assert.equal(
+      refusalOf(() => gate.enter("org-a", second))?.message,
+      "Too many concurrent write requests for this organization (at most 1)",
+    );
+    assert.equal(gate.accepting, 2);
+    second.release();
+    ticket.release();
+    arrival.release(); // the answer's end gives it back again: nothing more is freed
+    assert.equal(gate.accepting, 0);
+    gate.arrive();
+    gate.arrive();
+    assert.equal(
+      refusalOf(() => gate.arrive())?.message,
+      "Service busy: too many write requests in progress",
+    );
   });
 
   it("counts recorded writes toward the backlog, and the database's count replaces them", async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import type { Logger } from "pino";
 import type { Metrics } from "../metrics.js";
+import type { AdmissionArrival } from "../writes/admission.js";
 
 const INCOMING_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -12,6 +13,8 @@ const INCOMING_ID = /^[A-Za-z0-9._-]{1,64}$/;
 export interface RequestLocals {
   requestId: string;
   routeTemplate?: string;
+  /** A write's place in the accept path, taken on arrival (`admitWrite` in route-definition.ts). */
+  arrival?: AdmissionArrival;
 }
 
 /** The request id assigned by `requestContext` (a UUID, or a well-formed incoming `X-Request-Id`). */

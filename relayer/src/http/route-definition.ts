@@ -83,6 +83,11 @@ export interface RouteDefinition<
   scopes: readonly Scope[];
   /** With `auth: "person"`: the signed-in person's role must be one of these. */
   roles?: readonly PersonRole[];
+  /**
+   * A write: the request takes its place in the accept path on arrival, before it is
+   * authenticated, or is refused with 429 at once (`WriteAdmission.arrive`).
+   */
+  admitsWrite?: boolean;
   request: {
     body?: z.ZodType<TBody>;
     params?: z.ZodType<TParams>;
@@ -101,6 +106,20 @@ export type AnyRouteDefinition = RouteDefinition<any, any, any, any>;
 /** Whether the request passed as operator staff (admin token or operator session). */
 function isAdmin(res: Response): boolean {
   return (res.locals as { admin?: boolean }).admin === true;
+}
+
+/**
+ * A write's place in the accept path from its arrival (`WriteAdmission.arrive`): over the bound,
+ * 429 before the key is looked up; else the place is kept in `res.locals.arrival` for the
+ * executor to take over, and given back when the answer is done (or the client went away).
+ */
+function admitWrite(ctx: AppContext) {
+  return (_req: Request, res: Response, next: NextFunction): void => {
+    const arrival = ctx.admission.arrive();
+    (res.locals as RequestLocals).arrival = arrival;
+    res.once("close", () => arrival.release());
+    next();
+  };
 }
 
 /** Identity helper that infers the generic parameters from the schemas. */
@@ -137,6 +156,7 @@ export function mountRoutes(ctx: AppContext, definitions: readonly AnyRouteDefin
           next();
         },
       ];
+    if (definition.admitsWrite === true) chain.push(admitWrite(ctx));
     if (definition.auth === "apiKey") {
       chain.push(requireApiKey(ctx), rateLimit(ctx));
       if (definition.scopes.length > 0) chain.push(requireScope(...definition.scopes));

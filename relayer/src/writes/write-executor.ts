@@ -30,7 +30,7 @@ import {
 } from "../policy/policy-check.js";
 import { formatCoinShort } from "../shared/coin-amount.js";
 import { tagCallData, type WriteTag } from "../engine/write-tag.js";
-import { DEFAULT_WRITE_ADMISSION } from "./admission.js";
+import { DEFAULT_WRITE_ADMISSION, type AdmissionArrival } from "./admission.js";
 import {
   findIdempotent,
   findRecoveredIdempotent,
@@ -63,6 +63,8 @@ export interface WriteRequest {
    * held id, and the approval rules do not hold it again.
    */
   approved?: { transactionId: string } | undefined;
+  /** The place the request took in the accept path on arrival (`WriteAdmission.arrive`). */
+  arrival?: AdmissionArrival | undefined;
 }
 
 /** What the route answers: a final row (200 or the error it carries) or 202 with the id. */
@@ -107,7 +109,10 @@ const FALLBACK_GAS = 300_000n;
 export async function executeWrite(ctx: AppContext, request: WriteRequest): Promise<WriteOutcome> {
   // Admission first (`writes/admission.ts`): over a bound, 429 at once, nothing read or recorded.
   // A write approved in the console was admitted when it was requested.
-  const ticket = request.approved === undefined ? ctx.admission.enter(request.orgId) : undefined;
+  const ticket =
+    request.approved === undefined
+      ? ctx.admission.enter(request.orgId, request.arrival)
+      : undefined;
   let written: { txId: string; justRecorded: boolean };
   try {
     const { hash, accepted } = requestHashes(request.kind.kind, request.body, ctx.config);

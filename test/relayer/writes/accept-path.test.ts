@@ -109,6 +109,36 @@ describe("the accept path does not wait for the engine (anvil + PostgreSQL, sign
     await waitForStatus(orgA, id, (b) => b.status === "confirmed", 60_000);
   });
 
+  it("over the busy bound a write is refused on arrival, before its API key is looked up, and its place is given back with its answer", async () => {
+    stack.ctx.config.writeAdmission = { ...DEFAULT_WRITE_ADMISSION, acceptConcurrency: 1 };
+    const post = (apiKey: string) =>
+      fetch(`${stack.baseUrl}/api/v1/write/issue-asset`, {
+        method: "POST",
+        headers: { "x-api-key": apiKey, "content-type": "application/json", ...ASYNC },
+        body: JSON.stringify(assetBody({ name: "Busy" })),
+      });
+    // The one place is taken: a key that does not exist is not even looked at.
+    const place = stack.ctx.admission.arrive();
+    const refused = await post("ent_not_a_key");
+    assert.equal(refused.status, 429);
+    assert.deepEqual(await refused.json(), {
+      error: "Service busy: too many write requests in progress",
+    });
+    assert.equal(refused.headers.get("retry-after"), "1");
+    place.release();
+    const unknown = await post("ent_not_a_key");
+    assert.equal(unknown.status, 401);
+    // That answer gave its place back: a real write gets it, and then the next one too.
+    for (const name of ["Busy 1", "Busy 2"]) {
+      const res = await orgA.api("POST", "/api/v1/write/issue-asset", {
+        body: assetBody({ name }),
+        headers: ASYNC,
+      });
+      assert.equal(res.status, 202, res.text);
+    }
+    assert.equal(stack.ctx.admission.accepting, 0);
+  });
+
   it("over the backlog bound a write is refused at once with 429 and Retry-After, and not recorded", async () => {
     shut();
     // The bound counts live writes of every organization: two are already waiting when it is set.

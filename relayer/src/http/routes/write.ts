@@ -6,6 +6,7 @@ import { checkIdempotencyKey } from "../../writes/idempotency.js";
 import { WRITE_KINDS, writeResponse, type RegisteredWriteKind } from "../../writes/kinds/index.js";
 import type { AnyWriteKind } from "../../writes/kinds/write-kind.js";
 import { executeWrite } from "../../writes/write-executor.js";
+import type { RequestLocals } from "../request-context.js";
 import { defineRoute, type AnyRouteDefinition } from "../route-definition.js";
 import { TRANSACTION_ROUTES } from "./transactions.js";
 import { apiKeyErrors, errorBody } from "./schemas.js";
@@ -43,6 +44,7 @@ async function runWrite(
     origin,
     requesterUserId:
       (res.locals as { session?: { userId: string | null } }).session?.userId ?? undefined,
+    arrival: (res.locals as RequestLocals).arrival,
   });
   // Every answer to a recorded write names it, a failure too (it may have reached the chain).
   const transactionId = outcome.status === "accepted" ? outcome.transactionId : outcome.row.id;
@@ -66,6 +68,7 @@ export function writeRoute(
     summary: kind.summary,
     auth: "apiKey",
     scopes: kind.scopes,
+    admitsWrite: true,
     docs: { ...kind.docs, tag: "Writes" },
     request: { body: kind.request },
     responses: { 200: kind.response, ...writeErrors },
