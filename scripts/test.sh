@@ -165,7 +165,9 @@ fi
 # Every Node process from here on (test files, the relayers and `npm start`s they spawn) skips
 # Node 22's slow package lookups for relative imports inside node_modules: about 0.6-1 s of CPU
 # per process (test/support/node-modules-resolution.mjs says why).
-export NODE_OPTIONS="--import=\"$PWD/test/support/node-modules-resolution.mjs\"${NODE_OPTIONS:+ $NODE_OPTIONS}"
+# And a test file's results reach the runner whole under --test-force-exit (its stdout pipe made
+# blocking: test/support/report-pipe-blocking.mjs says why).
+export NODE_OPTIONS="--import=\"$PWD/test/support/node-modules-resolution.mjs\" --import=\"$PWD/test/support/report-pipe-blocking.mjs\"${NODE_OPTIONS:+ $NODE_OPTIONS}"
 
 : > "$summary_dir/node.log"
 if [ "${#paired[@]}" -gt 0 ]; then
