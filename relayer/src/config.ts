@@ -13,6 +13,7 @@ import type {
   TrustProxy,
 } from "./context.js";
 import { ConfigError } from "./errors.js";
+import { DEFAULT_WRITE_ADMISSION } from "./writes/admission.js";
 
 /**
  * Configuration from environment variables, in two pure steps:
@@ -377,9 +378,12 @@ const variables = {
     .refine((n) => n <= 100_000, "must be at most 100000")
     .optional(),
   RPC_MAX_BATCH: positiveInt(10_000).default(DEFAULT_RPC_MAX_BATCH),
-  SYNC_WRITE_DEADLINE_SECONDS: positiveInt(600).default(30),
-  WRITE_ACCEPT_CONCURRENCY: positiveInt(100_000).default(128),
-  WRITE_QUEUE_DRAIN_SECONDS: positiveInt(86_400).default(10),
+  // The accept path's defaults are `DEFAULT_WRITE_ADMISSION`'s (writes/admission.ts).
+  SYNC_WRITE_DEADLINE_SECONDS: positiveInt(600).default(
+    DEFAULT_WRITE_ADMISSION.syncDeadlineMs / 1_000,
+  ),
+  WRITE_ACCEPT_CONCURRENCY: positiveInt(100_000).default(DEFAULT_WRITE_ADMISSION.acceptConcurrency),
+  WRITE_QUEUE_DRAIN_SECONDS: positiveInt(86_400).default(DEFAULT_WRITE_ADMISSION.queueDrainSeconds),
   WRITE_QUEUE_MAX: positiveInt(100_000_000).optional(),
   WEBHOOK_BACKOFF_BASE_MS: positiveInt(3_600_000).default(DEFAULT_WEBHOOK_BACKOFF_BASE_MS),
   WEBHOOK_SECRET_GRACE_SECONDS: positiveInt(30 * 86_400).default(

@@ -117,7 +117,7 @@ function admitWrite(ctx: AppContext) {
   return (_req: Request, res: Response, next: NextFunction): void => {
     const arrival = ctx.admission.arrive();
     (res.locals as RequestLocals).arrival = arrival;
-    res.once("close", () => arrival.release());
+    res.once("close", arrival.release);
     next();
   };
 }
