@@ -23,6 +23,7 @@ import {
 } from "./writes/admission.js";
 import { WRITE_LIMITS } from "./writes/limits.js";
 import { ApiKeyCache } from "./auth/api-key-cache.js";
+import { forgetPolicy } from "./policy/org-policy.js";
 import { RateLimiter } from "./limits/rate-limiter.js";
 
 /** What `createAppContext` needs: the pieces the caller already owns (started or opened). */
@@ -139,8 +140,11 @@ export function createAppContext(options: CreateAppContextOptions): AppContext {
     () => admission.refused.org + admission.refused.busy + admission.refused.backlog,
   );
   const apiKeys = new ApiKeyCache();
-  // Operator changes to an org (plan, suspension, a revoked key) reach every process's cache.
-  engine.notifier.on("orgChanged", (orgId) => apiKeys.forgetOrg(orgId));
+  // Changes to an org (plan, suspension, a revoked key, its policy) reach every process's caches.
+  engine.notifier.on("orgChanged", (orgId) => {
+    apiKeys.forgetOrg(orgId);
+    forgetPolicy(foundation.database, orgId);
+  });
   return {
     ...foundation,
     metrics,

@@ -1,4 +1,5 @@
 import { transactions } from "../db/schema/index.js";
+import type { OrgPolicy } from "../domain/policy.js";
 import type { HeldWrite } from "./unrecorded-writes.js";
 
 /** Fields to insert a new row. */
@@ -63,6 +64,12 @@ export interface CheckedWrite {
   held: readonly HeldWrite[];
   /** The org's live writes allowed at most (the queue bound: 429 at it). */
   maxLiveRoots: number;
+  /**
+   * The org's policy the write was judged by (null: the org had none), to be found still in
+   * force, or the write is not recorded (`policy-changed`); undefined: not judged here (a write
+   * people approved).
+   */
+  policyJudged?: OrgPolicy | null | undefined;
 }
 
 /** What became of a `CheckedWrite`. */
@@ -75,6 +82,11 @@ export type RecordVerdict =
   | { outcome: "queue-full" | "short"; liveRoots: number; reservedWei: bigint }
   /** Another request holds the write's `Idempotency-Key`. Nothing was written. */
   | { outcome: "key-taken" }
+  /**
+   * The org's policy is no longer the one the write was judged by (`policyJudged`): judge it
+   * again. Nothing was written.
+   */
+  | { outcome: "policy-changed" }
   /** The org has no wallet. */
   | { outcome: "no-wallet" };
 
@@ -87,6 +99,9 @@ const ROW_PARAMS = columns.length;
  * inserted only if it passed (`INSERT ... SELECT FROM unnest(...)`, one array parameter per
  * field, so the text is the same whatever the number of rows). It wakes no engine: the recording
  * process does, once the statement commits (`Engine.submit`). Parameters: `checkedRecordParams`.
+ *
+ * A write judged by its org's policy (`policyJudged`) is recorded only while that policy is the
+ * one stored (jsonb equality); else its verdict is `policy-changed`, before any other.
  *
  * The reservations: live writes not yet mined, and writes mined after the block the balance is
  * known to include (a range of transactions_wallet_receipt_block_idx: a block's rows of the
@@ -106,8 +121,9 @@ export const CHECKED_RECORD_SQL = (() => {
   const p = (n: number) => `$${ROW_PARAMS + n}`;
   return `WITH asks AS (
      SELECT * FROM unnest(${p(2)}::int[], ${p(3)}::text[], ${p(4)}::text[], ${p(5)}::numeric[],
-                          ${p(6)}::numeric[], ${p(7)}::bigint[], ${p(8)}::int[])
-       AS a(i, org_id, wallet_id, need, balance, balance_block, max_live)),
+                          ${p(6)}::numeric[], ${p(7)}::bigint[], ${p(8)}::int[],
+                          ${p(12)}::bool[], ${p(13)}::jsonb[])
+       AS a(i, org_id, wallet_id, need, balance, balance_block, max_live, judged, policy)),
    held AS (
      SELECT h.i, count(*)::int AS roots, sum(h.wei) AS wei
        FROM unnest(${p(9)}::int[], ${p(10)}::text[], ${p(11)}::numeric[]) AS h(i, id, wei)
@@ -128,7 +144,9 @@ export const CHECKED_RECORD_SQL = (() => {
        LEFT JOIN held ON held.i = a.i),
    verdicts AS (
      SELECT s.i, s.wallet_id, s.live_roots, s.reserved,
-            CASE WHEN s.live_roots >= s.max_live THEN 'queue-full'
+            CASE WHEN s.judged AND (SELECT p.policy FROM org_policies p WHERE p.org_id = s.org_id)
+                               IS DISTINCT FROM s.policy THEN 'policy-changed'
+                 WHEN s.live_roots >= s.max_live THEN 'queue-full'
                  WHEN s.need > greatest(s.balance - s.reserved, 0) THEN 'short'
                  ELSE 'recorded' END AS outcome
        FROM states s),
@@ -147,7 +165,7 @@ export const CHECKED_RECORD_SQL = (() => {
 /** One row of `CHECKED_RECORD_SQL`'s answer. */
 export interface VerdictRow {
   i: number;
-  outcome: "recorded" | "queue-full" | "short";
+  outcome: "recorded" | "queue-full" | "short" | "policy-changed";
   live_roots: number;
   reserved: string;
 }
@@ -183,13 +201,20 @@ export function checkedRecordParams(
     held.map((h) => h.i),
     held.map((h) => h.id),
     held.map((h) => h.wei.toString()),
+    asks.map((w) => w.policyJudged !== undefined),
+    asks.map((w) =>
+      w.policyJudged === undefined || w.policyJudged === null
+        ? null
+        : JSON.stringify(w.policyJudged),
+    ),
   ];
 }
 
 /** A verdict row as the executor reads it. */
 export function verdictOf(row: VerdictRow | undefined): RecordVerdict {
   if (row === undefined) return { outcome: "no-wallet" };
-  if (row.outcome === "recorded") return { outcome: "recorded" };
+  if (row.outcome === "recorded" || row.outcome === "policy-changed")
+    return { outcome: row.outcome };
   return {
     outcome: row.outcome,
     liveRoots: row.live_roots,

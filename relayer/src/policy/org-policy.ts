@@ -7,6 +7,7 @@ import { appendAudit, type AuditOrigin } from "../audit/audit-writer.js";
 import { AUDIT_ACTIONS, type AuditChanges } from "../domain/audit.js";
 import { DEFAULT_POLICY, type OrgPolicy } from "../domain/policy.js";
 import { ValidationError } from "../errors.js";
+import { ORG_CHANGED_CHANNEL } from "../engine/tx-notifier.js";
 
 /**
  * An organization's policy (docs/policy.md): read it, replace it. The policy is checked on every
@@ -40,37 +41,100 @@ function storedPolicyOf(row: StoredPolicy | undefined): StoredPolicy {
 }
 
 /**
- * Each pool's policy reads for writes, sent as one statement per event-loop turn
- * (`db/batcher.ts`). A write reads its organization's policy before it is prepared (approval
- * rules, destinations); one statement each was most of the accept path's database traffic in a
- * burst (2,080 of 2,651 statements for 2,080 writes, issue 45), and with the pool's 20
- * connections taken the requests queued for them. The statement is sent after every request it
- * answers arrived, so no write sees an older policy than a read of its own would.
+ * How long a process keeps an organization's policy for its writes (`readPolicyForWrite`). Each
+ * write is judged by the policy it was read with, and the statement that records it checks that
+ * the stored policy is still that one (`TxStore.record`: verdict `policy-changed`, and the write
+ * is judged again on a fresh read), so a kept policy never lets a write through that the policy
+ * in force would hold or refuse. A change made in any process is forgotten at once here
+ * (`forgetPolicy`, on `ORG_CHANGED_CHANNEL`); the bound is for memory, and for a held or
+ * refused write, which is judged again on a fresh read before it is answered.
  */
-const policyReads = new WeakMap<object, Batcher<string, StoredPolicy>>();
+export const POLICY_CACHE_TTL_MS = 600_000;
 
-/** `readPolicy` for the write path: the reads of one event-loop turn share one statement. */
+/** At most this many organizations' policies are kept per process; when full, it starts over. */
+const POLICY_CACHE_MAX = 10_000;
+
+/**
+ * Per pool: the policy reads for writes, sent as one statement per event-loop turn
+ * (`db/batcher.ts`), and the policies they read. Read once per write, the policy was a third of
+ * the statements of a burst (0.65 per write of 1.88, issue 45), the most after the record itself.
+ */
+interface PolicyReads {
+  batcher: Batcher<string, StoredPolicy>;
+  kept: Map<string, { stored: StoredPolicy; until: number }>;
+  /** Counts `forgetPolicy` calls: a read sent before one is not kept. */
+  generation: number;
+}
+
+const policyReads = new WeakMap<object, PolicyReads>();
+
+function readsOf(database: Pick<Database, "db">): PolicyReads {
+  let reads = policyReads.get(database);
+  if (reads === undefined) {
+    const created: PolicyReads = {
+      kept: new Map(),
+      generation: 0,
+      batcher: new Batcher(async (orgIds: readonly string[]) => {
+        const generation = created.generation;
+        const rows = await database.db
+          .select({
+            orgId: orgPolicies.orgId,
+            policy: orgPolicies.policy,
+            updatedAt: orgPolicies.updatedAt,
+          })
+          .from(orgPolicies)
+          .where(inArray(orgPolicies.orgId, [...new Set(orgIds)]));
+        const byOrg = new Map(rows.map((row) => [row.orgId, row]));
+        const answers = orgIds.map((orgId) => storedPolicyOf(byOrg.get(orgId)));
+        if (generation === created.generation) {
+          if (created.kept.size + orgIds.length > POLICY_CACHE_MAX) created.kept.clear();
+          const until = Date.now() + POLICY_CACHE_TTL_MS;
+          orgIds.forEach((orgId, i) => created.kept.set(orgId, { stored: answers[i]!, until }));
+        }
+        return answers;
+      }),
+    };
+    reads = created;
+    policyReads.set(database, reads);
+  }
+  return reads;
+}
+
+/**
+ * `readPolicy` for the write path: the policy this process keeps for the organization (see
+ * `POLICY_CACHE_TTL_MS` for why that is safe), else read, the reads of one event-loop turn in
+ * one statement. `fresh`: read it now whatever is kept (a write about to be held or refused).
+ */
 export function readPolicyForWrite(
   database: Pick<Database, "db">,
   orgId: string,
+  options: { fresh?: boolean } = {},
 ): Promise<StoredPolicy> {
-  let batcher = policyReads.get(database);
-  if (batcher === undefined) {
-    batcher = new Batcher(async (orgIds: readonly string[]) => {
-      const rows = await database.db
-        .select({
-          orgId: orgPolicies.orgId,
-          policy: orgPolicies.policy,
-          updatedAt: orgPolicies.updatedAt,
-        })
-        .from(orgPolicies)
-        .where(inArray(orgPolicies.orgId, [...new Set(orgIds)]));
-      const byOrg = new Map(rows.map((row) => [row.orgId, row]));
-      return orgIds.map((orgId) => storedPolicyOf(byOrg.get(orgId)));
-    });
-    policyReads.set(database, batcher);
+  const reads = readsOf(database);
+  if (options.fresh !== true) {
+    const kept = reads.kept.get(orgId);
+    if (kept !== undefined && kept.until > Date.now()) return Promise.resolve(kept.stored);
   }
-  return batcher.add(orgId);
+  return reads.batcher.add(orgId);
+}
+
+/**
+ * Forgets the policy kept for the organization (it changed, here or in another process): its
+ * next write reads it.
+ */
+export function forgetPolicy(database: Pick<Database, "db">, orgId: string): void {
+  const reads = policyReads.get(database);
+  if (reads === undefined) return;
+  reads.generation++;
+  reads.kept.delete(orgId);
+}
+
+/**
+ * What a write recorded under `stored` asks the record statement to find still in force
+ * (`CheckedWrite.policyJudged`): the policy document, or null when the organization has none.
+ */
+export function policyJudgedOf(stored: StoredPolicy): OrgPolicy | null {
+  return stored.updatedAt === null ? null : stored.policy;
 }
 
 /**
@@ -109,7 +173,7 @@ export function normalizePolicy(policy: OrgPolicy): OrgPolicy {
 /**
  * Replaces the organization's policy, and appends `policy.changed` with the policy before and
  * after, in one transaction (the policy row locked: concurrent changes queue, and each audit row's
- * "before" is the policy it replaced).
+ * "before" is the policy it replaced). Every process forgets the policy it kept for the org.
  *
  * @throws ValidationError for a policy `normalizePolicy` refuses; nothing is changed
  */
@@ -120,7 +184,7 @@ export async function writePolicy(
   origin: AuditOrigin,
 ): Promise<StoredPolicy> {
   const policy = normalizePolicy(input);
-  return database.db.transaction(async (tx) => {
+  const stored = await database.db.transaction(async (tx) => {
     const before = await tx
       .select({ policy: orgPolicies.policy })
       .from(orgPolicies)
@@ -143,6 +207,10 @@ export async function writePolicy(
         after: policy as unknown as AuditChanges,
       },
     });
+    // Every process forgets the policy it keeps for the org (`forgetPolicy`), at commit.
+    await tx.execute(sql`SELECT pg_notify(${ORG_CHANGED_CHANNEL}, ${orgId})`);
     return { policy, updatedAt: row?.updatedAt ?? new Date() };
   });
+  forgetPolicy(database, orgId);
+  return stored;
 }

@@ -70,7 +70,9 @@ async function transfersToday(
 
 /**
  * The check before a write is prepared further: the destinations, and the daily limit as the
- * database holds it now (the exact count is taken again at record time).
+ * database holds it now (the exact count is taken again at record time). Judged by the policy
+ * this process keeps (`readPolicyForWrite`); a refusal is judged again on a fresh read first, so
+ * a policy loosened a moment ago in another process never refuses.
  *
  * @throws PolicyViolationError
  */
@@ -80,7 +82,21 @@ export async function precheckWrite(
   question: PolicyQuestion,
 ): Promise<void> {
   if (!policyApplies(question)) return;
-  const { policy } = await readPolicyForWrite(database, orgId);
+  try {
+    await judge(database, (await readPolicyForWrite(database, orgId)).policy, orgId, question);
+  } catch (error) {
+    if (!(error instanceof PolicyViolationError)) throw error;
+    const { policy } = await readPolicyForWrite(database, orgId, { fresh: true });
+    await judge(database, policy, orgId, question);
+  }
+}
+
+async function judge(
+  database: Pick<Database, "db">,
+  policy: OrgPolicy,
+  orgId: string,
+  question: PolicyQuestion,
+): Promise<void> {
   checkDestinations(policy, question.destinations);
   const limit = policy.limits.transfersPerDay;
   if (limit !== null && LIMITED_KINDS.has(question.kind)) {

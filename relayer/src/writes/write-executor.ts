@@ -3,6 +3,7 @@ import {
   NotFoundError,
   RateLimitError,
   TransactionFailedError,
+  UnavailableError,
   ValidationError,
 } from "../errors.js";
 import { newTxId } from "../engine/tx-ids.js";
@@ -21,7 +22,8 @@ import type { AuditOrigin } from "../audit/audit-writer.js";
 import { appendWriteAudit } from "../audit/write-audit.js";
 import { approvalsNeeded, holdWrite } from "../policy/approvals.js";
 import { approvalExpiryMsOf } from "../domain/approval-expiry.js";
-import { readPolicyForWrite } from "../policy/org-policy.js";
+import { forgetPolicy, policyJudgedOf, readPolicyForWrite } from "../policy/org-policy.js";
+import type { OrgPolicy } from "../domain/policy.js";
 import {
   enforceAtRecord,
   policyApplies,
@@ -76,6 +78,12 @@ export type WriteOutcome =
 function availableWei(balance: bigint, reserved: bigint): bigint {
   return balance > reserved ? balance - reserved : 0n;
 }
+
+/**
+ * Times a write is judged by its org's policy before it gives up (503): each new judging follows
+ * a change of the policy committed while the write was being checked.
+ */
+const MAX_JUDGINGS = 3;
 
 /** Gas assumed per call when the node cannot estimate because the wallet is short of coin. */
 const FALLBACK_GAS = 300_000n;
@@ -141,12 +149,27 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
         }
       }
     }
-    if (request.approved === undefined) {
-      const held = await holdIfRuled(ctx, request);
-      if (held !== undefined)
-        return { status: "accepted", transactionId: held, state: "pending_approval" };
+    // Judged by the org's policy as this process keeps it; the record statement finds that
+    // policy still in force, or the write is judged again on a fresh read (`policy-changed`).
+    for (let judging = 1; ; judging++) {
+      let judged: OrgPolicy | null | undefined;
+      if (request.approved === undefined) {
+        const ruled = await holdIfRuled(ctx, request, judging > 1);
+        if (ruled.heldId !== undefined)
+          return { status: "accepted", transactionId: ruled.heldId, state: "pending_approval" };
+        judged = ruled.judged;
+      }
+      const recorded = await checkAndRecord(ctx, request, hash, accepted, judged);
+      if (recorded !== "policy-changed") {
+        written = recorded;
+        break;
+      }
+      forgetPolicy(ctx.database, request.orgId);
+      if (judging >= MAX_JUDGINGS)
+        throw new UnavailableError(
+          "The organization's policy is changing; retry the write in a moment",
+        );
     }
-    written = await checkAndRecord(ctx, request, hash, accepted);
   } finally {
     ticket?.release();
   }
@@ -156,14 +179,16 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
 
 /**
  * Steps 2-4 of `executeWrite`: the write's checks and its rows. Returns the id of the write
- * recorded, or of the one that holds the same `Idempotency-Key` (a race lost to it).
+ * recorded, or of the one that holds the same `Idempotency-Key` (a race lost to it), or
+ * `policy-changed` when the org's policy is no longer `policyJudged` (nothing recorded).
  */
 async function checkAndRecord(
   ctx: AppContext,
   request: WriteRequest,
   hash: string,
   accepted: readonly string[],
-): Promise<{ txId: string; justRecorded: boolean }> {
+  policyJudged: OrgPolicy | null | undefined,
+): Promise<{ txId: string; justRecorded: boolean } | "policy-changed"> {
   const engine = ctx.engine;
   // The wallet is read once per process (it never changes); the fee quote and the balance are
   // asked for while the write is prepared against it: one wait instead of three.
@@ -244,13 +269,18 @@ async function checkAndRecord(
   // Checked and recorded in one statement (`TxStore.record`). A refusal for funds on the last
   // block's balance (standing in while the head's was slow) is decided again on the head's own
   // balance: coin just received counts.
-  let verdict = await recordChecked(ctx, request, { wallet, rows, needWei: need, balance }, claim);
+  let verdict = await recordChecked(
+    ctx,
+    request,
+    { wallet, rows, needWei: need, balance, policyJudged },
+    claim,
+  );
   if (verdict.outcome === "short") {
     const head = await funds.head;
     verdict = await recordChecked(
       ctx,
       request,
-      { wallet, rows, needWei: need, balance: head },
+      { wallet, rows, needWei: need, balance: head, policyJudged },
       claim,
     );
     if (verdict.outcome === "short") {
@@ -267,6 +297,8 @@ async function checkAndRecord(
       return { txId: rows[0]!.id, justRecorded: true };
     case "no-wallet":
       throw new NotFoundError("Wallet not found");
+    case "policy-changed":
+      return "policy-changed";
     case "queue-full":
       throw new RateLimitError(5, "Too many queued write transactions for this organization");
     case "key-taken": {
@@ -292,7 +324,7 @@ async function checkAndRecord(
 async function recordChecked(
   ctx: AppContext,
   request: WriteRequest,
-  write: Pick<CheckedWrite, "wallet" | "rows" | "needWei" | "balance">,
+  write: Pick<CheckedWrite, "wallet" | "rows" | "needWei" | "balance" | "policyJudged">,
   claim: IdempotencyClaim | undefined,
 ): Promise<RecordVerdict> {
   const ledger = ctx.engine.unrecorded;
@@ -312,19 +344,33 @@ async function recordChecked(
 /**
  * Holds the write when an approval rule of the organization's policy says so (after the
  * policy's own refusals: a destination off an allowlist is 403, not held): nothing is prepared
- * or signed; its id, or undefined when no rule holds it.
+ * or signed; its id. Otherwise the policy it was judged by, for the record statement to find
+ * still in force (`CheckedWrite.policyJudged`). Judged by the policy this process keeps, or
+ * read now when `fresh`; a write about to be held is judged again on a fresh read, so a rule
+ * removed a moment ago in another process holds nothing.
  */
-async function holdIfRuled(ctx: AppContext, request: WriteRequest): Promise<string | undefined> {
-  const { policy } = await readPolicyForWrite(ctx.database, request.orgId);
-  if (policy.approvals.length === 0) return undefined;
+async function holdIfRuled(
+  ctx: AppContext,
+  request: WriteRequest,
+  fresh: boolean,
+): Promise<{ heldId?: string; judged: OrgPolicy | null }> {
   const question = policyQuestionOf(request);
-  const needed = approvalsNeeded(policy, {
-    ...question,
-    priceWei: request.kind.priceOf?.(request.body),
-  });
-  if (needed === 0) return undefined;
+  const needs = async (readFresh: boolean) => {
+    const stored = await readPolicyForWrite(ctx.database, request.orgId, { fresh: readFresh });
+    const needed =
+      stored.policy.approvals.length === 0
+        ? 0
+        : approvalsNeeded(stored.policy, {
+            ...question,
+            priceWei: request.kind.priceOf?.(request.body),
+          });
+    return { needed, judged: policyJudgedOf(stored) };
+  };
+  let ruled = await needs(fresh);
+  if (ruled.needed > 0 && !fresh) ruled = await needs(true);
+  if (ruled.needed === 0) return { judged: ruled.judged };
   if (policyApplies(question)) await precheckWrite(ctx.database, request.orgId, question);
-  return holdWrite(
+  const heldId = await holdWrite(
     ctx.database,
     {
       id: newTxId(),
@@ -334,11 +380,12 @@ async function holdIfRuled(ctx: AppContext, request: WriteRequest): Promise<stri
       idempotencyKey: request.idempotencyKey,
       requestedBy: request.origin.actor,
       requesterUserId: request.requesterUserId,
-      approvers: needed,
+      approvers: ruled.needed,
       expiresInMs: approvalExpiryMsOf(ctx.config),
     },
     request.origin,
   );
+  return { heldId, judged: ruled.judged };
 }
 
 /** What the organization's policy is asked about a write: its kind and its destinations. */

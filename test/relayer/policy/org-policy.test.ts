@@ -245,4 +245,65 @@ describe("organization policy (anvil + PostgreSQL)", () => {
     assert.deepEqual(latest!.changes.before, first!.changes.after);
     assert.equal(latest!.changes.after.limits.transfersPerDay, 2);
   });
+
+  it("a policy changed where this process was not told still judges the next write: held, refused or allowed by the policy in force", async () => {
+    // Changed straight in the database: no `writePolicy`, no notification, so the relayer still
+    // keeps the policy its last write read (`readPolicyForWrite`). The record statement finds
+    // it changed (`policy-changed`) and the write is judged again on a fresh read.
+    const setBehind = (p: OrgPolicy) =>
+      stack.database.pool.query(
+        `INSERT INTO org_policies (org_id, policy) VALUES ($1, $2::jsonb)
+         ON CONFLICT (org_id) DO UPDATE SET policy = EXCLUDED.policy, updated_at = now()`,
+        [bob.orgId, JSON.stringify(p)],
+      );
+    const issue = () =>
+      bob.api("POST", "/api/v1/write/issue-asset", {
+        body: { assetType: "Bond", name: "Kept", description: "policy kept" },
+      });
+    const [token] = await tokens(bob, 1); // bob's policy (none) is read and kept
+    assert.equal((await issue()).status, 200);
+
+    // A rule now holds every issuance: the next one is held, not recorded.
+    await setBehind(
+      policy({ approvals: [{ kinds: ["issue-asset"], when: "always", approvers: 1 }] }),
+    );
+    const rowsBefore = await stack.database.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM transactions WHERE org_id = $1`,
+      [bob.orgId],
+    );
+    const held = await issue();
+    assert.equal(held.status, 202, held.text);
+    assert.equal(held.body.status, "pending_approval");
+    const rowsAfter = await stack.database.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM transactions WHERE org_id = $1`,
+      [bob.orgId],
+    );
+    assert.equal(rowsAfter.rows[0]!.n, rowsBefore.rows[0]!.n, "nothing recorded");
+
+    // An allowlist now refuses the stranger, though the kept policy allows any destination.
+    await setBehind(
+      policy({
+        destinations: { mode: "allowlist", allowlist: [{ address: treasury, label: "T" }] },
+      }),
+    );
+    const refused = await transfer(bob, token!, stranger);
+    assert.equal(refused.status, 403, refused.text);
+    assert.match(refused.body.error, /is not on the organization's allowlist$/);
+
+    // The allowlist now lets the stranger in, though the kept one refuses it: allowed.
+    await setBehind(
+      policy({
+        destinations: {
+          mode: "allowlist",
+          allowlist: [
+            { address: treasury, label: "T" },
+            { address: stranger, label: "S" },
+          ],
+        },
+      }),
+    );
+    const allowed = await transfer(bob, token!, stranger);
+    assert.equal(allowed.status, 200, allowed.text);
+    assert.equal(await stack.token.ownerOf(token!), stranger);
+  });
 });
