@@ -27,12 +27,13 @@
  *
  * First, the plain client's phases (`bench/plain-client.ts`): Node's global `fetch` from one
  * process, as an integrator's script would, against the largest org count: open arrivals at 0.8×
- * after a quiet spell (`cold`), 1,000 async closed loops (`flood`) and 1,000 sync ones
- * (`sync-flood`), with the p99 of every second of the window.
+ * after a quiet spell (`cold`: every organization's first writes), 1,000 async closed loops
+ * (`flood`), 1,000 sync ones (`sync-flood`), and the open arrivals again after another quiet spell
+ * (`quiet`: organizations that wrote before), with the p99 of every second of the window.
  *
  * Environment: BENCH_SECONDS (per phase, default 20), BENCH_ORGS (default "1,10,50,100"),
  * BENCH_OUT (chart and JSON folder, default `.data/bench`), BENCH_PHASES (default
- * "cold,flood,sync-flood,sync,async,arrivals,processes,batch,split,crash"), BENCH_IDLE_SECONDS
+ * "cold,flood,sync-flood,quiet,sync,async,arrivals,processes,batch,split,crash"), BENCH_IDLE_SECONDS
  * (the quiet spell before `cold`, default 60), BENCH_BASE_FEE (the chain's starting base fee in
  * wei; 0 fixes it at 0), BENCH_ARRIVALS (multiples of the chain's limit,
  * default "0.8,1,2": 0.8 is the async target's load, issue 25), BENCH_CONNECTIONS (the open arrivals' connection pool, default 128).
@@ -75,7 +76,7 @@ const RATE_LIMIT = "1000000";
 const PHASES = new Set(
   (
     process.env.BENCH_PHASES ??
-    "cold,flood,sync-flood,sync,async,arrivals,processes,batch,split,crash"
+    "cold,flood,sync-flood,quiet,sync,async,arrivals,processes,batch,split,crash"
   ).split(","),
 );
 /** The quiet spell before the plain client's cold burst (BENCH_IDLE_SECONDS, default 60). */
@@ -888,7 +889,7 @@ async function plainClientPhases(
   orgs: ClusterOrg[],
   limit: number,
 ): Promise<void> {
-  if (!["cold", "flood", "sync-flood"].some((p) => PHASES.has(p))) return;
+  if (!["cold", "flood", "sync-flood", "quiet"].some((p) => PHASES.has(p))) return;
   console.log(
     `\nA plain client (global fetch, one process), ${orgs.length} orgs, ${SECONDS} s per phase; answers are 202/200 and 429 alike:`,
   );
@@ -928,6 +929,22 @@ async function plainClientPhases(
     await run(`sync-flood: ${writers} sync writers`, () =>
       closedLoops(baseUrl, orgs, writers, SECONDS, false),
     );
+  // The cold phase's burst meets each organization's first write ever (its wallet's first nonce,
+  // its policy and wallet read for the first time); this one meets organizations that wrote
+  // before, after the same quiet spell, as a nightly batch or a sale opening would.
+  if (PHASES.has("quiet")) {
+    if (!PHASES.has("cold") && !PHASES.has("flood") && !PHASES.has("sync-flood")) {
+      console.log("  (one write per organization first, so none is its first)");
+      await closedLoops(baseUrl, orgs, orgs.length, 1, true);
+      await drainAll(cluster);
+    }
+    console.log(`  (${IDLE_SECONDS} s without a write first)`);
+    await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+    const rate = Math.round(limit * 0.8);
+    await run(`quiet: async ${rate}/s after ${IDLE_SECONDS} s idle, orgs that wrote before`, () =>
+      openArrivals(baseUrl, orgs, rate, SECONDS),
+    );
+  }
 }
 
 export async function runScaleBench(): Promise<void> {

@@ -128,6 +128,11 @@ if hardhat test 2>&1 | tee "$summary_dir/hardhat.log"; then :; else status=1; fi
 # margin, or it runs several relayer processes (the reliability cluster) whose PostgreSQL
 # connections would crowd another file. NODE_TEST_CONCURRENCY=1 runs every file one at a time.
 #
+# --test-timeout: a test file that runs longer than FILE_TIMEOUT_MS (15 minutes; the slowest file
+# takes about 2) is stopped and fails by name, its other files still run. A hang used to hold
+# the whole run until CI's own limit, naming nothing (a file that took 25 s once hung for 25
+# minutes). With process isolation, node:test applies the timeout to each file as a whole.
+#
 # --test-force-exit: a file's process ends once its last test (and `after` hook) has, instead of
 # once its last timer has fired. The relayer leaves timers behind when it stops (RPC request
 # timeouts of up to 10 s, the 5 s bounds of its stop paths), which kept each file's process alive
@@ -146,6 +151,7 @@ done
 # Three at a time: with the files' set-up shared (test/support/prepare-run.ts), a file spends most
 # of its time waiting, and a third file beside two used the idle CPU (measured on 2 cores).
 concurrency="${NODE_TEST_CONCURRENCY:-3}"
+file_timeout_ms="${FILE_TIMEOUT_MS:-900000}"
 # TEST_TIMINGS_FILE=/tmp/t: seconds per file in /tmp/t.paired.tsv and /tmp/t.alone.tsv.
 timings() {
   [ -n "${TEST_TIMINGS_FILE:-}" ] || return 0
@@ -172,7 +178,7 @@ export NODE_OPTIONS="--import=\"$PWD/test/support/node-modules-resolution.mjs\" 
 : > "$summary_dir/node.log"
 if [ "${#paired[@]}" -gt 0 ]; then
   echo "== node:test, $concurrency at a time: ${#paired[@]} files"
-  if node --import tsx --test --test-force-exit --test-concurrency="$concurrency" $(timings paired) "${paired[@]}" 2>&1 | tee -a "$summary_dir/node.log"; then
+  if node --import tsx --test --test-force-exit --test-timeout="$file_timeout_ms" --test-concurrency="$concurrency" $(timings paired) "${paired[@]}" 2>&1 | tee -a "$summary_dir/node.log"; then
     :
   else
     status=1
@@ -180,7 +186,7 @@ if [ "${#paired[@]}" -gt 0 ]; then
 fi
 if [ "${#alone[@]}" -gt 0 ]; then
   echo "== node:test, one at a time: ${alone[*]}"
-  if node --import tsx --test --test-force-exit --test-concurrency=1 $(timings alone) "${alone[@]}" 2>&1 | tee -a "$summary_dir/node.log"; then
+  if node --import tsx --test --test-force-exit --test-timeout="$file_timeout_ms" --test-concurrency=1 $(timings alone) "${alone[@]}" 2>&1 | tee -a "$summary_dir/node.log"; then
     :
   else
     status=1
