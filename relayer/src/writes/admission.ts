@@ -86,8 +86,8 @@ const BUSY_RETRY_MAX_SECONDS = 5;
 
 /** A write's place in the accept path from its arrival (`WriteAdmission.arrive`). */
 export interface AdmissionArrival {
-  /** Gives the place back; once is enough. */
-  release(): void;
+  /** Gives the place back; once is enough. A bound function: it may be passed as a listener. */
+  readonly release: () => void;
 }
 
 /** A write's place in the accept path (`WriteAdmission.enter`). */
