@@ -13,7 +13,6 @@ import type {
   TrustProxy,
 } from "./context.js";
 import { ConfigError } from "./errors.js";
-import { DEFAULT_WRITE_ADMISSION } from "./writes/admission.js";
 
 /**
  * Configuration from environment variables, in two pure steps:
@@ -72,6 +71,17 @@ export const MAX_CONFIRMATIONS = 1_000;
 export const DEFAULT_RPC_MAX_BATCH = 100;
 /** Default WEBHOOK_BACKOFF_BASE_MS: the first retry delay of a webhook delivery (10 s). */
 export const DEFAULT_WEBHOOK_BACKOFF_BASE_MS = 10_000;
+
+/**
+ * The defaults of SYNC_WRITE_DEADLINE_SECONDS, WRITE_ACCEPT_CONCURRENCY and
+ * WRITE_QUEUE_DRAIN_SECONDS (writes/admission.ts; docs/scaling.md, "Sizing the bounds").
+ */
+export const DEFAULT_WRITE_ADMISSION: WriteAdmissionSettings = {
+  syncDeadlineMs: 30_000,
+  acceptConcurrency: 128,
+  queueDrainSeconds: 10,
+  queueMax: undefined,
+};
 /** Default WEBHOOK_SECRET_GRACE_SECONDS: how long a rotated-out webhook secret still signs (24 h). */
 export const DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS = 86_400;
 /** Default WEBHOOK_MANUAL_PER_MINUTE: test, redeliver and replay calls per organization per minute. */
@@ -378,7 +388,7 @@ const variables = {
     .refine((n) => n <= 100_000, "must be at most 100000")
     .optional(),
   RPC_MAX_BATCH: positiveInt(10_000).default(DEFAULT_RPC_MAX_BATCH),
-  // The accept path's defaults are `DEFAULT_WRITE_ADMISSION`'s (writes/admission.ts).
+  // The accept path's defaults are `DEFAULT_WRITE_ADMISSION`'s.
   SYNC_WRITE_DEADLINE_SECONDS: positiveInt(600).default(
     DEFAULT_WRITE_ADMISSION.syncDeadlineMs / 1_000,
   ),

@@ -15,12 +15,8 @@ import { AesGcmKeyStore, type KeyStore } from "./wallets/key-store.js";
 import type { SignerRouter } from "./wallets/signer-router.js";
 import { createDeliveryProducer } from "./webhooks/delivery-queue.js";
 import { AssetTypeCache } from "./writes/asset-type-cache.js";
-import {
-  backlogBound,
-  countLiveWrites,
-  DEFAULT_WRITE_ADMISSION,
-  WriteAdmission,
-} from "./writes/admission.js";
+import { backlogBound, countLiveWrites, WriteAdmission } from "./writes/admission.js";
+import { DEFAULT_WRITE_ADMISSION } from "./config.js";
 import { WRITE_LIMITS } from "./writes/limits.js";
 import { ApiKeyCache } from "./auth/api-key-cache.js";
 import { forgetPolicy } from "./policy/org-policy.js";
@@ -132,6 +128,7 @@ export function createAppContext(options: CreateAppContextOptions): AppContext {
     queueMax: backlogBound(rpc, admissionSettings, logger),
     countLive: countLiveWrites(database),
     drainSeconds: () => admissionSettings().queueDrainSeconds,
+    syncDeadlineMs: () => admissionSettings().syncDeadlineMs,
   });
   registerCountMetric(
     metrics.registry,

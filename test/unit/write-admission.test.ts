@@ -24,6 +24,7 @@ function admission(bounds: {
       return Promise.resolve(state.live);
     },
     drainSeconds: () => bounds.drainSeconds ?? 10,
+    syncDeadlineMs: () => 30_000,
   });
   return { gate, state };
 }

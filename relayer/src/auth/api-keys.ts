@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, ne, sql } from "drizzle-orm";
 import type { AppContext } from "../context.js";
-import { ORG_CHANGED_CHANNEL } from "../engine/tx-notifier.js";
+import { ORG_CHANGED_CHANNEL } from "../db/org-changed-channel.js";
 import { apiKeys, orgs } from "../db/schema/index.js";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../errors.js";
 import { canonicalRanges } from "./allowed-ips.js";

@@ -3,15 +3,10 @@ import pg from "pg";
 import type { Logger } from "pino";
 import { decodeGasChange, type GasChange } from "./gas-book.js";
 import { TX_CHANNELS } from "./tx-channels.js";
+import { ORG_CHANGED_CHANNEL } from "../db/org-changed-channel.js";
 
 /** Channel of the indexer's progress: payload = the last block number applied. */
 export const INDEXED_CHANNEL = "rwa_indexed";
-
-/**
- * Channel of operator changes to an organization (plan, suspension, a key revoked): payload = the
- * org id. Every process forgets that org's cached keys (`create-app-context.ts`).
- */
-export const ORG_CHANGED_CHANNEL = "rwa_org_changed";
 
 /** Channel of learned gas figures: payload = an encoded `GasChange` (`engine/gas-book.ts`). */
 export const GAS_CHANNEL = "rwa_gas";
@@ -23,7 +18,7 @@ interface NotifierEvents {
   queued: [walletId: string];
   /** The indexer applied blocks up to this number. */
   indexed: [block: number];
-  /** Operator staff changed an organization (in this process or another). */
+  /** An organization changed: its plan, suspension, keys or policy (in this process or another). */
   orgChanged: [orgId: string];
   /** A process's gas book learned or forgot a shape's figure. */
   gas: [change: GasChange, from: string];

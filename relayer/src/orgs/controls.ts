@@ -3,7 +3,7 @@ import { appendAudit, type AuditOrigin } from "../audit/audit-writer.js";
 import { AUDIT_ACTIONS } from "../domain/audit.js";
 import type { AppContext } from "../context.js";
 import { inTransaction } from "../db/client.js";
-import { ORG_CHANGED_CHANNEL } from "../engine/tx-notifier.js";
+import { ORG_CHANGED_CHANNEL } from "../db/org-changed-channel.js";
 import { NotFoundError } from "../errors.js";
 import type { ApiKeySummary } from "../domain/api-key.js";
 import type { OrgChanges, OrgOverview, Plan } from "../domain/org.js";

@@ -7,7 +7,7 @@ import { appendAudit, type AuditOrigin } from "../audit/audit-writer.js";
 import { AUDIT_ACTIONS, type AuditChanges } from "../domain/audit.js";
 import { DEFAULT_POLICY, type OrgPolicy } from "../domain/policy.js";
 import { ValidationError } from "../errors.js";
-import { ORG_CHANGED_CHANNEL } from "../engine/tx-notifier.js";
+import { ORG_CHANGED_CHANNEL } from "../db/org-changed-channel.js";
 
 /**
  * An organization's policy (docs/policy.md): read it, replace it. The policy is checked on every

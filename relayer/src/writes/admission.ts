@@ -35,6 +35,8 @@ export interface AdmissionOptions {
   countLive: () => Promise<number>;
   /** Seconds the chain takes to drain a full backlog (WRITE_QUEUE_DRAIN_SECONDS). */
   drainSeconds: () => number;
+  /** How long a sync write waits for its outcome before answering 202 (SYNC_WRITE_DEADLINE_SECONDS). */
+  syncDeadlineMs: () => number;
 }
 
 /**
@@ -112,6 +114,11 @@ export class WriteAdmission {
   readonly #backlogReturns = new ReturnSchedule();
 
   constructor(private readonly options: AdmissionOptions) {}
+
+  /** How long a sync write waits for its outcome before answering 202 with its id. */
+  syncDeadlineMs(): number {
+    return this.options.syncDeadlineMs();
+  }
 
   /**
    * Takes a place in the accept path for a write that has just arrived, before anything of it
@@ -236,14 +243,6 @@ export interface WriteAdmissionSettings {
   /** WRITE_QUEUE_MAX; undefined: the chain's capacity × `queueDrainSeconds`, measured at start. */
   queueMax: number | undefined;
 }
-
-/** The defaults of SYNC_WRITE_DEADLINE_SECONDS, WRITE_ACCEPT_CONCURRENCY, WRITE_QUEUE_DRAIN_SECONDS. */
-export const DEFAULT_WRITE_ADMISSION: WriteAdmissionSettings = {
-  syncDeadlineMs: 30_000,
-  acceptConcurrency: 128,
-  queueDrainSeconds: 10,
-  queueMax: undefined,
-};
 
 /** Gas of one issuance (an `AssetToken.mint` with its stake), the write the capacity is counted in. */
 export const ISSUANCE_GAS = 115_000n;

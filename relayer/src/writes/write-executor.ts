@@ -32,7 +32,7 @@ import {
 } from "../policy/policy-check.js";
 import { formatCoinShort } from "../shared/coin-amount.js";
 import { tagCallData, type WriteTag } from "../engine/write-tag.js";
-import { DEFAULT_WRITE_ADMISSION, type AdmissionArrival } from "./admission.js";
+import type { AdmissionArrival } from "./admission.js";
 import {
   findIdempotent,
   findRecoveredIdempotent,
@@ -503,11 +503,6 @@ function writeRows(
   return rows;
 }
 
-/** How long a sync write waits for its outcome before answering 202 with its id. */
-function syncDeadlineMs(ctx: AppContext): number {
-  return (ctx.config.writeAdmission ?? DEFAULT_WRITE_ADMISSION).syncDeadlineMs;
-}
-
 /**
  * Waits for a recorded write (sync) or reports its current state (async). The write is recorded:
  * whatever goes wrong while waiting, the answer is 202 with its id, never an error that invites
@@ -531,7 +526,7 @@ async function outcomeOf(
   try {
     row = respondAsync
       ? await engine.store.get(txId)
-      : await engine.waitForFinal(txId, syncDeadlineMs(ctx), justRecorded);
+      : await engine.waitForFinal(txId, ctx.admission.syncDeadlineMs(), justRecorded);
   } catch (error) {
     ctx.logger.warn({ err: error, txId }, "waiting for a recorded write failed; answering 202");
     return accepted("queued");

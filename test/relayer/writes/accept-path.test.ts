@@ -4,7 +4,7 @@ import type {
   CustodialWalletRef,
   DigestSigner,
 } from "../../../relayer/src/wallets/signer-backend.js";
-import { DEFAULT_WRITE_ADMISSION } from "../../../relayer/src/writes/admission.js";
+import { DEFAULT_WRITE_ADMISSION } from "../../../relayer/src/config.js";
 import type { TestOrg } from "../../support/stack.js";
 import { assetBody, startWriteStackWithOrgs, waitForStatus, type WriteStack } from "./helpers.js";
 
