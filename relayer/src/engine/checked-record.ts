@@ -1,5 +1,4 @@
 import { transactions } from "../db/schema/index.js";
-import type { OrgPolicy } from "../domain/policy.js";
 import type { HeldWrite } from "./unrecorded-writes.js";
 
 /** Fields to insert a new row. */
@@ -65,11 +64,11 @@ export interface CheckedWrite {
   /** The org's live writes allowed at most (the queue bound: 429 at it). */
   maxLiveRoots: number;
   /**
-   * The org's policy the write was judged by (null: the org had none), to be found still in
-   * force, or the write is not recorded (`policy-changed`); undefined: not judged here (a write
-   * people approved).
+   * The digest of the org's policy the write was judged by (`PolicyForWrite.digest`; null: the
+   * org had none), to be found still in force, or the write is not recorded (`policy-changed`);
+   * undefined: not judged here (a write people approved).
    */
-  policyJudged?: OrgPolicy | null | undefined;
+  policyJudged?: string | null | undefined;
 }
 
 /** What became of a `CheckedWrite`. */
@@ -101,7 +100,8 @@ const ROW_PARAMS = columns.length;
  * process does, once the statement commits (`Engine.submit`). Parameters: `checkedRecordParams`.
  *
  * A write judged by its org's policy (`policyJudged`) is recorded only while that policy is the
- * one stored (jsonb equality); else its verdict is `policy-changed`, before any other.
+ * one stored (the digest of its jsonb text); else its verdict is `policy-changed`, before any
+ * other.
  *
  * The reservations: live writes not yet mined, and writes mined after the block the balance is
  * known to include (a range of transactions_wallet_receipt_block_idx: a block's rows of the
@@ -122,7 +122,7 @@ export const CHECKED_RECORD_SQL = (() => {
   return `WITH asks AS (
      SELECT * FROM unnest(${p(2)}::int[], ${p(3)}::text[], ${p(4)}::text[], ${p(5)}::numeric[],
                           ${p(6)}::numeric[], ${p(7)}::bigint[], ${p(8)}::int[],
-                          ${p(12)}::bool[], ${p(13)}::jsonb[])
+                          ${p(12)}::bool[], ${p(13)}::text[])
        AS a(i, org_id, wallet_id, need, balance, balance_block, max_live, judged, policy)),
    held AS (
      SELECT h.i, count(*)::int AS roots, sum(h.wei) AS wei
@@ -144,7 +144,8 @@ export const CHECKED_RECORD_SQL = (() => {
        LEFT JOIN held ON held.i = a.i),
    verdicts AS (
      SELECT s.i, s.wallet_id, s.live_roots, s.reserved,
-            CASE WHEN s.judged AND (SELECT p.policy FROM org_policies p WHERE p.org_id = s.org_id)
+            CASE WHEN s.judged AND (SELECT encode(sha256(convert_to(p.policy::text, 'UTF8')), 'hex')
+                                       FROM org_policies p WHERE p.org_id = s.org_id)
                                IS DISTINCT FROM s.policy THEN 'policy-changed'
                  WHEN s.live_roots >= s.max_live THEN 'queue-full'
                  WHEN s.need > greatest(s.balance - s.reserved, 0) THEN 'short'
@@ -202,11 +203,7 @@ export function checkedRecordParams(
     held.map((h) => h.id),
     held.map((h) => h.wei.toString()),
     asks.map((w) => w.policyJudged !== undefined),
-    asks.map((w) =>
-      w.policyJudged === undefined || w.policyJudged === null
-        ? null
-        : JSON.stringify(w.policyJudged),
-    ),
+    asks.map((w) => w.policyJudged ?? null),
   ];
 }
 

@@ -60,13 +60,26 @@ const POLICY_CACHE_MAX = 10_000;
  * the statements of a burst (0.65 per write of 1.88, issue 45), the most after the record itself.
  */
 interface PolicyReads {
-  batcher: Batcher<string, StoredPolicy>;
-  kept: Map<string, { stored: StoredPolicy; until: number }>;
+  batcher: Batcher<string, PolicyForWrite>;
+  kept: Map<string, { stored: PolicyForWrite; until: number }>;
   /** Counts `forgetPolicy` calls: a read sent before one is not kept. */
   generation: number;
 }
 
 const policyReads = new WeakMap<object, PolicyReads>();
+
+/**
+ * A policy as a write is judged by it, with its digest: the SHA-256 of the stored jsonb's text
+ * (PostgreSQL's canonical form), null when the org has none. The record statement compares the
+ * stored policy's digest with it (`CheckedWrite.policyJudged`): 64 characters per write, not
+ * the policy (up to 1,000 allowlisted addresses).
+ */
+export interface PolicyForWrite extends StoredPolicy {
+  digest: string | null;
+}
+
+/** The digest of a stored policy, in SQL (`PolicyForWrite.digest`; `CHECKED_RECORD_SQL` computes the same). */
+const POLICY_DIGEST = sql<string>`encode(sha256(convert_to(${orgPolicies.policy}::text, 'UTF8')), 'hex')`;
 
 function readsOf(database: Pick<Database, "db">): PolicyReads {
   let reads = policyReads.get(database);
@@ -81,11 +94,15 @@ function readsOf(database: Pick<Database, "db">): PolicyReads {
             orgId: orgPolicies.orgId,
             policy: orgPolicies.policy,
             updatedAt: orgPolicies.updatedAt,
+            digest: POLICY_DIGEST,
           })
           .from(orgPolicies)
           .where(inArray(orgPolicies.orgId, [...new Set(orgIds)]));
         const byOrg = new Map(rows.map((row) => [row.orgId, row]));
-        const answers = orgIds.map((orgId) => storedPolicyOf(byOrg.get(orgId)));
+        const answers = orgIds.map((orgId): PolicyForWrite => {
+          const row = byOrg.get(orgId);
+          return { ...storedPolicyOf(row), digest: row?.digest ?? null };
+        });
         if (generation === created.generation) {
           if (created.kept.size + orgIds.length > POLICY_CACHE_MAX) created.kept.clear();
           const until = Date.now() + POLICY_CACHE_TTL_MS;
@@ -109,7 +126,7 @@ export function readPolicyForWrite(
   database: Pick<Database, "db">,
   orgId: string,
   options: { fresh?: boolean } = {},
-): Promise<StoredPolicy> {
+): Promise<PolicyForWrite> {
   const reads = readsOf(database);
   if (options.fresh !== true) {
     const kept = reads.kept.get(orgId);
@@ -127,14 +144,6 @@ export function forgetPolicy(database: Pick<Database, "db">, orgId: string): voi
   if (reads === undefined) return;
   reads.generation++;
   reads.kept.delete(orgId);
-}
-
-/**
- * What a write recorded under `stored` asks the record statement to find still in force
- * (`CheckedWrite.policyJudged`): the policy document, or null when the organization has none.
- */
-export function policyJudgedOf(stored: StoredPolicy): OrgPolicy | null {
-  return stored.updatedAt === null ? null : stored.policy;
 }
 
 /**

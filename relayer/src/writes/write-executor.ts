@@ -22,8 +22,7 @@ import type { AuditOrigin } from "../audit/audit-writer.js";
 import { appendWriteAudit } from "../audit/write-audit.js";
 import { approvalsNeeded, holdWrite } from "../policy/approvals.js";
 import { approvalExpiryMsOf } from "../domain/approval-expiry.js";
-import { forgetPolicy, policyJudgedOf, readPolicyForWrite } from "../policy/org-policy.js";
-import type { OrgPolicy } from "../domain/policy.js";
+import { forgetPolicy, readPolicyForWrite } from "../policy/org-policy.js";
 import {
   enforceAtRecord,
   policyApplies,
@@ -152,7 +151,7 @@ export async function executeWrite(ctx: AppContext, request: WriteRequest): Prom
     // Judged by the org's policy as this process keeps it; the record statement finds that
     // policy still in force, or the write is judged again on a fresh read (`policy-changed`).
     for (let judging = 1; ; judging++) {
-      let judged: OrgPolicy | null | undefined;
+      let judged: string | null | undefined;
       if (request.approved === undefined) {
         const ruled = await holdIfRuled(ctx, request, judging > 1);
         if (ruled.heldId !== undefined)
@@ -187,7 +186,7 @@ async function checkAndRecord(
   request: WriteRequest,
   hash: string,
   accepted: readonly string[],
-  policyJudged: OrgPolicy | null | undefined,
+  policyJudged: string | null | undefined,
 ): Promise<{ txId: string; justRecorded: boolean } | "policy-changed"> {
   const engine = ctx.engine;
   // The wallet is read once per process (it never changes); the fee quote and the balance are
@@ -344,8 +343,8 @@ async function recordChecked(
 /**
  * Holds the write when an approval rule of the organization's policy says so (after the
  * policy's own refusals: a destination off an allowlist is 403, not held): nothing is prepared
- * or signed; its id. Otherwise the policy it was judged by, for the record statement to find
- * still in force (`CheckedWrite.policyJudged`). Judged by the policy this process keeps, or
+ * or signed; its id. Otherwise the digest of the policy it was judged by, for the record
+ * statement to find still in force (`CheckedWrite.policyJudged`). Judged by the policy this process keeps, or
  * read now when `fresh`; a write about to be held is judged again on a fresh read, so a rule
  * removed a moment ago in another process holds nothing.
  */
@@ -353,7 +352,7 @@ async function holdIfRuled(
   ctx: AppContext,
   request: WriteRequest,
   fresh: boolean,
-): Promise<{ heldId?: string; judged: OrgPolicy | null }> {
+): Promise<{ heldId?: string; judged: string | null }> {
   const question = policyQuestionOf(request);
   const needs = async (readFresh: boolean) => {
     const stored = await readPolicyForWrite(ctx.database, request.orgId, { fresh: readFresh });
@@ -364,7 +363,7 @@ async function holdIfRuled(
             ...question,
             priceWei: request.kind.priceOf?.(request.body),
           });
-    return { needed, judged: policyJudgedOf(stored) };
+    return { needed, judged: stored.digest };
   };
   let ruled = await needs(fresh);
   if (ruled.needed > 0 && !fresh) ruled = await needs(true);
